@@ -1,0 +1,54 @@
+"""The catalog: one object that front ends talk to.
+
+``Catalog`` opens the store, makes sure its schema and the ``default`` database exist, and exposes one
+service per entity. Every service method is one database transaction.
+
+Example:
+    >>> catalog = Catalog.open("sqlite:///:memory:", warehouse="/tmp/wh")  # doctest: +SKIP
+    >>> catalog.databases.names()  # doctest: +SKIP
+    ['default']
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .services.context import ServiceContext
+from .services.databases import DatabaseService
+from .services.functions import FunctionService
+from .services.partitions import PartitionService
+from .services.tables import TableService
+from .store.engine import Store
+from .warehouse import Warehouse
+
+log = logging.getLogger(__name__)
+
+
+class Catalog:
+    """Databases, tables, partitions and functions over one store and one warehouse."""
+
+    def __init__(self, store: Store, warehouse: Warehouse) -> None:
+        self.store = store
+        self.warehouse = warehouse
+        ctx = ServiceContext(store, warehouse)
+        self.databases = DatabaseService(ctx)
+        self.tables = TableService(ctx)
+        self.partitions = PartitionService(ctx)
+        self.functions = FunctionService(ctx)
+
+    @classmethod
+    def open(cls, db_url: str, warehouse: str, init: bool = True) -> "Catalog":
+        """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
+        catalog = cls(Store(db_url), Warehouse(warehouse))
+        if init:
+            catalog.init()
+        return catalog
+
+    def init(self) -> int:
+        """Create or migrate the schema and the default database (idempotent); returns the schema version."""
+        version = self.store.init_schema()
+        self.databases.ensure_default()
+        return version
+
+    def close(self) -> None:
+        self.store.dispose()

@@ -1,0 +1,54 @@
+"""Errors raised by the catalog core.
+
+Every error the catalog raises is a ``CatalogError``. Front ends map each subclass to their own protocol's
+error (the HMS adapter maps them to Hive's Thrift exceptions); the message is kept as written here, because
+some clients match on Hive's wording.
+"""
+
+
+class CatalogError(Exception):
+    """Base class of every error raised by the catalog."""
+
+
+class NoSuchObjectError(CatalogError):
+    """A named object (database, table, partition, function) does not exist."""
+
+
+class NoSuchDatabaseError(NoSuchObjectError):
+    """The database does not exist."""
+
+
+class NoSuchTableError(NoSuchObjectError):
+    """The table does not exist."""
+
+
+class NoSuchPartitionError(NoSuchObjectError):
+    """The partition does not exist."""
+
+
+class NoSuchFunctionError(NoSuchObjectError):
+    """The function does not exist."""
+
+
+class AlreadyExistsError(CatalogError):
+    """An object with the same name already exists."""
+
+
+class InvalidObjectError(CatalogError):
+    """An object given to the catalog is malformed (bad name, missing columns, wrong partition values)."""
+
+
+class InvalidOperationError(CatalogError):
+    """The operation is not allowed on the object in its current state (drop of a non-empty database, ...)."""
+
+
+class InvalidFilterError(CatalogError):
+    """A partition or table filter could not be parsed or does not fit the table."""
+
+
+class HudiMetadataError(CatalogError):
+    """Hudi metadata (an instant file, ``hoodie.properties``) could not be decoded."""
+
+
+class StorageError(CatalogError):
+    """The warehouse file system or the catalog database failed."""

@@ -1,0 +1,160 @@
+"""Plain data types of the catalog: databases, tables, partitions, functions.
+
+They carry everything a Hive Metastore client can store, in Python names, and no protocol types. Times are
+seconds since the epoch, as Hive keeps them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MANAGED_TABLE = "MANAGED_TABLE"
+EXTERNAL_TABLE = "EXTERNAL_TABLE"
+VIRTUAL_VIEW = "VIRTUAL_VIEW"
+MATERIALIZED_VIEW = "MATERIALIZED_VIEW"
+
+USER = "USER"
+ROLE = "ROLE"
+GROUP = "GROUP"
+
+
+@dataclass
+class Column:
+    """One column: name, Hive type string and comment."""
+
+    name: str
+    type: str
+    comment: str | None = None
+
+
+@dataclass
+class SerDe:
+    """The serializer/deserializer of a storage descriptor."""
+
+    name: str | None = None
+    serialization_lib: str | None = None
+    parameters: dict[str, str] = field(default_factory=dict)
+    description: str | None = None
+    serializer_class: str | None = None
+    deserializer_class: str | None = None
+    serde_type: int | None = None
+
+
+@dataclass
+class SortColumn:
+    """A sort column of a bucketed table; ``order`` is 1 for ascending, 0 for descending."""
+
+    column: str
+    order: int
+
+
+@dataclass
+class SkewedInfo:
+    """Skewed columns, their skewed values and the locations of the skewed value lists."""
+
+    column_names: list[str] = field(default_factory=list)
+    column_values: list[list[str]] = field(default_factory=list)
+    value_locations: list[tuple[list[str], str]] = field(default_factory=list)
+
+
+@dataclass
+class StorageDescriptor:
+    """Where and how a table's or a partition's data is stored."""
+
+    columns: list[Column] = field(default_factory=list)
+    location: str | None = None
+    input_format: str | None = None
+    output_format: str | None = None
+    compressed: bool = False
+    num_buckets: int = -1
+    serde: SerDe = field(default_factory=SerDe)
+    bucket_columns: list[str] = field(default_factory=list)
+    sort_columns: list[SortColumn] = field(default_factory=list)
+    parameters: dict[str, str] = field(default_factory=dict)
+    skewed_info: SkewedInfo | None = None
+    stored_as_sub_directories: bool = False
+
+
+@dataclass
+class Database:
+    """A database (namespace) of tables and functions."""
+
+    name: str
+    description: str | None = None
+    location: str | None = None
+    parameters: dict[str, str] = field(default_factory=dict)
+    owner_name: str | None = None
+    owner_type: str | None = None
+    create_time: int = 0
+    managed_location: str | None = None
+
+
+@dataclass
+class Table:
+    """A table or view; ``partition_keys`` are its partition columns in order."""
+
+    database: str
+    name: str
+    owner: str | None = None
+    owner_type: str | None = None
+    create_time: int = 0
+    last_access_time: int = 0
+    retention: int = 0
+    sd: StorageDescriptor = field(default_factory=StorageDescriptor)
+    partition_keys: list[Column] = field(default_factory=list)
+    parameters: dict[str, str] = field(default_factory=dict)
+    view_original_text: str | None = None
+    view_expanded_text: str | None = None
+    table_type: str = MANAGED_TABLE
+    temporary: bool = False
+    rewrite_enabled: bool = False
+    id: int | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.database}.{self.name}"
+
+
+@dataclass
+class Partition:
+    """One partition of a table: its values in partition-key order and its own storage descriptor."""
+
+    database: str
+    table: str
+    values: list[str]
+    sd: StorageDescriptor = field(default_factory=StorageDescriptor)
+    parameters: dict[str, str] = field(default_factory=dict)
+    create_time: int = 0
+    last_access_time: int = 0
+
+
+@dataclass
+class ResourceUri:
+    """A jar, file or archive a function needs; ``kind`` is JAR, FILE or ARCHIVE."""
+
+    kind: str
+    uri: str
+
+
+@dataclass
+class Function:
+    """A permanent user-defined function."""
+
+    database: str
+    name: str
+    class_name: str
+    owner_name: str | None = None
+    owner_type: str | None = USER
+    create_time: int = 0
+    function_type: int = 1
+    resource_uris: list[ResourceUri] = field(default_factory=list)
+
+
+@dataclass
+class TableMeta:
+    """The short description of a table returned by table-meta listings."""
+
+    database: str
+    name: str
+    table_type: str
+    comment: str | None = None

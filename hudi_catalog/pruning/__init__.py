@@ -1,0 +1,6 @@
+"""Partition pruning in SQL: a Hive metastore filter becomes one condition over ``partition_key_val``."""
+
+from .parse import parse_filter
+from .to_sql import filter_to_clause
+
+__all__ = ["parse_filter", "filter_to_clause"]

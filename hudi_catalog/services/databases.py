@@ -1,0 +1,120 @@
+"""Databases: create, read, alter and drop, with their warehouse directories."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
+from ..errors import AlreadyExistsError, InvalidObjectError, InvalidOperationError, NoSuchDatabaseError
+from ..model import MANAGED_TABLE, USER, Database
+from ..names import filter_names, is_valid_name, normalize
+from ..store import databases as db_store
+from ..store import functions as function_store
+from ..store import partitions as partition_store
+from ..store import tables as table_store
+from ..warehouse import qualify
+from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def ensure_default(self) -> None:
+        """Create the ``default`` database at the warehouse root if it is missing (as HMS does at start)."""
+        with self.ctx.store.read() as conn:
+            if db_store.exists(conn, DEFAULT_DATABASE_NAME):
+                return
+        try:
+            self.create(
+                Database(
+                    name=DEFAULT_DATABASE_NAME,
+                    description=DEFAULT_DATABASE_COMMENT,
+                    location=self.ctx.warehouse.root,
+                    owner_name="public",
+                    owner_type="ROLE",
+                )
+            )
+        except AlreadyExistsError:
+            pass  # another server process created it first
+
+    def create(self, database: Database) -> Database:
+        if not is_valid_name(database.name):
+            raise InvalidObjectError(f"{database.name} is not a valid database name")
+        database = replace(
+            database,
+            name=normalize(database.name),
+            location=qualify(database.location or self.ctx.warehouse.database_location(normalize(database.name))),
+            create_time=database.create_time or self.ctx.now(),
+            owner_type=database.owner_type or (USER if database.owner_name else None),
+        )
+        with self.ctx.store.write() as conn:
+            if db_store.exists(conn, database.name):
+                raise AlreadyExistsError(f"Database {database.name} already exists")
+            made_dir = self.ctx.warehouse.make_dirs(database.location)
+            try:
+                db_store.insert_database(conn, database)
+            except Exception:
+                if made_dir:
+                    self.ctx.warehouse.delete_dir(database.location)
+                raise
+        return database
+
+    def get(self, name: str) -> Database:
+        with self.ctx.store.read() as conn:
+            return db_store.to_model(conn, db_store.get_row(conn, normalize(name)))
+
+    def names(self, pattern: str | None = None) -> list[str]:
+        with self.ctx.store.read() as conn:
+            return filter_names(db_store.names(conn), pattern)
+
+    def alter(self, name: str, database: Database) -> None:
+        """Change owner, description, location and parameters; the name cannot change."""
+        with self.ctx.store.write() as conn:
+            row = db_store.get_row(conn, normalize(name), lock=True)
+            current = db_store.to_model(conn, row)
+            changed = replace(
+                current,
+                description=database.description or current.description,
+                location=qualify(database.location) if database.location else current.location,
+                managed_location=database.managed_location or current.managed_location,
+                owner_name=database.owner_name or current.owner_name,
+                owner_type=database.owner_type or current.owner_type,
+                parameters=database.parameters if database.parameters is not None else current.parameters,
+            )
+            db_store.update_database(conn, row.db_id, changed)
+
+    def drop(self, name: str, delete_data: bool, cascade: bool) -> None:
+        """Drop a database; with ``cascade`` its tables and functions too.
+
+        Raises:
+            NoSuchDatabaseError: it does not exist.
+            InvalidOperationError: it is the default database, or it is not empty and ``cascade`` is false.
+        """
+        name = normalize(name)
+        if name == DEFAULT_DATABASE_NAME:
+            raise InvalidOperationError("Can not drop default database")
+        data_dirs: list[str] = []
+        with self.ctx.store.write() as conn:
+            row = db_store.get_row(conn, name, lock=True)
+            if not cascade:
+                if table_store.has_tables(conn, row.db_id):
+                    raise InvalidOperationError(f"Database {name} is not empty. One or more tables exist.")
+                if function_store.has_functions(conn, row.db_id):
+                    raise InvalidOperationError(f"Database {name} is not empty. One or more functions exist.")
+            for table_row in table_store.rows_in(conn, name):
+                if table_row.tbl_type == MANAGED_TABLE and table_row.location:
+                    data_dirs.append(table_row.location)
+                    data_dirs.extend(partition_store.locations(conn, table_row.tbl_id))
+                table_store.delete_table(conn, table_row.tbl_id)
+            function_store.delete_in(conn, row.db_id)
+            db_store.delete_database(conn, row.db_id)
+            if row.location_uri:
+                data_dirs.append(row.location_uri)
+        if delete_data:
+            for location in data_dirs:
+                self.ctx.warehouse.delete_dir(location)
+        log.info("dropped database %s (cascade=%s, delete_data=%s)", name, cascade, delete_data)

@@ -1,0 +1,337 @@
+"""Partitions: add, read, list, filter, alter, rename and drop, with their directories.
+
+Every call works on one table and costs a fixed number of queries, whatever the number of partitions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from sqlalchemy import Connection
+
+from ..errors import (
+    AlreadyExistsError,
+    InvalidObjectError,
+    InvalidOperationError,
+    NoSuchObjectError,
+    NoSuchPartitionError,
+    NoSuchTableError,
+)
+from ..model import MANAGED_TABLE, Partition, Table
+from ..names import normalize
+from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
+from ..pruning import filter_to_clause, parse_filter
+from ..stats import should_update, update_fast_stats
+from ..store import descriptors
+from ..store import partitions as partition_store
+from ..store import tables as table_store
+from ..warehouse import join, qualify
+from .context import DDL_TIME, ServiceContext
+
+log = logging.getLogger(__name__)
+
+
+def _java_list(values: Sequence[str]) -> str:
+    return "[" + ", ".join(values) + "]"
+
+
+class PartitionService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _table(conn: Connection, database: str, table: str) -> tuple[int, Table]:
+        row = table_store.get_row(conn, normalize(database), normalize(table))
+        return row.tbl_id, table_store.to_models(conn, [row])[0]
+
+    @staticmethod
+    def _name(table: Table, values: Sequence[str]) -> str:
+        if len(values) != len(table.partition_keys):
+            raise InvalidObjectError(
+                f"Invalid partition key & values; keys {_java_list([k.name for k in table.partition_keys])}, "
+                f"values {_java_list(list(values))}"
+            )
+        return make_partition_name([k.name for k in table.partition_keys], list(values))
+
+    def _find_one(self, conn: Connection, tbl_id: int, table: Table, values: Sequence[str]) -> Partition:
+        found = partition_store.read(
+            conn, table, tbl_id, partition_store.selection(tbl_id, names=[self._name(table, values)])
+        )
+        if not found:
+            raise NoSuchPartitionError(f"partition values={_java_list(list(values))}")
+        return found[0]
+
+    # -- add ----------------------------------------------------------------------------------------
+
+    def add(
+        self,
+        database: str,
+        table_name: str,
+        parts: Sequence[Partition],
+        if_not_exists: bool = False,
+        environment: Mapping[str, str] | None = None,
+    ) -> list[Partition]:
+        """Add partitions of one table in one transaction; returns those added.
+
+        A partition without location gets ``<table location>/<partition name>``; its directory is made.
+
+        Raises:
+            InvalidObjectError: the table does not exist, or values do not match the partition keys.
+            AlreadyExistsError: a partition exists (unless ``if_not_exists``) or is listed twice.
+        """
+        made_dirs: list[str] = []
+        try:
+            with self.ctx.store.write() as conn:
+                try:
+                    tbl_id, table = self._table(conn, database, table_name)
+                except NoSuchTableError as e:
+                    raise InvalidObjectError(
+                        "Unable to add partition because table or database do not exist"
+                    ) from e
+                row = table_store.get_row(conn, table.database, table.name)
+                named: dict[str, Partition] = {}
+                for part in parts:
+                    if normalize(part.database or table.database) != table.database or normalize(
+                        part.table or table.name
+                    ) != table.name:
+                        raise InvalidObjectError(
+                            f"Partition does not belong to target table {table.qualified_name}"
+                        )
+                    name = self._name(table, part.values)
+                    if name in named:
+                        raise InvalidObjectError(f"Duplicate partitions in the list: {name}")
+                    named[name] = part
+                existing = partition_store.ids_by_name(conn, tbl_id, named)
+                if existing and not if_not_exists:
+                    raise AlreadyExistsError(
+                        f"Partition already exists: {table.qualified_name}/{next(iter(existing))}"
+                    )
+                now = self.ctx.now()
+                entries = []
+                for name, part in named.items():
+                    if name in existing:
+                        continue
+                    part = self._prepared(table, name, part, now, made_dirs, environment)
+                    version = (
+                        row.schema_version
+                        if part.sd.columns == table.sd.columns
+                        else descriptors.find_or_add_schema_version(
+                            conn, tbl_id, row.schema_version, part.sd.columns, table.partition_keys
+                        )
+                    )
+                    entries.append((name, part, version))
+                partition_store.insert_many(conn, tbl_id, [k.name for k in table.partition_keys], entries)
+        except Exception:
+            for location in made_dirs:
+                self.ctx.warehouse.delete_dir(location)
+            raise
+        return [part for _, part, _ in entries]
+
+    def _prepared(self, table: Table, name: str, part: Partition, now: int, made_dirs: list[str], environment):
+        sd = replace(part.sd) if part.sd else replace(table.sd)
+        if not sd.columns:
+            sd.columns = list(table.sd.columns)
+        location = qualify(sd.location) if sd.location else join(table.sd.location, name)
+        sd.location = location
+        if self.ctx.warehouse.make_dirs(location):
+            made_dirs.append(location)
+        parameters = dict(part.parameters or {})
+        if should_update(environment):
+            update_fast_stats(parameters, self.ctx.warehouse, location, location in made_dirs, False, environment)
+        parameters.setdefault(DDL_TIME, str(now))
+        return replace(
+            part,
+            database=table.database,
+            table=table.name,
+            sd=sd,
+            parameters=parameters,
+            create_time=part.create_time or now,
+        )
+
+    def append(self, database: str, table_name: str, values: Sequence[str] | None = None, name: str | None = None,
+               environment: Mapping[str, str] | None = None) -> Partition:
+        """Add one partition with the table's storage descriptor, by values or by name."""
+        with self.ctx.store.read() as conn:
+            try:
+                _, table = self._table(conn, database, table_name)
+            except NoSuchTableError as e:
+                raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
+        if name is not None:
+            values = self._values_of_name(table, name)
+        sd = replace(table.sd, location=None)
+        added = self.add(database, table_name, [Partition(table.database, table.name, list(values), sd=sd)],
+                         environment=environment)
+        return added[0]
+
+    @staticmethod
+    def _values_of_name(table: Table, name: str) -> list[str]:
+        try:
+            return values_for_keys([k.name for k in table.partition_keys], name)
+        except (NoSuchObjectError, InvalidObjectError) as e:
+            raise InvalidObjectError(f"Invalid partition name {name}") from e
+
+    # -- read ---------------------------------------------------------------------------------------
+
+    def get(self, database: str, table_name: str, values: Sequence[str]) -> Partition:
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            return self._find_one(conn, tbl_id, table, values)
+
+    def get_by_name(self, database: str, table_name: str, name: str) -> Partition:
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            try:
+                values = values_for_keys([k.name for k in table.partition_keys], name)
+            except (NoSuchObjectError, InvalidObjectError) as e:
+                raise NoSuchPartitionError(f"partition {name} does not exist in {table.qualified_name}") from e
+            return self._find_one(conn, tbl_id, table, values)
+
+    def list(self, database: str, table_name: str, max_parts: int = -1,
+             values: Sequence[str] | None = None) -> list[Partition]:
+        """Partitions in name order; ``values`` are partial values where ``""`` matches anything."""
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            self._check_partial(table, values)
+            chosen = partition_store.selection(tbl_id, values=values, max_parts=max_parts)
+            return partition_store.read(conn, table, tbl_id, chosen)
+
+    def names(self, database: str, table_name: str, max_parts: int = -1,
+              values: Sequence[str] | None = None) -> list[str]:
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            self._check_partial(table, values)
+            return partition_store.names(conn, partition_store.selection(tbl_id, values=values, max_parts=max_parts))
+
+    @staticmethod
+    def _check_partial(table: Table, values: Sequence[str] | None) -> None:
+        if values is not None and len(values) > len(table.partition_keys):
+            raise InvalidObjectError(
+                f"Incorrect number of partition values. numPartKeys={len(table.partition_keys)}, "
+                f"part_val={_java_list(list(values))}"
+            )
+
+    def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            if not names:
+                return []
+            return partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
+
+    def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
+        """Partitions matching a Hive metastore filter, evaluated in SQL."""
+        with self.ctx.store.read() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            where = None
+            if filter_text and filter_text.strip():
+                where = filter_to_clause(parse_filter(filter_text), table.partition_keys)
+            chosen = partition_store.selection(tbl_id, where=where, max_parts=max_parts)
+            return partition_store.read(conn, table, tbl_id, chosen)
+
+    # -- change -------------------------------------------------------------------------------------
+
+    def alter(self, database: str, table_name: str, parts: Sequence[Partition],
+              environment: Mapping[str, str] | None = None) -> None:
+        """Replace storage descriptors and parameters of existing partitions (values stay)."""
+        with self.ctx.store.write() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            row = table_store.get_row(conn, table.database, table.name)
+            names = {self._name(table, p.values): p for p in parts}
+            ids = partition_store.ids_by_name(conn, tbl_id, names)
+            for name, part in names.items():
+                if name not in ids:
+                    raise InvalidOperationError("alter is not possible")
+                self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment)
+
+    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment) -> None:
+        parameters = dict(part.parameters or {})
+        sd = part.sd
+        if sd.location:
+            sd = replace(sd, location=qualify(sd.location))
+        if should_update(environment):
+            update_fast_stats(parameters, self.ctx.warehouse, sd.location, False, True, environment)
+        if parameters.get(DDL_TIME, "0") == "0":
+            parameters[DDL_TIME] = str(self.ctx.now())
+        version = descriptors.find_or_add_schema_version(
+            conn, tbl_id, current_version, sd.columns, table.partition_keys
+        )
+        partition_store.update_partition(
+            conn, part_id, tbl_id, [k.name for k in table.partition_keys], name,
+            replace(part, sd=sd, parameters=parameters), version,
+        )
+
+    def rename(self, database: str, table_name: str, old_values: Sequence[str], new: Partition) -> None:
+        """Give a partition new values; a managed table's partition directory moves with it."""
+        with self.ctx.store.write() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            row = table_store.get_row(conn, table.database, table.name)
+            old_name, new_name = self._name(table, old_values), self._name(table, new.values)
+            ids = partition_store.ids_by_name(conn, tbl_id, [old_name, new_name])
+            if old_name not in ids:
+                raise InvalidObjectError("Unable to rename partition because old partition does not exist")
+            if new_name in ids:
+                raise AlreadyExistsError(
+                    f"Partition already exists:{table.qualified_name}.{_java_list(list(new.values))}"
+                )
+            old = self._find_one(conn, tbl_id, table, old_values)
+            sd = replace(new.sd) if new.sd and new.sd.columns else replace(old.sd)
+            move = None
+            if table.table_type == MANAGED_TABLE and table.sd.location:
+                target = join(table.sd.location, new_name)
+                if old.sd.location and old.sd.location != target:
+                    if self.ctx.warehouse.exists(target):
+                        raise InvalidOperationError(f"New location for this partition {target} already exists")
+                    move = (old.sd.location, target)
+                sd.location = target
+            self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
+                         replace(new, sd=sd, parameters=new.parameters or old.parameters), None)
+            if move:
+                self.ctx.warehouse.rename(*move)
+
+    def drop(self, database: str, table_name: str, values: Sequence[str] | None = None,
+             name: str | None = None, delete_data: bool = True) -> None:
+        """Drop one partition, by values or by name.
+
+        Raises:
+            NoSuchPartitionError: it does not exist (Hive's ``Partition doesn't exist.`` wording).
+        """
+        with self.ctx.store.read() as conn:
+            _, table = self._table(conn, database, table_name)
+        if name is not None:
+            try:
+                values = values_for_keys([k.name for k in table.partition_keys], name)
+            except (NoSuchObjectError, InvalidObjectError) as e:
+                raise NoSuchPartitionError(f"Partition doesn't exist. {name}") from e
+        self.drop_by_names(database, table_name, [self._name(table, values)], delete_data, if_exists=False,
+                           missing_message=f"Partition doesn't exist. {_java_list(list(values))}")
+
+    def drop_by_names(self, database: str, table_name: str, names: Sequence[str], delete_data: bool,
+                      if_exists: bool, missing_message: str | None = None) -> list[Partition]:
+        """Drop the named partitions in one transaction; returns them as they were."""
+        with self.ctx.store.write() as conn:
+            tbl_id, table = self._table(conn, database, table_name)
+            dropped = partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
+            if len(dropped) != len(set(names)) and not if_exists:
+                found = {self._name(table, p.values) for p in dropped}
+                missing = [n for n in names if n not in found]
+                raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
+            ids = partition_store.ids_by_name(conn, tbl_id, [self._name(table, p.values) for p in dropped])
+            partition_store.delete_ids(conn, list(ids.values()))
+        if delete_data and table.table_type == MANAGED_TABLE:
+            for part in dropped:
+                if part.sd.location:
+                    self.ctx.warehouse.delete_dir(part.sd.location)
+                    if table.sd.location:
+                        self.ctx.warehouse.delete_empty_parents(part.sd.location, table.sd.location)
+        return dropped
+
+    @staticmethod
+    def name_to_values(name: str) -> list[str]:
+        return list(partition_name_to_spec(name).values())
+
+    @staticmethod
+    def name_to_spec(name: str) -> dict[str, str]:
+        return partition_name_to_spec(name)

@@ -1,0 +1,246 @@
+"""Tables and views: create, read, list, alter (including rename) and drop."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+
+from ..errors import (
+    AlreadyExistsError,
+    InvalidObjectError,
+    InvalidOperationError,
+    NoSuchDatabaseError,
+    NoSuchTableError,
+)
+from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableMeta
+from ..names import compile_pattern, filter_names, is_valid_name, normalize
+from ..stats import should_update, update_fast_stats
+from ..store import databases as db_store
+from ..store import descriptors
+from ..store import partitions as partition_store
+from ..store import tables as table_store
+from ..types import is_implicitly_convertible
+from ..warehouse import join, qualify
+from .context import DDL_TIME, ServiceContext
+
+log = logging.getLogger(__name__)
+
+EXTERNAL_PARAM = "EXTERNAL"
+
+
+def is_external(table: Table) -> bool:
+    return table.table_type == EXTERNAL_TABLE
+
+
+def is_view(table: Table) -> bool:
+    return table.table_type in (VIRTUAL_VIEW, "MATERIALIZED_VIEW")
+
+
+def _settle_table_type(table: Table) -> str:
+    """Hive decides managed or external by the ``EXTERNAL`` parameter as much as by the type."""
+    external_param = (table.parameters or {}).get(EXTERNAL_PARAM, "").upper() == "TRUE"
+    if table.table_type == MANAGED_TABLE and external_param:
+        return EXTERNAL_TABLE
+    if table.table_type == EXTERNAL_TABLE and not external_param:
+        return MANAGED_TABLE
+    return table.table_type or MANAGED_TABLE
+
+
+def _check_columns(table: Table) -> None:
+    names = [c.name.lower() for c in table.sd.columns + table.partition_keys]
+    for column in table.sd.columns + table.partition_keys:
+        if not column.name or not column.type:
+            raise InvalidObjectError(f"Invalid column {column.name!r}")
+    if len(names) != len(set(names)):
+        raise InvalidObjectError(f"Invalid column: duplicate column name in {table.name}")
+
+
+class TableService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def create(self, table: Table, environment: Mapping[str, str] | None = None) -> Table:
+        """Create a table; a managed table without location gets ``<database location>/<name>``.
+
+        Raises:
+            InvalidObjectError: bad name or columns.
+            NoSuchDatabaseError: the database does not exist.
+            AlreadyExistsError: a table of that name exists.
+        """
+        if not is_valid_name(table.name):
+            raise InvalidObjectError(f"{table.name} is not a valid object name")
+        _check_columns(table)
+        table = replace(
+            table,
+            database=normalize(table.database),
+            name=normalize(table.name),
+            parameters=dict(table.parameters or {}),
+            create_time=table.create_time or self.ctx.now(),
+        )
+        table.table_type = _settle_table_type(table)
+        now = self.ctx.now()
+        with self.ctx.store.write() as conn:
+            try:
+                db_row = db_store.get_row(conn, table.database)
+            except NoSuchDatabaseError as e:
+                raise NoSuchDatabaseError(f"The database {table.database} does not exist") from e
+            if table_store.find_row(conn, table.database, table.name) is not None:
+                raise AlreadyExistsError(f"Table {table.name} already exists")
+            made_dir = False
+            if not is_view(table):
+                location = table.sd.location or join(db_row.location_uri, table.name)
+                table.sd.location = qualify(location)
+                made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
+                if not table.partition_keys and should_update(environment):
+                    update_fast_stats(
+                        table.parameters, self.ctx.warehouse, table.sd.location, made_dir, False, environment
+                    )
+            table.parameters.setdefault(DDL_TIME, str(now))
+            try:
+                table.id = table_store.insert_table(conn, db_row.db_id, table)
+            except Exception:
+                if made_dir:
+                    self.ctx.warehouse.delete_dir(table.sd.location)
+                raise
+        log.info("created table %s", table.qualified_name)
+        return table
+
+    def get(self, database: str, name: str) -> Table:
+        with self.ctx.store.read() as conn:
+            return table_store.get_table(conn, normalize(database), normalize(name))
+
+    def get_many(self, database: str, names: list[str]) -> list[Table]:
+        """The named tables that exist, in name order; missing names are skipped."""
+        with self.ctx.store.read() as conn:
+            rows = table_store.rows_in(conn, normalize(database), [normalize(n) for n in names])
+            return table_store.to_models(conn, rows)
+
+    def names(self, database: str, pattern: str | None = None, table_type: str | None = None) -> list[str]:
+        with self.ctx.store.read() as conn:
+            return filter_names(table_store.names_in(conn, normalize(database), table_type), pattern)
+
+    def metas(
+        self, database_pattern: str | None, table_pattern: str | None, table_types: list[str] | None
+    ) -> list[TableMeta]:
+        db_regex, tbl_regex = compile_pattern(database_pattern), compile_pattern(table_pattern)
+        types = {t.upper() for t in table_types} if table_types else None
+        with self.ctx.store.read() as conn:
+            metas = table_store.metas(conn)
+        return [
+            m for m in metas
+            if (db_regex is None or db_regex.fullmatch(m.database))
+            and (tbl_regex is None or tbl_regex.fullmatch(m.name))
+            and (types is None or m.table_type in types)
+        ]
+
+    def alter(
+        self,
+        database: str,
+        name: str,
+        new: Table,
+        cascade: bool = False,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        """Change a table, following Hive's rules.
+
+        A rename of a managed table whose data sits at its default path moves the directory, and its
+        partitions' locations with it. Partition keys cannot change, column types only compatibly.
+        ``cascade`` gives every partition the table's new columns.
+
+        Raises:
+            InvalidOperationError: the table does not exist, the new name is taken or invalid, partition
+                keys or column types changed in a way Hive refuses.
+        """
+        database, name = normalize(database), normalize(name)
+        new = replace(
+            new,
+            database=normalize(new.database or database),
+            name=normalize(new.name or name),
+            parameters=dict(new.parameters or {}),
+        )
+        if not is_valid_name(new.name):
+            raise InvalidOperationError(f"{new.name} is not a valid object name")
+        _check_columns(new)
+        new.table_type = _settle_table_type(new)
+        moved: tuple[str, str] | None = None
+        with self.ctx.store.write() as conn:
+            row = table_store.find_row(conn, database, name)
+            if row is None:
+                raise InvalidOperationError(f"table {database}.{name} doesn't exist")
+            old = table_store.to_models(conn, [row])[0]
+            renamed = (new.database, new.name) != (database, name)
+            target_db = db_store.get_row(conn, new.database) if renamed else None
+            if renamed and table_store.find_row(conn, new.database, new.name) is not None:
+                raise InvalidOperationError(f"new table {new.database}.{new.name} already exists")
+            self._check_schema_change(old, new)
+            if not is_view(new):
+                new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
+            if renamed and old.table_type == MANAGED_TABLE and not is_view(old) and (
+                new.sd.location == old.sd.location
+            ):
+                target = join(target_db.location_uri, new.name)
+                if self.ctx.warehouse.exists(target):
+                    raise InvalidOperationError(
+                        f"New location for this table {new.database}.{new.name} already exists : {target}"
+                    )
+                new.sd.location = target
+                moved = (old.sd.location, target)
+            version = descriptors.find_or_add_schema_version(
+                conn, row.tbl_id, row.schema_version, new.sd.columns, old.partition_keys
+            )
+            new.parameters.setdefault(DDL_TIME, str(self.ctx.now()))
+            if not new.partition_keys and not is_view(new) and should_update(environment):
+                update_fast_stats(new.parameters, self.ctx.warehouse, new.sd.location, False, True, environment)
+            table_store.update_table(
+                conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version
+            )
+            if cascade and version != row.schema_version:
+                partition_store.set_schema_version(conn, row.tbl_id, version)
+            if moved:
+                partition_store.relocate(conn, row.tbl_id, *moved)
+                self.ctx.warehouse.rename(*moved)
+            descriptors.delete_unused_schema_versions(conn, row.tbl_id)
+        log.info("altered table %s.%s", database, name)
+
+    @staticmethod
+    def _check_schema_change(old: Table, new: Table) -> None:
+        old_keys = [(c.name.lower(), c.type.lower()) for c in old.partition_keys]
+        new_keys = [(c.name.lower(), c.type.lower()) for c in new.partition_keys]
+        if old_keys != new_keys:
+            raise InvalidOperationError("partition keys can not be changed.")
+        if is_view(old):
+            return
+        incompatible = [
+            n.name
+            for o, n in zip(old.sd.columns, new.sd.columns)
+            if not is_implicitly_convertible(o.type, n.type)
+        ]
+        if incompatible:
+            raise InvalidOperationError(
+                "The following columns have types incompatible with the existing columns in their "
+                "respective positions :\n" + ",".join(incompatible)
+            )
+
+    def drop(self, database: str, name: str, delete_data: bool) -> None:
+        """Drop a table; a managed table's data directories go too when ``delete_data``.
+
+        Raises:
+            NoSuchTableError: the table does not exist.
+        """
+        database, name = normalize(database), normalize(name)
+        data_dirs: list[str] = []
+        with self.ctx.store.write() as conn:
+            row = table_store.find_row(conn, database, name)
+            if row is None:
+                raise NoSuchTableError(f"{database}.{name} table not found")
+            if row.tbl_type == MANAGED_TABLE and row.location:
+                data_dirs = [row.location] + [
+                    loc for loc in partition_store.locations(conn, row.tbl_id)
+                    if not loc.startswith(row.location + "/")
+                ]
+            table_store.delete_table(conn, row.tbl_id)
+        if delete_data:
+            for location in data_dirs:
+                self.ctx.warehouse.delete_dir(location)
+        log.info("dropped table %s.%s", database, name)

@@ -1,0 +1,1 @@
+"""The relational store of the catalog: schema, engine and one query module per entity."""

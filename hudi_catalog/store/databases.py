@@ -1,0 +1,80 @@
+"""Queries on ``db`` and ``db_params``."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Row, delete, func, insert, select, update
+
+from ..errors import NoSuchDatabaseError
+from ..model import Database
+from . import params, schema
+
+_db = schema.db.c
+
+
+def get_row(conn: Connection, name: str, lock: bool = False) -> Row:
+    """The ``db`` row of a database; ``NoSuchDatabaseError`` with Hive's text when missing."""
+    query = select(schema.db).where(_db.name == name)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NoSuchDatabaseError(f"There is no database named {name}")
+    return row
+
+
+def to_model(conn: Connection, row: Row) -> Database:
+    return Database(
+        name=row.name,
+        description=row.description,
+        location=row.location_uri,
+        managed_location=row.managed_location_uri,
+        parameters=params.read_params(conn, schema.db_params, row.db_id),
+        owner_name=row.owner_name,
+        owner_type=row.owner_type,
+        create_time=row.create_time,
+    )
+
+
+def exists(conn: Connection, name: str) -> bool:
+    return conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name)).scalar_one() > 0
+
+
+def insert_database(conn: Connection, database: Database) -> int:
+    result = conn.execute(
+        insert(schema.db).values(
+            name=database.name,
+            description=database.description,
+            location_uri=database.location,
+            managed_location_uri=database.managed_location,
+            owner_name=database.owner_name,
+            owner_type=database.owner_type,
+            create_time=database.create_time,
+        )
+    )
+    db_id = result.inserted_primary_key[0]
+    params.insert_params(conn, schema.db_params, {db_id: database.parameters})
+    return db_id
+
+
+def update_database(conn: Connection, db_id: int, database: Database) -> None:
+    conn.execute(
+        update(schema.db)
+        .where(_db.db_id == db_id)
+        .values(
+            description=database.description,
+            location_uri=database.location,
+            managed_location_uri=database.managed_location,
+            owner_name=database.owner_name,
+            owner_type=database.owner_type,
+        )
+    )
+    params.write_params(conn, schema.db_params, db_id, database.parameters)
+
+
+def delete_database(conn: Connection, db_id: int) -> None:
+    conn.execute(delete(schema.db_params).where(schema.db_params.c.db_id == db_id))
+    conn.execute(delete(schema.db).where(_db.db_id == db_id))
+
+
+def names(conn: Connection) -> list[str]:
+    return list(conn.execute(select(_db.name).order_by(_db.name)).scalars())

@@ -1,0 +1,126 @@
+"""The database engine of the store and its transactions.
+
+Every catalog call runs in one transaction: ``Store.read()`` for calls that only read, ``Store.write()`` for
+calls that change anything. On SQLite a write transaction starts with ``BEGIN IMMEDIATE`` so concurrent
+writers queue on the database lock instead of failing when they upgrade a read lock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy.exc import OperationalError
+
+from .. import config
+from ..errors import StorageError
+from . import schema
+
+log = logging.getLogger(__name__)
+
+_WRITE_OPTION = "hudi_metastore_write"
+
+Migration = Callable[[Connection], None]
+MIGRATIONS: dict[int, Migration] = {}
+"""Schema migrations: ``MIGRATIONS[n]`` upgrades a store of layout version ``n`` to ``n + 1``."""
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun by _on_begin below
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={config.SQLITE_BUSY_TIMEOUT_MS}")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_WRITE_OPTION, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def make_engine(url: str) -> Engine:
+    """Create the engine for a SQLAlchemy URL (``sqlite:///path`` or ``mysql+pymysql://...``)."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url)
+        _configure_sqlite(engine)
+        return engine
+    kwargs = {}
+    if url.startswith(("mysql", "mariadb")):
+        kwargs = {
+            "pool_size": config.MYSQL_POOL_SIZE,
+            "max_overflow": config.MYSQL_MAX_OVERFLOW,
+            "pool_recycle": 3600,
+            "connect_args": {"charset": "utf8mb4"},
+        }
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+class Store:
+    """The catalog database: its engine, layout version and transactions."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only transaction."""
+        with self._transaction(write=False) as conn:
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A transaction that may change the store; committed when the block ends without error."""
+        with self._transaction(write=True) as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[Connection]:
+        try:
+            with self.engine.connect() as conn:
+                if write:
+                    conn = conn.execution_options(**{_WRITE_OPTION: True})
+                with conn.begin():
+                    yield conn
+        except OperationalError as e:
+            raise StorageError(f"catalog database error: {e.orig}") from e
+
+    def init_schema(self) -> int:
+        """Create the tables that are missing and migrate an older layout; returns the layout version.
+
+        Safe to run on every start and from several processes: existing tables are left as they are.
+        """
+        with self.engine.begin() as conn:
+            schema.metadata.create_all(conn, checkfirst=True)
+        with self.write() as conn:
+            row = conn.execute(select(schema.schema_version.c.version)).first()
+            if row is None:
+                conn.execute(insert(schema.schema_version).values(id=1, version=schema.SCHEMA_VERSION))
+                log.info("created catalog schema version %d", schema.SCHEMA_VERSION)
+                return schema.SCHEMA_VERSION
+            version = row.version
+            if version > schema.SCHEMA_VERSION:
+                raise StorageError(
+                    f"the catalog database has schema version {version}, newer than this server's "
+                    f"{schema.SCHEMA_VERSION}; upgrade hudi-metastore"
+                )
+            while version < schema.SCHEMA_VERSION:
+                log.info("migrating catalog schema from version %d", version)
+                MIGRATIONS[version](conn)
+                version += 1
+            conn.execute(update(schema.schema_version).values(version=version))
+            return version
+
+    def dispose(self) -> None:
+        self.engine.dispose()

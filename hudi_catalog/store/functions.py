@@ -1,0 +1,80 @@
+"""Queries on ``functions``."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from ..errors import NoSuchFunctionError
+from ..model import Function, ResourceUri
+from . import schema
+
+_f = schema.functions.c
+_d = schema.db.c
+
+
+def _query():
+    return select(schema.functions, _d.name.label("db_name")).join(schema.db, _d.db_id == _f.db_id)
+
+
+def to_model(row: Row) -> Function:
+    return Function(
+        database=row.db_name,
+        name=row.name,
+        class_name=row.class_name,
+        owner_name=row.owner_name,
+        owner_type=row.owner_type,
+        create_time=row.create_time,
+        function_type=row.func_type,
+        resource_uris=[ResourceUri(k, u) for k, u in json.loads(row.resource_uris or "[]")],
+    )
+
+
+def _values(function: Function) -> dict:
+    return {
+        "name": function.name,
+        "class_name": function.class_name,
+        "owner_name": function.owner_name,
+        "owner_type": function.owner_type,
+        "func_type": function.function_type,
+        "resource_uris": json.dumps([[r.kind, r.uri] for r in function.resource_uris]),
+    }
+
+
+def find_row(conn: Connection, database: str, name: str) -> Row | None:
+    return conn.execute(_query().where(_d.name == database, _f.name == name)).first()
+
+
+def get_row(conn: Connection, database: str, name: str) -> Row:
+    row = find_row(conn, database, name)
+    if row is None:
+        raise NoSuchFunctionError(f"Function {database}.{name} does not exist")
+    return row
+
+
+def insert_function(conn: Connection, db_id: int, function: Function) -> None:
+    conn.execute(insert(schema.functions).values(db_id=db_id, create_time=function.create_time, **_values(function)))
+
+
+def update_function(conn: Connection, func_id: int, db_id: int, function: Function) -> None:
+    conn.execute(update(schema.functions).where(_f.func_id == func_id).values(db_id=db_id, **_values(function)))
+
+
+def delete_function(conn: Connection, func_id: int) -> None:
+    conn.execute(delete(schema.functions).where(_f.func_id == func_id))
+
+
+def delete_in(conn: Connection, db_id: int) -> None:
+    conn.execute(delete(schema.functions).where(_f.db_id == db_id))
+
+
+def has_functions(conn: Connection, db_id: int) -> bool:
+    return conn.execute(select(_f.func_id).where(_f.db_id == db_id).limit(1)).first() is not None
+
+
+def rows(conn: Connection, database: str | None = None) -> list[Row]:
+    query = _query().order_by(_d.name, _f.name)
+    if database is not None:
+        query = query.where(_d.name == database)
+    return list(conn.execute(query))

@@ -1,0 +1,52 @@
+"""Key/value parameter rows shared by databases, tables and partitions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from sqlalchemy import Connection, Table, delete, insert, select
+from sqlalchemy.sql import FromClause
+
+
+def _owner(table: Table):
+    return next(c for c in table.primary_key.columns if c.name != "param_key")
+
+
+def write_params(conn: Connection, table: Table, owner_id: int, params: Mapping[str, str]) -> None:
+    """Replace the parameters of one owner (database, table or partition)."""
+    owner = _owner(table)
+    conn.execute(delete(table).where(owner == owner_id))
+    insert_params(conn, table, {owner_id: params})
+
+
+def insert_params(conn: Connection, table: Table, params_by_owner: Mapping[int, Mapping[str, str]]) -> None:
+    """Insert the parameters of many owners in one statement."""
+    owner = _owner(table)
+    rows = [
+        {owner.name: owner_id, "param_key": k, "param_value": v}
+        for owner_id, params in params_by_owner.items()
+        for k, v in (params or {}).items()
+    ]
+    if rows:
+        conn.execute(insert(table), rows)
+
+
+def read_params(conn: Connection, table: Table, owner_id: int) -> dict[str, str]:
+    """The parameters of one owner."""
+    owner = _owner(table)
+    rows = conn.execute(select(table.c.param_key, table.c.param_value).where(owner == owner_id))
+    return {r.param_key: r.param_value for r in rows}
+
+
+def read_params_of(conn: Connection, table: Table, owners: FromClause) -> dict[int, dict[str, str]]:
+    """The parameters of every owner id in the one-column selection ``owners``, in one query."""
+    owner = _owner(table)
+    selected = owners.c[owner.name]
+    rows = conn.execute(
+        select(owner, table.c.param_key, table.c.param_value).join(owners, selected == owner)
+    )
+    result: dict[int, dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        result[row[0]][row.param_key] = row.param_value
+    return result

@@ -1,0 +1,186 @@
+"""Queries on ``partitions``, ``partition_params`` and ``partition_key_val``.
+
+Reads go through a *selection*: a query of ``part_id`` values (ordered by name, possibly limited). Each
+read joins its selection once, so fetching any number of partitions costs the same four queries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, insert, select, update
+
+from ..model import Partition, Table
+from . import descriptors, params, schema
+
+_p = schema.partitions.c
+_kv = schema.partition_key_val.c
+
+IN_CHUNK = 5000
+"""Names per ``IN`` list when looking partitions up by name."""
+
+
+def selection(
+    tbl_id: int,
+    *,
+    names: Sequence[str] | None = None,
+    values: Sequence[str | None] | None = None,
+    where: ColumnElement[bool] | None = None,
+    max_parts: int = -1,
+) -> Select:
+    """The ``part_id`` of a table's partitions, ordered by name.
+
+    Args:
+        names: only partitions with these names.
+        values: partial values by key position; ``None`` or ``""`` matches any value (Hive's wildcard).
+        where: any further condition over ``partitions`` and ``partition_key_val``.
+        max_parts: the most partitions to select; negative for all.
+    """
+    query = select(_p.part_id, _p.part_name).where(_p.tbl_id == tbl_id)
+    if names is not None:
+        query = query.where(_p.part_name.in_(list(names)))
+    for index, value in enumerate(values or []):
+        if value:
+            kv = schema.partition_key_val.alias(f"kv{index}")
+            query = query.join(
+                kv, (kv.c.part_id == _p.part_id) & (kv.c.key_index == index) & (kv.c.key_val == value)
+            )
+    if where is not None:
+        query = query.where(where)
+    query = query.order_by(_p.part_name)
+    if max_parts is not None and max_parts >= 0:
+        query = query.limit(max_parts)
+    return query
+
+
+def read(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[Partition]:
+    """The partitions of ``table`` whose ids ``chosen`` selects, ordered by name."""
+    sel = chosen.subquery("sel")
+    rows = list(
+        conn.execute(select(schema.partitions).join(sel, sel.c.part_id == _p.part_id).order_by(_p.part_name))
+    )
+    if not rows:
+        return []
+    values: dict[int, list[str]] = defaultdict(list)
+    for row in conn.execute(
+        select(_kv.part_id, _kv.key_val).join(sel, sel.c.part_id == _kv.part_id).order_by(_kv.part_id, _kv.key_index)
+    ):
+        values[row.part_id].append(row.key_val)
+    partition_params = params.read_params_of(conn, schema.partition_params, sel)
+    versions = descriptors.load_schema_versions(conn, tbl_id, {r.schema_version for r in rows})
+    return [
+        Partition(
+            database=table.database,
+            table=table.name,
+            values=values[row.part_id],
+            sd=descriptors.descriptor_from_row(row._mapping, versions[row.schema_version][0]),
+            parameters=partition_params.get(row.part_id, {}),
+            create_time=row.create_time,
+            last_access_time=row.last_access_time,
+        )
+        for row in rows
+    ]
+
+
+def names(conn: Connection, chosen: Select) -> list[str]:
+    return [row.part_name for row in conn.execute(chosen)]
+
+
+def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dict[str, int]:
+    """``{name: part_id}`` of the named partitions that exist."""
+    wanted = list(dict.fromkeys(part_names))
+    found: dict[str, int] = {}
+    for start in range(0, len(wanted), IN_CHUNK):
+        chunk = wanted[start : start + IN_CHUNK]
+        rows = conn.execute(select(_p.part_name, _p.part_id).where(_p.tbl_id == tbl_id, _p.part_name.in_(chunk)))
+        found.update({r.part_name: r.part_id for r in rows})
+    return found
+
+
+def insert_many(
+    conn: Connection, tbl_id: int, key_names: list[str], entries: Sequence[tuple[str, Partition, int]]
+) -> dict[str, int]:
+    """Insert partitions given as ``(name, partition, schema version)``; returns ``{name: part_id}``."""
+    if not entries:
+        return {}
+    conn.execute(
+        insert(schema.partitions),
+        [
+            {
+                "tbl_id": tbl_id,
+                "part_name": name,
+                "create_time": part.create_time,
+                "last_access_time": part.last_access_time,
+                **descriptors.descriptor_to_row(part.sd, schema_version=version),
+            }
+            for name, part, version in entries
+        ],
+    )
+    ids = ids_by_name(conn, tbl_id, [name for name, _, _ in entries])
+    conn.execute(
+        insert(schema.partition_key_val),
+        [
+            {"part_id": ids[name], "tbl_id": tbl_id, "key_index": i, "key_name": key, "key_val": value}
+            for name, part, _ in entries
+            for i, (key, value) in enumerate(zip(key_names, part.values))
+        ],
+    )
+    params.insert_params(conn, schema.partition_params, {ids[name]: part.parameters for name, part, _ in entries})
+    return ids
+
+
+def update_partition(
+    conn: Connection, part_id: int, tbl_id: int, key_names: list[str], name: str, part: Partition, version: int
+) -> None:
+    """Rewrite one partition: name, values, storage descriptor and parameters."""
+    conn.execute(
+        update(schema.partitions)
+        .where(_p.part_id == part_id)
+        .values(
+            part_name=name,
+            last_access_time=part.last_access_time,
+            **descriptors.descriptor_to_row(part.sd, schema_version=version),
+        )
+    )
+    conn.execute(delete(schema.partition_key_val).where(_kv.part_id == part_id))
+    conn.execute(
+        insert(schema.partition_key_val),
+        [
+            {"part_id": part_id, "tbl_id": tbl_id, "key_index": i, "key_name": key, "key_val": value}
+            for i, (key, value) in enumerate(zip(key_names, part.values))
+        ],
+    )
+    params.write_params(conn, schema.partition_params, part_id, part.parameters)
+
+
+def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
+    for start in range(0, len(part_ids), IN_CHUNK):
+        chunk = list(part_ids[start : start + IN_CHUNK])
+        conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
+        conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
+        conn.execute(delete(schema.files).where(schema.files.c.part_id.in_(chunk)))
+        conn.execute(delete(schema.partitions).where(_p.part_id.in_(chunk)))
+
+
+def set_schema_version(conn: Connection, tbl_id: int, version: int) -> None:
+    """Point every partition of a table at one schema version (``ALTER TABLE ... CASCADE``)."""
+    conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(schema_version=version))
+
+
+def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) -> None:
+    """Rewrite partition locations under ``old_prefix`` to ``new_prefix`` (after a table's directory moved)."""
+    rows = conn.execute(
+        select(_p.part_id, _p.location).where(
+            _p.tbl_id == tbl_id, _p.location.startswith(old_prefix + "/", autoescape=True)
+        )
+    ).all()
+    if rows:
+        conn.execute(
+            update(schema.partitions).where(_p.part_id == bindparam("pid")).values(location=bindparam("loc")),
+            [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix):]} for r in rows],
+        )
+
+
+def locations(conn: Connection, tbl_id: int) -> list[str]:
+    return [r[0] for r in conn.execute(select(_p.location).where(_p.tbl_id == tbl_id)) if r[0]]

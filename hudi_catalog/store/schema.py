@@ -1,0 +1,264 @@
+"""SQLAlchemy Core definitions of every catalog table.
+
+The layout follows the Hudi metastore design (databases, tables, per-version schema rows, partitions with
+their key values as rows, the timeline and the file snapshot) and adds what Hive Metastore clients need
+beyond it: storage descriptors (inline in their table or partition row), functions. ``docs/storage.md`` describes each table.
+
+The same definitions serve SQLite and MySQL/MariaDB. On MySQL every table is utf8mb4 with a binary
+collation, so names and partition values compare case-sensitively, as in Hive.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects import mysql
+
+SCHEMA_VERSION = 1
+"""The version of this layout; ``store.migrations`` upgrades older stores to it."""
+
+metadata = MetaData()
+
+_MYSQL_OPTIONS = {"mysql_charset": "utf8mb4", "mysql_collate": "utf8mb4_bin", "mysql_engine": "InnoDB"}
+
+Id = BigInteger().with_variant(Integer(), "sqlite")
+"""Surrogate keys: BIGINT on MySQL, INTEGER (the rowid alias) on SQLite."""
+
+LongText = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+LongBlob = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
+
+NAME = 128
+"""Hive's limit for database, table, column and function names."""
+PARTITION_NAME = 750
+"""Long enough for Hive's 767-byte partition names while (tbl_id, part_name) stays a valid InnoDB key."""
+KEY_VALUE = 750
+TIMESTAMP = 17
+"""Hudi instant times: ``yyyyMMddHHmmssSSS``."""
+
+
+def _id(name: str, **kwargs) -> Column:
+    return Column(name, Id, primary_key=True, autoincrement=True, **kwargs)
+
+
+def _params_table(name: str, owner: str, owner_table: str) -> Table:
+    return Table(
+        name,
+        metadata,
+        Column(owner, Id, ForeignKey(f"{owner_table}.{owner}", ondelete="CASCADE"), nullable=False),
+        Column("param_key", String(256), nullable=False),
+        Column("param_value", LongText),
+        PrimaryKeyConstraint(owner, "param_key"),
+        **_MYSQL_OPTIONS,
+    )
+
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, nullable=False),
+    **_MYSQL_OPTIONS,
+)
+
+db = Table(
+    "db",
+    metadata,
+    _id("db_id"),
+    Column("name", String(NAME), nullable=False),
+    Column("description", Text),
+    Column("location_uri", Text),
+    Column("managed_location_uri", Text),
+    Column("owner_name", String(NAME)),
+    Column("owner_type", String(10)),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    UniqueConstraint("name", name="uniq_db_name"),
+    **_MYSQL_OPTIONS,
+)
+
+db_params = _params_table("db_params", "db_id", "db")
+
+def _storage_descriptor_columns() -> list[Column]:
+    """The storage descriptor of a table or a partition, kept in the row that owns it.
+
+    Lists and maps Hive never queries by (serde and descriptor parameters, bucket and sort columns, skewed
+    info) are JSON text, so one row holds the whole descriptor and a read needs no join.
+    """
+    return [
+        Column("location", Text),
+        Column("input_format", Text),
+        Column("output_format", Text),
+        Column("is_compressed", Boolean, nullable=False, default=False),
+        Column("num_buckets", Integer, nullable=False, default=-1),
+        Column("is_stored_as_sub_dirs", Boolean, nullable=False, default=False),
+        Column("serde_name", String(NAME)),
+        Column("serde_lib", Text),
+        Column("serde_params", LongText, doc="JSON object of the serde parameters"),
+        Column("serde_extra", Text, doc="JSON object: description, serializer/deserializer class, type"),
+        Column("sd_params", LongText, doc="JSON object of the storage descriptor parameters"),
+        Column("bucket_cols", Text, doc="JSON list of bucket column names"),
+        Column("sort_cols", Text, doc="JSON list of [column, order] pairs"),
+        Column("skewed_info", LongText, doc="JSON object, null when the data is not skewed"),
+        Column("schema_version", Integer, nullable=False, doc="the version of the table's schema rows"),
+    ]
+
+
+tbl = Table(
+    "tbl",
+    metadata,
+    _id("tbl_id"),
+    Column("db_id", Id, ForeignKey("db.db_id"), nullable=False),
+    Column("name", String(NAME), nullable=False),
+    Column("owner_name", String(NAME)),
+    Column("owner_type", String(10)),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    Column("last_access_time", BigInteger, nullable=False, default=0),
+    Column("retention", Integer, nullable=False, default=0),
+    Column("tbl_type", String(32), nullable=False),
+    Column("view_original_text", LongText),
+    Column("view_expanded_text", LongText),
+    Column("is_rewrite_enabled", Boolean, nullable=False, default=False),
+    *_storage_descriptor_columns(),
+    UniqueConstraint("db_id", "name", name="uniq_tbl"),
+    **_MYSQL_OPTIONS,
+)
+
+tbl_params = _params_table("tbl_params", "tbl_id", "tbl")
+
+schema = Table(
+    "schema",
+    metadata,
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("position", Integer, nullable=False, doc="order among the data columns, or the partition keys"),
+    Column("is_partition_col", Boolean, nullable=False),
+    Column("name", String(767), nullable=False),
+    Column("type", LongText, nullable=False),
+    Column("comment", Text),
+    PrimaryKeyConstraint("tbl_id", "version", "is_partition_col", "position"),
+    **_MYSQL_OPTIONS,
+)
+
+partitions = Table(
+    "partitions",
+    metadata,
+    _id("part_id"),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("part_name", String(PARTITION_NAME), nullable=False),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    Column("last_access_time", BigInteger, nullable=False, default=0),
+    *_storage_descriptor_columns(),
+    UniqueConstraint("tbl_id", "part_name", name="uniq_partition"),
+    **_MYSQL_OPTIONS,
+)
+
+partition_params = _params_table("partition_params", "part_id", "partitions")
+
+partition_key_val = Table(
+    "partition_key_val",
+    metadata,
+    Column("part_id", Id, ForeignKey("partitions.part_id", ondelete="CASCADE"), nullable=False),
+    Column("tbl_id", Id, nullable=False),
+    Column("key_index", SmallInteger, nullable=False),
+    Column("key_name", String(767), nullable=False),
+    Column("key_val", String(KEY_VALUE), nullable=True, doc="null for the default partition"),
+    PrimaryKeyConstraint("part_id", "key_index"),
+    Index("idx_pkv_lookup", "tbl_id", "key_index", "key_val", "part_id"),
+    **_MYSQL_OPTIONS,
+)
+
+functions = Table(
+    "functions",
+    metadata,
+    _id("func_id"),
+    Column("db_id", Id, ForeignKey("db.db_id"), nullable=False),
+    Column("name", String(NAME), nullable=False),
+    Column("class_name", Text),
+    Column("owner_name", String(NAME)),
+    Column("owner_type", String(10)),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    Column("func_type", Integer, nullable=False, default=1),
+    Column("resource_uris", Text, doc="JSON list of [type, uri] pairs"),
+    UniqueConstraint("db_id", "name", name="uniq_func"),
+    **_MYSQL_OPTIONS,
+)
+
+# The Hudi timeline and file snapshot. They are created with the schema so that one layout version covers
+# the whole store; the timeline and snapshot services fill them.
+
+tbl_timestamp = Table(
+    "tbl_timestamp",
+    metadata,
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("ts", String(TIMESTAMP), nullable=False, doc="the last instant time handed out"),
+    **_MYSQL_OPTIONS,
+)
+
+instant = Table(
+    "instant",
+    metadata,
+    _id("instant_id"),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("ts", String(TIMESTAMP), nullable=False, doc="requested (begin) time"),
+    Column("completion_ts", String(TIMESTAMP)),
+    Column("action", SmallInteger, nullable=False),
+    Column("state", SmallInteger, nullable=False),
+    Column("duration", Integer, nullable=False, default=0, doc="heartbeat lease in seconds"),
+    Column("start_ts", BigInteger, nullable=False, default=0, doc="last heartbeat, epoch seconds"),
+    UniqueConstraint("tbl_id", "ts", name="uniq_inst_ts"),
+    Index("idx_inst_state", "tbl_id", "state", "ts", "action"),
+    **_MYSQL_OPTIONS,
+)
+
+instant_meta = Table(
+    "instant_meta",
+    metadata,
+    _id("meta_id"),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("ts", String(TIMESTAMP), nullable=False),
+    Column("action", SmallInteger, nullable=False),
+    Column("state", SmallInteger, nullable=False),
+    Column("data", LongBlob),
+    UniqueConstraint("tbl_id", "ts", "action", "state", name="uniq_inst_meta"),
+    **_MYSQL_OPTIONS,
+)
+
+tbl_version = Table(
+    "tbl_version",
+    metadata,
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("version", String(TIMESTAMP), nullable=False, doc="the instant applied to the snapshot"),
+    Column("snapshot_status", SmallInteger, nullable=False, default=0),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    PrimaryKeyConstraint("tbl_id", "version"),
+    **_MYSQL_OPTIONS,
+)
+
+files = Table(
+    "files",
+    metadata,
+    _id("file_row_id"),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("part_id", Id, ForeignKey("partitions.part_id", ondelete="CASCADE"), nullable=True),
+    Column("name", String(512), nullable=False),
+    Column("file_id", String(128), nullable=False, doc="the Hudi file group id"),
+    Column("instant_ts", String(TIMESTAMP), nullable=False, doc="the instant that wrote the file"),
+    Column("size", BigInteger, nullable=False, default=0),
+    Column("is_deleted", Boolean, nullable=False, default=False),
+    UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
+    Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts"),
+    **_MYSQL_OPTIONS,
+)

@@ -1,0 +1,181 @@
+"""Queries on ``tbl``, ``tbl_params`` and the table's ``schema`` rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from ..errors import NoSuchTableError
+from ..model import Table, TableMeta
+from . import descriptors, params, schema
+
+_t = schema.tbl.c
+_d = schema.db.c
+
+COMMENT_PARAM = "comment"
+
+
+def _table_query():
+    return select(schema.tbl, _d.name.label("db_name")).join(schema.db, _d.db_id == _t.db_id)
+
+
+def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row:
+    """The ``tbl`` row (plus ``db_name``); ``NoSuchTableError`` with Hive's text when missing."""
+    query = _table_query().where(_d.name == database, _t.name == name)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NoSuchTableError(f"{database}.{name} table not found")
+    return row
+
+
+def find_row(conn: Connection, database: str, name: str) -> Row | None:
+    return conn.execute(_table_query().where(_d.name == database, _t.name == name)).first()
+
+
+def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
+    """Build tables from their rows with two more queries, whatever their number."""
+    if not rows:
+        return []
+    ids = [r.tbl_id for r in rows]
+    owners = select(_t.tbl_id).where(_t.tbl_id.in_(ids)).subquery()
+    table_params = params.read_params_of(conn, schema.tbl_params, owners)
+    columns = _columns_of(conn, [(r.tbl_id, r.schema_version) for r in rows])
+    tables = []
+    for row in rows:
+        data_columns, partition_keys = columns.get((row.tbl_id, row.schema_version), ([], []))
+        tables.append(
+            Table(
+                database=row.db_name,
+                name=row.name,
+                owner=row.owner_name,
+                owner_type=row.owner_type,
+                create_time=row.create_time,
+                last_access_time=row.last_access_time,
+                retention=row.retention,
+                sd=descriptors.descriptor_from_row(row._mapping, data_columns),
+                partition_keys=partition_keys,
+                parameters=table_params.get(row.tbl_id, {}),
+                view_original_text=row.view_original_text,
+                view_expanded_text=row.view_expanded_text,
+                table_type=row.tbl_type,
+                rewrite_enabled=bool(row.is_rewrite_enabled),
+                id=row.tbl_id,
+            )
+        )
+    return tables
+
+
+def _columns_of(conn: Connection, versions: list[tuple[int, int]]):
+    s = schema.schema.c
+    wanted = set(versions)
+    result: dict[tuple[int, int], tuple[list, list]] = {v: ([], []) for v in wanted}
+    rows = conn.execute(
+        select(s.tbl_id, s.version, s.is_partition_col, s.name, s.type, s.comment)
+        .join(schema.tbl, (_t.tbl_id == s.tbl_id) & (_t.schema_version == s.version))
+        .where(s.tbl_id.in_([tbl_id for tbl_id, _ in wanted]))
+        .order_by(s.tbl_id, s.is_partition_col, s.position)
+    )
+    for row in rows:
+        data, keys = result[(row.tbl_id, row.version)]
+        (keys if row.is_partition_col else data).append(
+            descriptors.Column(row.name, row.type, row.comment)
+        )
+    return result
+
+
+def get_table(conn: Connection, database: str, name: str) -> Table:
+    return to_models(conn, [get_row(conn, database, name)])[0]
+
+
+def insert_table(conn: Connection, db_id: int, table: Table) -> int:
+    result = conn.execute(
+        insert(schema.tbl).values(
+            db_id=db_id,
+            name=table.name,
+            owner_name=table.owner,
+            owner_type=table.owner_type,
+            create_time=table.create_time,
+            last_access_time=table.last_access_time,
+            retention=table.retention,
+            tbl_type=table.table_type,
+            view_original_text=table.view_original_text,
+            view_expanded_text=table.view_expanded_text,
+            is_rewrite_enabled=table.rewrite_enabled,
+            **descriptors.descriptor_to_row(table.sd, schema_version=1),
+        )
+    )
+    tbl_id = result.inserted_primary_key[0]
+    descriptors.insert_schema_version(conn, tbl_id, 1, table.sd.columns, table.partition_keys)
+    params.insert_params(conn, schema.tbl_params, {tbl_id: table.parameters})
+    return tbl_id
+
+
+def update_table(conn: Connection, tbl_id: int, db_id: int, table: Table, schema_version: int) -> None:
+    conn.execute(
+        update(schema.tbl)
+        .where(_t.tbl_id == tbl_id)
+        .values(
+            db_id=db_id,
+            name=table.name,
+            owner_name=table.owner,
+            owner_type=table.owner_type,
+            last_access_time=table.last_access_time,
+            retention=table.retention,
+            tbl_type=table.table_type,
+            view_original_text=table.view_original_text,
+            view_expanded_text=table.view_expanded_text,
+            is_rewrite_enabled=table.rewrite_enabled,
+            **descriptors.descriptor_to_row(table.sd, schema_version=schema_version),
+        )
+    )
+    params.write_params(conn, schema.tbl_params, tbl_id, table.parameters)
+
+
+def delete_table(conn: Connection, tbl_id: int) -> None:
+    """Delete a table with everything that hangs off it (partitions, schema, timeline, files)."""
+    for child in (schema.files, schema.tbl_version, schema.instant_meta, schema.instant, schema.tbl_timestamp):
+        conn.execute(delete(child).where(child.c.tbl_id == tbl_id))
+    part_ids = select(schema.partitions.c.part_id).where(schema.partitions.c.tbl_id == tbl_id)
+    conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(part_ids)))
+    conn.execute(delete(schema.partition_key_val).where(schema.partition_key_val.c.tbl_id == tbl_id))
+    conn.execute(delete(schema.partitions).where(schema.partitions.c.tbl_id == tbl_id))
+    conn.execute(delete(schema.schema).where(schema.schema.c.tbl_id == tbl_id))
+    conn.execute(delete(schema.tbl_params).where(schema.tbl_params.c.tbl_id == tbl_id))
+    conn.execute(delete(schema.tbl).where(_t.tbl_id == tbl_id))
+
+
+def rows_in(conn: Connection, database: str, names: Sequence[str] | None = None) -> list[Row]:
+    query = _table_query().where(_d.name == database).order_by(_t.name)
+    if names is not None:
+        query = query.where(_t.name.in_(list(names)))
+    return list(conn.execute(query))
+
+
+def names_in(conn: Connection, database: str, table_type: str | None = None) -> list[str]:
+    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database)
+    if table_type:
+        query = query.where(_t.tbl_type == table_type)
+    return list(conn.execute(query.order_by(_t.name)).scalars())
+
+
+def has_tables(conn: Connection, db_id: int) -> bool:
+    return conn.execute(select(_t.tbl_id).where(_t.db_id == db_id).limit(1)).first() is not None
+
+
+def metas(conn: Connection) -> list[TableMeta]:
+    """Database, name, type and comment of every table, in one query."""
+    p = schema.tbl_params.c
+    comment = (
+        select(p.param_value)
+        .where(p.tbl_id == _t.tbl_id, p.param_key == COMMENT_PARAM)
+        .scalar_subquery()
+    )
+    rows = conn.execute(
+        select(_d.name, _t.name, _t.tbl_type, comment.label("comment"))
+        .join(schema.db, _d.db_id == _t.db_id)
+        .order_by(_d.name, _t.name)
+    )
+    return [TableMeta(r[0], r[1], r[2], r[3]) for r in rows]
