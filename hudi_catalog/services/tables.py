@@ -14,6 +14,7 @@ from ..errors import (
     NoSuchTableError,
 )
 from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableMeta
+from ..pruning.table_filter import table_filter_matcher
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
 from ..stats import should_update, update_fast_stats
 from ..store import databases as db_store
@@ -244,3 +245,15 @@ class TableService:
             for location in data_dirs:
                 self.ctx.warehouse.delete_dir(location)
         log.info("dropped table %s.%s", database, name)
+
+
+    def names_by_filter(self, database: str, filter_text: str, max_tables: int = -1) -> list[str]:
+        """Table names matching Hive's table filter over owner, last access time and parameters.
+
+        The filter compares ``hive_filter_field_owner__``, ``hive_filter_field_last_access__`` or
+        ``hive_filter_field_params__<key>`` with a literal using ``= <> != < <= > >= LIKE``, combined with
+        AND/OR/NOT. ``LIKE`` takes a Java regular expression over the whole value.
+        """
+        matches = table_filter_matcher(filter_text)
+        names = [t.name for t in self.get_many(database, self.names(database)) if matches(t)]
+        return names if max_tables is None or max_tables < 0 else names[:max_tables]

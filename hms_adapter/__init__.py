@@ -1,0 +1,1 @@
+"""The Hive Metastore Thrift front end of hudi-metastore: protocol translation only."""

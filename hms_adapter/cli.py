@@ -1,0 +1,92 @@
+"""The ``hudi-metastore`` command: ``serve`` and ``init-db``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+
+from hudi_catalog import Catalog
+from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
+from hudi_catalog.errors import CatalogError
+
+from .handler import MetastoreHandler
+from .idl import hive
+from .processor import MetastoreProcessor
+from .server import DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
+
+log = logging.getLogger("hudi_metastore")
+
+
+def _add_store_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db-url", default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
+                        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})")
+    parser.add_argument("--warehouse", default=os.environ.get(WAREHOUSE_ENV, WAREHOUSE_DEFAULT),
+                        help=f"warehouse root for databases and managed tables (env {WAREHOUSE_ENV})")
+    parser.add_argument("--log-level", default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "INFO"),
+                        help="DEBUG logs one line per call")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hudi-metastore", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve the Hive Metastore Thrift protocol")
+    _add_store_options(serve)
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--transport", choices=sorted(TRANSPORTS), default="buffered")
+    serve.add_argument("--protocol", choices=sorted(PROTOCOLS), default="binary")
+
+    init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
+    _add_store_options(init_db)
+    return parser
+
+
+def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
+                protocol: str = "binary") -> ThriftServer:
+    processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog))
+    return ThriftServer(processor, host, port, transport, protocol)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    catalog = Catalog.open(args.db_url, args.warehouse)
+    server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
+
+    def _stop(signum, _frame) -> None:
+        log.info("received signal %d, stopping", signum)
+        server.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    log.info("catalog database %s, warehouse %s", catalog.store.engine.url.render_as_string(hide_password=True),
+             catalog.warehouse.root)
+    print(f"hudi-metastore listening on thrift://{args.host}:{server.port}", flush=True)
+    server.serve_forever()
+    catalog.close()
+    return 0
+
+
+def _init_db(args: argparse.Namespace) -> int:
+    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    version = catalog.init()
+    print(f"catalog schema version {version} ready at "
+          f"{catalog.store.engine.url.render_as_string(hide_password=True)}")
+    catalog.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return {"serve": _serve, "init-db": _init_db}[args.command](args)
+    except CatalogError as e:
+        print(f"hudi-metastore: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

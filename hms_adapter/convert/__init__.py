@@ -1,0 +1,1 @@
+"""Conversions between HMS Thrift structs and catalog models, one module per entity."""

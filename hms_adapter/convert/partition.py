@@ -1,0 +1,45 @@
+"""``Partition`` structs <-> ``hudi_catalog.model.Partition``."""
+
+from __future__ import annotations
+
+from hudi_catalog.model import Partition
+
+from ..idl import hive
+from .names import DEFAULT_CATALOG, strip_catalog
+from .table import from_thrift_sd, to_thrift_sd
+
+
+def from_thrift_partition(p) -> Partition:
+    return Partition(
+        database=strip_catalog(p.dbName or "") or "",
+        table=p.tableName or "",
+        values=list(p.values or []),
+        sd=from_thrift_sd(p.sd),
+        parameters=dict(p.parameters or {}),
+        create_time=p.createTime or 0,
+        last_access_time=p.lastAccessTime or 0,
+    )
+
+
+def to_thrift_partition(p: Partition):
+    return hive.Partition(
+        values=list(p.values),
+        dbName=p.database,
+        tableName=p.table,
+        createTime=p.create_time,
+        lastAccessTime=p.last_access_time,
+        sd=to_thrift_sd(p.sd),
+        parameters=dict(p.parameters),
+        catName=DEFAULT_CATALOG,
+    )
+
+
+def to_thrift_partition_spec(database: str, table: str, root: str | None, parts: list[Partition]):
+    """Partitions as one ``PartitionSpec`` listing full partitions (Hive's composing form)."""
+    return hive.PartitionSpec(
+        dbName=database,
+        tableName=table,
+        rootPath=root,
+        partitionList=hive.PartitionListComposingSpec(partitions=[to_thrift_partition(p) for p in parts]),
+        catName=DEFAULT_CATALOG,
+    )

@@ -1,0 +1,60 @@
+"""The one place where catalog errors become Hive's Thrift exceptions.
+
+Each catalog error has a preferred HMS exception; a method that does not declare it gets the next one it
+declares, ending with ``MetaException``, as Hive Metastore wraps what it cannot name. A method that declares
+none of them answers a Thrift ``INTERNAL_ERROR``.
+"""
+
+from __future__ import annotations
+
+from thriftpy2.thrift import TApplicationException
+
+from hudi_catalog.errors import (
+    AlreadyExistsError,
+    CatalogError,
+    InvalidObjectError,
+    InvalidOperationError,
+    NoSuchDatabaseError,
+    NoSuchObjectError,
+    NoSuchTableError,
+)
+
+from .idl import hive
+
+_PREFERENCES: list[tuple[type[Exception], tuple[type, ...]]] = [
+    (NoSuchTableError, (hive.NoSuchObjectException, hive.UnknownTableException, hive.MetaException)),
+    (NoSuchDatabaseError, (hive.NoSuchObjectException, hive.UnknownDBException, hive.MetaException)),
+    (NoSuchObjectError, (hive.NoSuchObjectException, hive.MetaException)),
+    (AlreadyExistsError, (hive.AlreadyExistsException, hive.MetaException)),
+    (InvalidObjectError, (hive.InvalidObjectException, hive.MetaException)),
+    (InvalidOperationError, (hive.InvalidOperationException, hive.MetaException)),
+]
+
+
+def declared_exceptions(result_struct) -> dict[type, str]:
+    """``{exception class: result field name}`` of a method's declared exception slots."""
+    return {
+        spec[2]: spec[1]
+        for spec in result_struct.thrift_spec.values()
+        if spec[1] != "success" and len(spec) > 2 and isinstance(spec[2], type)
+    }
+
+
+def to_thrift_error(error: Exception, declared: dict[type, str]):
+    """The Thrift exception to raise for ``error`` in a method with the ``declared`` slots.
+
+    Returns ``(field name, exception)`` for a declared slot, or ``(None, TApplicationException)``.
+    """
+    message = str(error)
+    if isinstance(error, tuple(declared)):
+        return declared[type(error)], error
+    candidates: tuple[type, ...] = (hive.MetaException,)
+    if isinstance(error, CatalogError):
+        for error_type, preferred in _PREFERENCES:
+            if isinstance(error, error_type):
+                candidates = preferred
+                break
+    for candidate in candidates:
+        if candidate in declared:
+            return declared[candidate], candidate(message=message)
+    return None, TApplicationException(TApplicationException.INTERNAL_ERROR, message)

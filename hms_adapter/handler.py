@@ -1,0 +1,418 @@
+"""The ``ThriftHiveMetastore`` handler: each method converts its request, calls the catalog and converts
+the answer. No SQL and no Hudi logic live here.
+
+Argument names are Hive's (thriftpy2 passes arguments by position in IDL order). Database names may come
+as ``@<catalog>#<db>`` from Hive 3+ clients. Methods of the IDL that are not defined here are answered with
+Thrift's ``UNKNOWN_METHOD`` by ``hms_adapter.processor``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from hudi_catalog import Catalog
+from hudi_catalog.errors import InvalidFilterError, InvalidObjectError, NoSuchObjectError, NoSuchTableError
+from hudi_catalog.partition_names import partition_name_to_spec
+
+from .convert.database import from_thrift_database, to_thrift_database
+from .convert.function import from_thrift_function, to_thrift_function
+from .convert.names import strip_catalog
+from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec
+from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
+from .idl import hive
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = "hudi-metastore"
+HIVE_VERSION = "2.3.10"
+WAREHOUSE_KEY = "hive.metastore.warehouse.dir"
+CONFIG_KEY_PATTERN = ("hive", "hdfs", "mapred")
+
+
+def _env(environment_context) -> dict[str, str]:
+    return dict(environment_context.properties or {}) if environment_context is not None else {}
+
+
+def _db(name: str | None) -> str:
+    return strip_catalog(name) or ""
+
+
+class MetastoreHandler:
+    """Serves the HMS calls over one ``Catalog``."""
+
+    def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
+        self.catalog = catalog
+        self.started = int(time.time())
+        self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **(config or {})}
+
+    # -- fb303 and session ------------------------------------------------------------------------
+
+    def getName(self):
+        return SERVICE_NAME
+
+    def getVersion(self):
+        return HIVE_VERSION
+
+    def getStatus(self):
+        return hive.fb303.fb_status.ALIVE
+
+    def getStatusDetails(self):
+        return "ALIVE"
+
+    def aliveSince(self):
+        return self.started
+
+    def getCounters(self):
+        return {}
+
+    def getCounter(self, key):
+        return 0
+
+    def getOption(self, key):
+        return ""
+
+    def getOptions(self):
+        return {}
+
+    def setOption(self, key, value):
+        return None
+
+    def getCpuProfile(self, profileDurationInSec):
+        return ""
+
+    def reinitialize(self):
+        return None
+
+    def shutdown(self):
+        """A client may not stop the server: accepted and ignored (the server stops on SIGTERM)."""
+        log.info("ignored a client's shutdown request")
+
+    def set_ugi(self, user_name, group_names):
+        return list(group_names or [])
+
+    def get_config_value(self, name, defaultValue):
+        if not name or not name.startswith(CONFIG_KEY_PATTERN):
+            raise hive.ConfigValSecurityException(
+                message=f"For security reasons, the config key {name} cannot be accessed"
+            )
+        return self.config.get(name, defaultValue)
+
+    # -- databases --------------------------------------------------------------------------------
+
+    def create_database(self, database):
+        self.catalog.databases.create(from_thrift_database(database))
+
+    def get_database(self, name):
+        return to_thrift_database(self.catalog.databases.get(_db(name)))
+
+    def get_databases(self, pattern):
+        if pattern and pattern.startswith("@"):
+            pattern = strip_catalog(pattern)
+        return self.catalog.databases.names(pattern)
+
+    def get_all_databases(self):
+        return self.catalog.databases.names()
+
+    def alter_database(self, dbname, db):
+        self.catalog.databases.alter(_db(dbname), from_thrift_database(db))
+
+    def drop_database(self, name, deleteData, cascade):
+        self.catalog.databases.drop(_db(name), bool(deleteData), bool(cascade))
+
+    # -- tables -----------------------------------------------------------------------------------
+
+    def get_table(self, dbname, tbl_name):
+        return to_thrift_table(self.catalog.tables.get(_db(dbname), tbl_name))
+
+    def get_table_req(self, req):
+        table = self.catalog.tables.get(_db(req.dbName), req.tblName)
+        return hive.GetTableResult(table=to_thrift_table(table))
+
+    def get_table_objects_by_name(self, dbname, tbl_names):
+        return [to_thrift_table(t) for t in self._tables_by_name(dbname, tbl_names)]
+
+    def get_table_objects_by_name_req(self, req):
+        tables = self._tables_by_name(req.dbName, req.tblNames)
+        return hive.GetTablesResult(tables=[to_thrift_table(t) for t in tables])
+
+    def _tables_by_name(self, dbname, names):
+        if not dbname:
+            raise hive.UnknownDBException(message="DB name is null or empty")
+        if names is None:
+            raise hive.InvalidOperationException(message=f"{dbname} cannot find null tables")
+        return self.catalog.tables.get_many(_db(dbname), list(names))
+
+    def get_tables(self, db_name, pattern):
+        return self.catalog.tables.names(_db(db_name), pattern)
+
+    def get_all_tables(self, db_name):
+        return self.catalog.tables.names(_db(db_name))
+
+    def get_tables_by_type(self, db_name, pattern, tableType):
+        return self.catalog.tables.names(_db(db_name), pattern, tableType)
+
+    def get_table_meta(self, db_patterns, tbl_patterns, tbl_types):
+        metas = self.catalog.tables.metas(strip_catalog(db_patterns), tbl_patterns, list(tbl_types or []))
+        return [to_thrift_table_meta(m) for m in metas]
+
+    def get_table_names_by_filter(self, dbname, filter, max_tables):
+        try:
+            return self.catalog.tables.names_by_filter(_db(dbname), filter, max_tables)
+        except InvalidFilterError as e:
+            raise hive.InvalidOperationException(message=str(e)) from e
+
+    def get_fields(self, db_name, table_name):
+        return self._fields(db_name, table_name, with_partition_keys=False)
+
+    def get_fields_with_environment_context(self, db_name, table_name, environment_context):
+        return self._fields(db_name, table_name, with_partition_keys=False)
+
+    def get_schema(self, db_name, table_name):
+        return self._fields(db_name, table_name, with_partition_keys=True)
+
+    def get_schema_with_environment_context(self, db_name, table_name, environment_context):
+        return self._fields(db_name, table_name, with_partition_keys=True)
+
+    def _fields(self, db_name, table_name, with_partition_keys):
+        name = table_name.split(".")[0] if table_name else table_name
+        try:
+            table = self.catalog.tables.get(_db(db_name), name)
+        except NoSuchTableError as e:
+            raise hive.UnknownTableException(message=str(e)) from e
+        columns = table.sd.columns + (table.partition_keys if with_partition_keys else [])
+        return to_thrift_columns(columns)
+
+    def create_table(self, tbl):
+        self.catalog.tables.create(from_thrift_table(tbl))
+
+    def create_table_with_environment_context(self, tbl, environment_context):
+        self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context))
+
+    def alter_table(self, dbname, tbl_name, new_tbl):
+        self._alter_table(dbname, tbl_name, new_tbl, None)
+
+    def alter_table_with_environment_context(self, dbname, tbl_name, new_tbl, environment_context):
+        self._alter_table(dbname, tbl_name, new_tbl, environment_context)
+
+    def alter_table_with_cascade(self, dbname, tbl_name, new_tbl, cascade):
+        self._alter_table(dbname, tbl_name, new_tbl, None, cascade=bool(cascade))
+
+    def _alter_table(self, dbname, tbl_name, new_tbl, environment_context, cascade=False):
+        if new_tbl is None:
+            raise hive.InvalidOperationException(message="New table is invalid: null")
+        env = _env(environment_context)
+        cascade = cascade or env.get("CASCADE", "").lower() == "true"
+        self.catalog.tables.alter(_db(dbname), tbl_name, from_thrift_table(new_tbl), cascade, env)
+
+    def drop_table(self, dbname, name, deleteData):
+        self.catalog.tables.drop(_db(dbname), name, bool(deleteData))
+
+    def drop_table_with_environment_context(self, dbname, name, deleteData, environment_context):
+        self.catalog.tables.drop(_db(dbname), name, bool(deleteData))
+
+    # -- partitions: add --------------------------------------------------------------------------
+
+    def add_partition(self, new_part):
+        return self._add_one(new_part, None)
+
+    def add_partition_with_environment_context(self, new_part, environment_context):
+        return self._add_one(new_part, environment_context)
+
+    def _add_one(self, new_part, environment_context):
+        part = from_thrift_partition(new_part)
+        added = self.catalog.partitions.add(part.database, part.table, [part], environment=_env(environment_context))
+        return to_thrift_partition(added[0])
+
+    def add_partitions(self, new_parts):
+        if not new_parts:
+            return 0
+        parts = [from_thrift_partition(p) for p in new_parts]
+        return len(self.catalog.partitions.add(parts[0].database, parts[0].table, parts))
+
+    def add_partitions_pspec(self, new_parts):
+        raise hive.MetaException(message="add_partitions_pspec is not supported; use add_partitions")
+
+    def add_partitions_req(self, request):
+        parts = [from_thrift_partition(p) for p in request.parts or []]
+        added = self.catalog.partitions.add(
+            _db(request.dbName), request.tblName, parts, if_not_exists=bool(request.ifNotExists)
+        )
+        if request.needResult is False:
+            return hive.AddPartitionsResult()
+        return hive.AddPartitionsResult(partitions=[to_thrift_partition(p) for p in added])
+
+    def append_partition(self, db_name, tbl_name, part_vals):
+        return to_thrift_partition(self.catalog.partitions.append(_db(db_name), tbl_name, values=part_vals))
+
+    def append_partition_with_environment_context(self, db_name, tbl_name, part_vals, environment_context):
+        return to_thrift_partition(
+            self.catalog.partitions.append(_db(db_name), tbl_name, values=part_vals,
+                                           environment=_env(environment_context))
+        )
+
+    def append_partition_by_name(self, db_name, tbl_name, part_name):
+        return to_thrift_partition(self.catalog.partitions.append(_db(db_name), tbl_name, name=part_name))
+
+    def append_partition_by_name_with_environment_context(self, db_name, tbl_name, part_name, environment_context):
+        return to_thrift_partition(
+            self.catalog.partitions.append(_db(db_name), tbl_name, name=part_name,
+                                           environment=_env(environment_context))
+        )
+
+    # -- partitions: read -------------------------------------------------------------------------
+
+    def get_partition(self, db_name, tbl_name, part_vals):
+        return to_thrift_partition(self.catalog.partitions.get(_db(db_name), tbl_name, part_vals or []))
+
+    def get_partition_with_auth(self, db_name, tbl_name, part_vals, user_name, group_names):
+        return self.get_partition(db_name, tbl_name, part_vals)
+
+    def get_partition_by_name(self, db_name, tbl_name, part_name):
+        return to_thrift_partition(self.catalog.partitions.get_by_name(_db(db_name), tbl_name, part_name))
+
+    def get_partitions(self, db_name, tbl_name, max_parts):
+        return self._list(db_name, tbl_name, max_parts)
+
+    def get_partitions_with_auth(self, db_name, tbl_name, max_parts, user_name, group_names):
+        return self._list(db_name, tbl_name, max_parts)
+
+    def get_partitions_ps(self, db_name, tbl_name, part_vals, max_parts):
+        return self._list(db_name, tbl_name, max_parts, part_vals)
+
+    def get_partitions_ps_with_auth(self, db_name, tbl_name, part_vals, max_parts, user_name, group_names):
+        return self._list(db_name, tbl_name, max_parts, part_vals)
+
+    def _list(self, db_name, tbl_name, max_parts, part_vals=None):
+        parts = self.catalog.partitions.list(_db(db_name), tbl_name, _limit(max_parts), part_vals)
+        return [to_thrift_partition(p) for p in parts]
+
+    def get_partition_names(self, db_name, tbl_name, max_parts):
+        return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts))
+
+    def get_partition_names_ps(self, db_name, tbl_name, part_vals, max_parts):
+        return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts), part_vals)
+
+    def get_partitions_by_names(self, db_name, tbl_name, names):
+        return [to_thrift_partition(p) for p in self.catalog.partitions.by_names(_db(db_name), tbl_name, names or [])]
+
+    def get_partitions_by_names_req(self, req):
+        parts = self.catalog.partitions.by_names(_db(req.db_name), req.tbl_name, req.names or [])
+        return hive.GetPartitionsByNamesResult(partitions=[to_thrift_partition(p) for p in parts])
+
+    def get_partitions_by_filter(self, db_name, tbl_name, filter, max_parts):
+        parts = self._by_filter(db_name, tbl_name, filter, max_parts)
+        return [to_thrift_partition(p) for p in parts]
+
+    def get_num_partitions_by_filter(self, db_name, tbl_name, filter):
+        return len(self._by_filter(db_name, tbl_name, filter, -1))
+
+    def get_part_specs_by_filter(self, db_name, tbl_name, filter, max_parts):
+        parts = self._by_filter(db_name, tbl_name, filter, max_parts)
+        table = self.catalog.tables.get(_db(db_name), tbl_name)
+        return [to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)]
+
+    def _by_filter(self, db_name, tbl_name, filter, max_parts):
+        try:
+            return self.catalog.partitions.by_filter(_db(db_name), tbl_name, filter, _limit(max_parts))
+        except NoSuchTableError as e:
+            raise hive.NoSuchObjectException(message=str(e)) from e
+        except InvalidFilterError as e:
+            raise hive.MetaException(message=str(e)) from e
+
+    # -- partitions: change -----------------------------------------------------------------------
+
+    def alter_partition(self, db_name, tbl_name, new_part):
+        self._alter_partitions(db_name, tbl_name, [new_part], None)
+
+    def alter_partition_with_environment_context(self, db_name, tbl_name, new_part, environment_context):
+        self._alter_partitions(db_name, tbl_name, [new_part], environment_context)
+
+    def alter_partitions(self, db_name, tbl_name, new_parts):
+        self._alter_partitions(db_name, tbl_name, new_parts, None)
+
+    def alter_partitions_with_environment_context(self, db_name, tbl_name, new_parts, environment_context):
+        self._alter_partitions(db_name, tbl_name, new_parts, environment_context)
+
+    def _alter_partitions(self, db_name, tbl_name, new_parts, environment_context):
+        parts = [from_thrift_partition(p) for p in new_parts or []]
+        try:
+            self.catalog.partitions.alter(_db(db_name), tbl_name, parts, _env(environment_context))
+        except (NoSuchObjectError, InvalidObjectError) as e:
+            raise hive.InvalidOperationException(message=str(e)) from e
+
+    def rename_partition(self, db_name, tbl_name, part_vals, new_part):
+        try:
+            self.catalog.partitions.rename(_db(db_name), tbl_name, part_vals or [], from_thrift_partition(new_part))
+        except NoSuchObjectError as e:
+            raise hive.InvalidOperationException(message=str(e)) from e
+
+    def drop_partition(self, db_name, tbl_name, part_vals, deleteData):
+        self.catalog.partitions.drop(_db(db_name), tbl_name, values=part_vals or [], delete_data=bool(deleteData))
+        return True
+
+    def drop_partition_with_environment_context(self, db_name, tbl_name, part_vals, deleteData, environment_context):
+        return self.drop_partition(db_name, tbl_name, part_vals, deleteData)
+
+    def drop_partition_by_name(self, db_name, tbl_name, part_name, deleteData):
+        self.catalog.partitions.drop(_db(db_name), tbl_name, name=part_name, delete_data=bool(deleteData))
+        return True
+
+    def drop_partition_by_name_with_environment_context(self, db_name, tbl_name, part_name, deleteData,
+                                                        environment_context):
+        return self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
+
+    def drop_partitions_req(self, req):
+        parts = req.parts
+        if parts is None or parts.names is None:
+            raise hive.MetaException(
+                message="Partition expressions cannot be evaluated by this metastore; drop partitions by name"
+            )
+        dropped = self.catalog.partitions.drop_by_names(
+            _db(req.dbName),
+            req.tblName,
+            list(parts.names),
+            delete_data=req.deleteData is not False,
+            if_exists=req.ifExists is not False,
+        )
+        if req.needResult is False:
+            return hive.DropPartitionsResult()
+        return hive.DropPartitionsResult(partitions=[to_thrift_partition(p) for p in dropped])
+
+    def partition_name_to_vals(self, part_name):
+        return list(self._spec(part_name).values())
+
+    def partition_name_to_spec(self, part_name):
+        return self._spec(part_name)
+
+    @staticmethod
+    def _spec(part_name):
+        try:
+            return partition_name_to_spec(part_name or "")
+        except InvalidObjectError as e:
+            raise hive.MetaException(message=str(e)) from e
+
+    # -- functions --------------------------------------------------------------------------------
+
+    def create_function(self, func):
+        self.catalog.functions.create(from_thrift_function(func))
+
+    def get_function(self, dbName, funcName):
+        return to_thrift_function(self.catalog.functions.get(_db(dbName), funcName))
+
+    def get_functions(self, dbName, pattern):
+        return self.catalog.functions.names(_db(dbName), pattern)
+
+    def get_all_functions(self):
+        return hive.GetAllFunctionsResponse(functions=[to_thrift_function(f) for f in self.catalog.functions.all()])
+
+    def alter_function(self, dbName, funcName, newFunc):
+        self.catalog.functions.alter(_db(dbName), funcName, from_thrift_function(newFunc))
+
+    def drop_function(self, dbName, funcName):
+        self.catalog.functions.drop(_db(dbName), funcName)
+
+
+def _limit(max_parts) -> int:
+    """Hive's ``max_parts``: negative (usually -1) means no limit."""
+    return -1 if max_parts is None or max_parts < 0 else max_parts

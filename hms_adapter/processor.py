@@ -1,0 +1,73 @@
+"""The Thrift processor: dispatches a call to the handler and answers it the way Hive Metastore does.
+
+- A method the handler does not serve (or that the IDL does not know) answers ``UNKNOWN_METHOD``.
+- A catalog error goes into the method's declared exception slot (``hms_adapter.errors``).
+- An unexpected error is logged and answered, never allowed to close the connection.
+One line is logged per call at debug level; errors at warning, with the method name.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
+
+from hudi_catalog.errors import CatalogError
+
+from .errors import declared_exceptions, to_thrift_error
+
+log = logging.getLogger(__name__)
+
+
+class MetastoreProcessor:
+    def __init__(self, service, handler) -> None:
+        self._service = service
+        self._handler = handler
+        self._declared = {}
+
+    def serves(self, api: str) -> bool:
+        return api in self._service.thrift_services and callable(getattr(self._handler, api, None))
+
+    def process(self, iprot, oprot) -> None:
+        api, _message_type, seqid = iprot.read_message_begin()
+        if not self.serves(api):
+            iprot.skip(TType.STRUCT)
+            iprot.read_message_end()
+            log.warning("%s: unknown method", api)
+            error = TApplicationException(TApplicationException.UNKNOWN_METHOD, f"Invalid method name: '{api}'")
+            self._send(oprot, api, TMessageType.EXCEPTION, error, seqid)
+            return
+        args = getattr(self._service, api + "_args")()
+        args.read(iprot)
+        iprot.read_message_end()
+        result = getattr(self._service, api + "_result")()
+        names = [spec[1] for spec in args.thrift_spec.values()]
+        started = time.perf_counter()
+        try:
+            result.success = getattr(self._handler, api)(*(getattr(args, n) for n in names))
+        except Exception as error:  # every error is answered: a bad call must not end the connection
+            slot, thrift_error = to_thrift_error(error, self._declared_of(api, result))
+            level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR
+            log.log(level, "%s failed: %s: %s", api, type(error).__name__, error,
+                    exc_info=level == logging.ERROR)
+            if slot is None:
+                self._send(oprot, api, TMessageType.EXCEPTION, thrift_error, seqid)
+                return
+            setattr(result, slot, thrift_error)
+        finally:
+            log.debug("%s %.1f ms", api, (time.perf_counter() - started) * 1000)
+        if not getattr(result, "oneway", False):
+            self._send(oprot, api, TMessageType.REPLY, result, seqid)
+
+    def _declared_of(self, api, result):
+        if api not in self._declared:
+            self._declared[api] = declared_exceptions(result)
+        return self._declared[api]
+
+    @staticmethod
+    def _send(oprot, api, message_type, payload, seqid) -> None:
+        oprot.write_message_begin(api, message_type, seqid)
+        payload.write(oprot)
+        oprot.write_message_end()
+        oprot.trans.flush()

@@ -1,0 +1,103 @@
+"""The Thrift socket server: one thread per connection, persistent connections, graceful stop.
+
+Transport and protocol are chosen as Hive Metastore offers them: buffered (default) or framed transport,
+binary (default) or compact protocol. thriftpy2's Cython implementations are used where they exist.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+
+from thriftpy2.protocol import TCompactProtocolFactory, TCyBinaryProtocolFactory
+from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory, TTransportException
+from thriftpy2.transport.socket import TSocket
+
+log = logging.getLogger(__name__)
+
+TRANSPORTS = {"buffered": TCyBufferedTransportFactory, "framed": TCyFramedTransportFactory}
+PROTOCOLS = {"binary": TCyBinaryProtocolFactory, "compact": TCompactProtocolFactory}
+DEFAULT_PORT = 9083
+ACCEPT_POLL_SECONDS = 0.5
+STOP_GRACE_SECONDS = 30.0
+
+
+class ThriftServer:
+    """Serves one processor on a TCP port until ``stop()``."""
+
+    def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
+                 transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False) -> None:
+        self.processor = processor
+        self.host = host
+        self.transport_factory = TRANSPORTS[transport]()
+        self.protocol_factory = PROTOCOLS[protocol]()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        self._listener.bind((host, port))
+        self._listener.listen(128)
+        self._listener.settimeout(ACCEPT_POLL_SECONDS)
+        self.port = self._listener.getsockname()[1]
+
+    def serve_forever(self) -> None:
+        log.info("serving the Hive Metastore protocol on %s:%d", self.host, self.port)
+        while not self._stopping.is_set():
+            try:
+                conn, peer = self._listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                if self._stopping.is_set():
+                    break
+                raise
+            conn.settimeout(None)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._connections.add(conn)
+            thread = threading.Thread(target=self._serve_connection, args=(conn, peer), daemon=True,
+                                      name=f"hms-{peer[0]}:{peer[1]}")
+            thread.start()
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        self._listener.close()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        log.info("stopped")
+
+    def _serve_connection(self, conn: socket.socket, peer) -> None:
+        log.debug("connection from %s:%s", peer[0], peer[1])
+        client = TSocket(sock=conn)
+        itrans = self.transport_factory.get_transport(client)
+        otrans = self.transport_factory.get_transport(client)
+        iprot = self.protocol_factory.get_protocol(itrans)
+        oprot = self.protocol_factory.get_protocol(otrans)
+        try:
+            while not self._stopping.is_set():
+                self.processor.process(iprot, oprot)
+        except (TTransportException, ConnectionError, OSError):
+            pass  # the client went away
+        except Exception:  # a malformed message: drop this connection, keep serving the others
+            log.exception("closing connection from %s:%s after a protocol error", peer[0], peer[1])
+        finally:
+            with self._lock:
+                self._connections.discard(conn)
+            itrans.close()
+            otrans.close()
+            log.debug("connection from %s:%s closed", peer[0], peer[1])
+
+    def stop(self) -> None:
+        """Stop accepting; connections end after the call each one is running."""
+        self._stopping.set()
+        with self._lock:
+            for conn in list(self._connections):
+                try:
+                    conn.shutdown(socket.SHUT_RD)
+                except OSError:
+                    pass
