@@ -198,10 +198,10 @@ class TableService:
             )
             if cascade and version != row.schema_version:
                 partition_store.set_schema_version(conn, row.tbl_id, version)
+            descriptors.delete_unused_schema_versions(conn, row.tbl_id)
             if moved:
                 partition_store.relocate(conn, row.tbl_id, *moved)
                 self.ctx.warehouse.rename(*moved)
-            descriptors.delete_unused_schema_versions(conn, row.tbl_id)
         log.info("altered table %s.%s", database, name)
 
     @staticmethod

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import config
-from ..errors import StorageError
+from ..errors import AlreadyExistsError, StorageError
 from . import schema
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,9 @@ class Store:
                     conn = conn.execution_options(**{_WRITE_OPTION: True})
                 with conn.begin():
                     yield conn
+        except IntegrityError as e:
+            # A unique key refused a row another transaction committed first (two concurrent creates).
+            raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
         except OperationalError as e:
             raise StorageError(f"catalog database error: {e.orig}") from e
 

@@ -1,0 +1,75 @@
+"""The ``hudi-metastore`` command as a user runs it: ``init-db`` and ``serve`` in their own processes."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy import create_engine, inspect
+
+from tests.conftest import hive
+
+CLI = [sys.executable, "-m", "hms_adapter.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
+    for _ in range(2):
+        done = subprocess.run(CLI + ["init-db", "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "catalog schema version 1 ready" in done.stdout
+    tables = set(inspect(create_engine(db_url)).get_table_names())
+    assert {"db", "db_params", "tbl", "tbl_params", "schema", "partitions", "partition_params",
+            "partition_key_val", "tbl_timestamp", "instant", "instant_meta", "tbl_version", "files",
+            "functions", "schema_version"} <= tables
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"server did not listen on {port}")
+
+
+@pytest.mark.parametrize("transport,protocol", [("buffered", "binary"), ("framed", "compact")])
+def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protocol):
+    from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
+    from thriftpy2.rpc import make_client
+    from thriftpy2.transport import TBufferedTransportFactory, TFramedTransportFactory
+
+    port = free_port()
+    process = subprocess.Popen(
+        CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--db-url", db_url,
+               "--warehouse", str(tmp_path / "wh"), "--transport", transport, "--protocol", protocol],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        _wait_for_port(port, process)
+        client = make_client(
+            hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000,
+            proto_factory=TCompactProtocolFactory() if protocol == "compact" else TBinaryProtocolFactory(),
+            trans_factory=TFramedTransportFactory() if transport == "framed" else TBufferedTransportFactory(),
+        )
+        assert client.get_all_databases() == ["default"]
+        assert (tmp_path / "wh").is_dir()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        client.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
