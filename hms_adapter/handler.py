@@ -12,8 +12,13 @@ import logging
 import time
 
 from hudi_catalog import Catalog
-from hudi_catalog.errors import InvalidFilterError, InvalidObjectError, NoSuchObjectError, NoSuchTableError
-from hudi_catalog.partition_names import partition_name_to_spec
+from hudi_catalog.errors import (
+    AlreadyExistsError,
+    InvalidFilterError,
+    InvalidObjectError,
+    NoSuchObjectError,
+    NoSuchTableError,
+)
 
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
@@ -230,9 +235,6 @@ class MetastoreHandler:
         parts = [from_thrift_partition(p) for p in new_parts]
         return len(self.catalog.partitions.add(parts[0].database, parts[0].table, parts))
 
-    def add_partitions_pspec(self, new_parts):
-        raise hive.MetaException(message="add_partitions_pspec is not supported; use add_partitions")
-
     def add_partitions_req(self, request):
         parts = [from_thrift_partition(p) for p in request.parts or []]
         added = self.catalog.partitions.add(
@@ -344,7 +346,8 @@ class MetastoreHandler:
     def rename_partition(self, db_name, tbl_name, part_vals, new_part):
         try:
             self.catalog.partitions.rename(_db(db_name), tbl_name, part_vals or [], from_thrift_partition(new_part))
-        except NoSuchObjectError as e:
+        except (NoSuchObjectError, InvalidObjectError, AlreadyExistsError) as e:
+            # Hive's alter_partition_core answers these as InvalidOperationException
             raise hive.InvalidOperationException(message=str(e)) from e
 
     def drop_partition(self, db_name, tbl_name, part_vals, deleteData):
@@ -385,10 +388,9 @@ class MetastoreHandler:
     def partition_name_to_spec(self, part_name):
         return self._spec(part_name)
 
-    @staticmethod
-    def _spec(part_name):
+    def _spec(self, part_name):
         try:
-            return partition_name_to_spec(part_name or "")
+            return self.catalog.partitions.name_to_spec(part_name or "")
         except InvalidObjectError as e:
             raise hive.MetaException(message=str(e)) from e
 

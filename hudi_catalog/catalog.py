@@ -1,7 +1,7 @@
 """The catalog: one object that front ends talk to.
 
 ``Catalog`` opens the store, makes sure its schema and the ``default`` database exist, and exposes one
-service per entity. Every service method is one database transaction.
+service per entity. Every change a service method makes is one database transaction.
 
 Example:
     >>> catalog = Catalog.open("sqlite:///:memory:", warehouse="/tmp/wh")  # doctest: +SKIP

@@ -329,9 +329,5 @@ class PartitionService:
         return dropped
 
     @staticmethod
-    def name_to_values(name: str) -> list[str]:
-        return list(partition_name_to_spec(name).values())
-
-    @staticmethod
     def name_to_spec(name: str) -> dict[str, str]:
         return partition_name_to_spec(name)

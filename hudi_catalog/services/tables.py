@@ -145,8 +145,8 @@ class TableService:
     ) -> None:
         """Change a table, following Hive's rules.
 
-        A rename of a managed table whose data sits at its default path moves the directory, and its
-        partitions' locations with it. Partition keys cannot change, column types only compatibly.
+        A rename of a managed table that keeps its location moves the directory to
+        ``<new database location>/<new name>``, and its partitions' locations with it (as Hive does). Partition keys cannot change, column types only compatibly.
         ``cascade`` gives every partition the table's new columns.
 
         Raises:

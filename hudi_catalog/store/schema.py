@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import mysql
 
 SCHEMA_VERSION = 1
-"""The version of this layout; ``store.migrations`` upgrades older stores to it."""
+"""The version of this layout; ``store.engine.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
 
@@ -174,7 +174,7 @@ partition_key_val = Table(
     Column("tbl_id", Id, nullable=False),
     Column("key_index", SmallInteger, nullable=False),
     Column("key_name", String(767), nullable=False),
-    Column("key_val", String(KEY_VALUE), nullable=True, doc="null for the default partition"),
+    Column("key_val", String(KEY_VALUE), nullable=False, doc="the value as the client gave it"),
     PrimaryKeyConstraint("part_id", "key_index"),
     Index("idx_pkv_lookup", "tbl_id", "key_index", "key_val", "part_id"),
     **_MYSQL_OPTIONS,

@@ -1,0 +1,143 @@
+"""Print docs/compatibility.md: the status of every Hive Metastore method on hudi-metastore.
+
+A method is ``served`` when ``hms_adapter.handler.MetastoreHandler`` defines it; every other method of the
+IDL, and every Hive 4 method the IDL does not have, is answered with Thrift's ``UNKNOWN_METHOD``.
+
+Usage:
+    python tools/compatibility.py > docs/compatibility.md
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import thriftpy2
+from hudi_metastore_idl import IDL_DIR
+
+from hms_adapter.handler import MetastoreHandler
+
+HIVE4_METHODS = Path(__file__).resolve().parents[1] / "thrift" / "hive4_methods.txt"
+
+SERVED = "served"
+UNKNOWN = "UNKNOWN_METHOD"
+FB303_NOTE = "fb303 FacebookService"
+HIVE2_ONLY_NOTE = "not in Hive 4 (Hive 2 only)"
+HIVE4_ONLY_NOTE = "not in IDL (Hive 4 only)"
+
+INTRO = """\
+# Hive Metastore compatibility
+
+This page is generated: `python tools/compatibility.py > docs/compatibility.md` regenerates it, and
+`tests/test_compatibility_doc.py` fails when it is out of date.
+
+## Wire compatibility
+
+- The IDL (`thrift/hive_metastore.thrift`, `thrift/fb303.thrift`) follows the Hive 2.3.10 wire layout:
+  field ids, names, types and defaults come from the Thrift classes of `hive-metastore-2.3.10.jar`
+  (`required` is kept only where Hive has it).
+- Fields, enum values and methods that Hive 3.x and 4.x added are merged in with their Hive 3/4 ids (tagged
+  `hive3/4` in the IDL). Every field added to a Hive 2.3.10 struct is optional, so clients of any of these
+  versions can omit it.
+- Database names may arrive as `@<catalog>#<database>` (Hive 3+ clients); the catalog part is dropped.
+  Objects are returned with catalog name `hive`.
+- `Table` field 16 is `string catName` in Hive 2.3.10 but `CreationMetadata creationMetadata` in Hive 3/4,
+  which moved `catName` to field 17. The 2.3.10 layout is kept: field 17 is exposed as `hive3CatName`, and
+  the server fills both. A reader that meets a field of an unexpected type skips it. The other conflicts
+  (`GetOpenTxnsResponse`, `InsertEventRequestData`, `AddDynamicPartitions`, `LockComponent`) are listed
+  in the IDL header.
+- Transports: buffered (default) or framed; protocols: binary (default) or compact (`hudi-metastore serve
+  --transport/--protocol`).
+
+## Errors
+
+- A catalog error (`hudi_catalog.errors`) is answered in the method's declared exception slot
+  (`hms_adapter/errors.py`). Each error has a preferred list of Hive exceptions, and the first one the
+  method declares is used:
+
+  | catalog error | Hive exceptions, in order of preference |
+  |---|---|
+  | `NoSuchTableError` | `NoSuchObjectException`, `UnknownTableException`, `MetaException` |
+  | `NoSuchDatabaseError` | `NoSuchObjectException`, `UnknownDBException`, `MetaException` |
+  | `NoSuchObjectError` (partitions, functions) | `NoSuchObjectException`, `MetaException` |
+  | `AlreadyExistsError` | `AlreadyExistsException`, `MetaException` |
+  | `InvalidObjectError` | `InvalidObjectException`, `MetaException` |
+  | `InvalidOperationError` | `InvalidOperationException`, `MetaException` |
+  | any other error (`InvalidFilterError`, `StorageError`, unexpected ones) | `MetaException` |
+
+  A few handler methods pick a different exception where Hive does (for example `get_fields` answers
+  `UnknownTableException`, `alter_partition` answers `InvalidOperationException`).
+- When the method declares none of the candidates, the answer is a `TApplicationException` of type
+  `INTERNAL_ERROR` carrying the error message. An error never closes the connection.
+- A method that is not served, or that the IDL does not know, is answered with a `TApplicationException`
+  of type `UNKNOWN_METHOD` and the message `Invalid method name: '<name>'`, as Hive Metastore does.
+
+## What `served` means
+
+`served` means `MetastoreHandler` defines the method and the processor dispatches it. A few served methods
+are deliberately partial: `drop_partitions_req` drops by partition names only (Hive's serialized
+expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
+`LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work), `shutdown` and
+`reinitialize` are accepted and ignored, and the fb303 counters and options are empty.
+"""
+
+
+class Row(NamedTuple):
+    method: str
+    status: str
+    note: str
+
+
+def _idl_methods() -> tuple[list[str], set[str]]:
+    """The methods of ``ThriftHiveMetastore`` (fb303's included) and the names of fb303's."""
+    idl = thriftpy2.load(str(IDL_DIR / "hive_metastore.thrift"), module_name="hive_metastore_thrift")
+    return list(idl.ThriftHiveMetastore.thrift_services), set(idl.fb303.FacebookService.thrift_services)
+
+
+def _hive4_methods() -> list[str]:
+    lines = HIVE4_METHODS.read_text(encoding="utf-8").splitlines()
+    return [name for name in (line.strip() for line in lines) if name and not name.startswith("#")]
+
+
+def _idl_row(name: str, fb303: set[str], hive4: set[str]) -> Row:
+    status = SERVED if callable(getattr(MetastoreHandler, name, None)) else UNKNOWN
+    if name in fb303:
+        return Row(name, status, FB303_NOTE)
+    return Row(name, status, "" if name in hive4 else HIVE2_ONLY_NOTE)
+
+
+def rows() -> list[Row]:
+    """One row per method of the IDL and per Hive 4 method missing from it, ordered by name."""
+    idl_methods, fb303 = _idl_methods()
+    hive4 = _hive4_methods()
+    hive4_names = set(hive4)
+    result = [_idl_row(name, fb303, hive4_names) for name in idl_methods]
+    result += [Row(name, UNKNOWN, HIVE4_ONLY_NOTE) for name in dict.fromkeys(hive4) if name not in idl_methods]
+    return sorted(result, key=lambda row: (row.method.lower(), row.method))
+
+
+def render() -> str:
+    table = rows()
+    served = sum(row.status == SERVED for row in table)
+    missing = sum(row.note == HIVE4_ONLY_NOTE for row in table)
+    lines = [
+        INTRO,
+        "## Methods",
+        "",
+        f"{len(table)} methods: {served} `{SERVED}`, {len(table) - served} `{UNKNOWN}`, of which {missing} "
+        "are Hive 4 methods that are not in the IDL.",
+        "",
+        "| method | status | note |",
+        "|---|---|---|",
+        *(f"| `{row.method}` | `{row.status}` | {row.note} |" for row in table),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    sys.stdout.write(render())
+
+
+if __name__ == "__main__":
+    main()
