@@ -97,7 +97,9 @@ class MetastoreHandler:
         return list(group_names or [])
 
     def get_config_value(self, name, defaultValue):
-        if not name or not name.startswith(CONFIG_KEY_PATTERN):
+        if name is None:
+            return defaultValue
+        if not name.startswith(CONFIG_KEY_PATTERN):
             raise hive.ConfigValSecurityException(
                 message=f"For security reasons, the config key {name} cannot be accessed"
             )

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 TRANSPORTS = {"buffered": TCyBufferedTransportFactory, "framed": TCyFramedTransportFactory}
 PROTOCOLS = {"binary": TCyBinaryProtocolFactory, "compact": TCompactProtocolFactory}
 DEFAULT_PORT = 9083
-ACCEPT_POLL_SECONDS = 0.5
+ACCEPT_POLL_SECONDS = 0.1
 STOP_GRACE_SECONDS = 30.0
 
 

@@ -17,8 +17,8 @@ from .errors import InvalidObjectError, NoSuchObjectError
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
 _ESCAPED = frozenset(
-    [chr(c) for c in range(1, 32)] + list("\"#%'*/:=?\\{[]^") + [chr(127)]
-)
+    [chr(c) for c in range(0, 32)] + list("\"#%'*/:=?\\{[]^") + [chr(127)]
+)  # as Hive's FileUtils.charToEscape: every char below ' ' (NUL included), then the list
 
 
 def escape_path_name(value: str | None) -> str:

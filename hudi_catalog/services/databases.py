@@ -6,7 +6,7 @@ import logging
 from dataclasses import replace
 
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
-from ..errors import AlreadyExistsError, InvalidObjectError, InvalidOperationError, NoSuchDatabaseError
+from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError, NoSuchDatabaseError
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
 from ..store import databases as db_store
@@ -54,13 +54,10 @@ class DatabaseService:
         with self.ctx.store.write() as conn:
             if db_store.exists(conn, database.name):
                 raise AlreadyExistsError(f"Database {database.name} already exists")
-            made_dir = self.ctx.warehouse.make_dirs(database.location)
-            try:
-                db_store.insert_database(conn, database)
-            except Exception:
-                if made_dir:
-                    self.ctx.warehouse.delete_dir(database.location)
-                raise
+            # the row first: a create that loses a race for the name fails here, before it could make (and
+            # then delete) the directory of the database that won; a failed mkdir rolls the row back
+            db_store.insert_database(conn, database)
+            self.ctx.warehouse.make_dirs(database.location)
         return database
 
     def get(self, name: str) -> Database:
@@ -92,11 +89,12 @@ class DatabaseService:
 
         Raises:
             NoSuchDatabaseError: it does not exist.
-            InvalidOperationError: it is the default database, or it is not empty and ``cascade`` is false.
+            CatalogError: it is the default database.
+            InvalidOperationError: it is not empty and ``cascade`` is false.
         """
         name = normalize(name)
         if name == DEFAULT_DATABASE_NAME:
-            raise InvalidOperationError("Can not drop default database")
+            raise CatalogError("Can not drop default database")
         data_dirs: list[str] = []
         with self.ctx.store.write() as conn:
             row = db_store.get_row(conn, name, lock=True)

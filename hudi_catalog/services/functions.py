@@ -29,7 +29,7 @@ class FunctionService:
         )
         with self.ctx.store.write() as conn:
             try:
-                db_row = db_store.get_row(conn, function.database)
+                db_row = db_store.get_row(conn, function.database, lock=True)  # queues concurrent creates
             except NoSuchDatabaseError as e:
                 raise NoSuchDatabaseError(f"The database {function.database} does not exist") from e
             if function_store.find_row(conn, function.database, function.name) is not None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from sqlalchemy import Connection
 
 from ..errors import (
+    CatalogError,
     AlreadyExistsError,
     InvalidObjectError,
     InvalidOperationError,
@@ -37,6 +38,10 @@ def _java_list(values: Sequence[str]) -> str:
     return "[" + ", ".join(values) + "]"
 
 
+def _columns_key(columns) -> tuple:
+    return tuple((c.name, c.type, c.comment) for c in columns)
+
+
 class PartitionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
@@ -44,8 +49,8 @@ class PartitionService:
     # -- helpers ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _table(conn: Connection, database: str, table: str) -> tuple[int, Table]:
-        row = table_store.get_row(conn, normalize(database), normalize(table))
+    def _table(conn: Connection, database: str, table: str, lock: bool = False) -> tuple[int, Table]:
+        row = table_store.get_row(conn, normalize(database), normalize(table), lock=lock)
         return row.tbl_id, table_store.to_models(conn, [row])[0]
 
     @staticmethod
@@ -87,7 +92,9 @@ class PartitionService:
         try:
             with self.ctx.store.write() as conn:
                 try:
-                    tbl_id, table = self._table(conn, database, table_name)
+                    # locked first: concurrent adds to one table queue, and the later one sees what the
+                    # first added (skipped with if_not_exists, AlreadyExists otherwise)
+                    tbl_id, table = self._table(conn, database, table_name, lock=True)
                 except NoSuchTableError as e:
                     raise InvalidObjectError(
                         "Unable to add partition because table or database do not exist"
@@ -103,7 +110,7 @@ class PartitionService:
                         )
                     name = self._name(table, part.values)
                     if name in named:
-                        raise InvalidObjectError(f"Duplicate partitions in the list: {name}")
+                        raise CatalogError(f"Duplicate partitions in the list: {name}")
                     named[name] = part
                 existing = partition_store.ids_by_name(conn, tbl_id, named)
                 if existing and not if_not_exists:
@@ -112,18 +119,18 @@ class PartitionService:
                     )
                 now = self.ctx.now()
                 entries = []
+                # one schema version per distinct column list of the call, not one lookup per partition
+                versions = {_columns_key(table.sd.columns): row.schema_version}
                 for name, part in named.items():
                     if name in existing:
                         continue
                     part = self._prepared(table, name, part, now, made_dirs, environment)
-                    version = (
-                        row.schema_version
-                        if part.sd.columns == table.sd.columns
-                        else descriptors.find_or_add_schema_version(
+                    key = _columns_key(part.sd.columns)
+                    if key not in versions:
+                        versions[key] = descriptors.find_or_add_schema_version(
                             conn, tbl_id, row.schema_version, part.sd.columns, table.partition_keys
                         )
-                    )
-                    entries.append((name, part, version))
+                    entries.append((name, part, versions[key]))
                 partition_store.insert_many(conn, tbl_id, [k.name for k in table.partition_keys], entries)
         except Exception:
             for location in made_dirs:

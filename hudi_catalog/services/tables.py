@@ -83,7 +83,8 @@ class TableService:
         now = self.ctx.now()
         with self.ctx.store.write() as conn:
             try:
-                db_row = db_store.get_row(conn, table.database)
+                # locked first: a concurrent create of the same name waits, then finds it (AlreadyExists)
+                db_row = db_store.get_row(conn, table.database, lock=True)
             except NoSuchDatabaseError as e:
                 raise NoSuchDatabaseError(f"The database {table.database} does not exist") from e
             if table_store.find_row(conn, table.database, table.name) is not None:
