@@ -16,21 +16,12 @@ from sqlglot import exp
 
 from ..errors import InvalidFilterError
 from ..model import Table
+from .comparisons import COMPARISONS
 from .parse import parse_filter
 
 OWNER = "hive_filter_field_owner__"
 LAST_ACCESS = "hive_filter_field_last_access__"
 PARAMS = "hive_filter_field_params__"
-
-_COMPARE = {
-    exp.EQ: lambda a, b: a == b,
-    exp.NEQ: lambda a, b: a != b,
-    exp.LT: lambda a, b: a < b,
-    exp.LTE: lambda a, b: a <= b,
-    exp.GT: lambda a, b: a > b,
-    exp.GTE: lambda a, b: a >= b,
-}
-
 
 def _field_value(column: exp.Expression, table: Table):
     name = ".".join(part.name for part in column.parts) if isinstance(column, exp.Column) else None
@@ -60,8 +51,8 @@ def _predicate(node: exp.Expression) -> Callable[[Table], bool]:
     if isinstance(node, exp.Like) and isinstance(node.expression, exp.Literal):
         regex = re.compile(node.expression.this)
         return lambda t: (v := _field_value(node.this, t)) is not None and regex.fullmatch(str(v)) is not None
-    if type(node) in _COMPARE and isinstance(node.expression, exp.Literal):
-        compare, literal = _COMPARE[type(node)], node.expression
+    if type(node) in COMPARISONS and isinstance(node.expression, exp.Literal):
+        compare, literal = COMPARISONS[type(node)], node.expression
 
         def check(t: Table) -> bool:
             value = _field_value(node.this, t)

@@ -16,19 +16,9 @@ from ..errors import InvalidFilterError
 from ..model import Column
 from ..partition_names import DEFAULT_PARTITION_NAME
 from ..store import schema
+from .comparisons import COMPARISONS, REVERSED
 
 INTEGRAL_TYPES = {"tinyint", "smallint", "int", "integer", "bigint"}
-
-_COMPARISONS = {
-    exp.EQ: lambda a, b: a == b,
-    exp.NEQ: lambda a, b: a != b,
-    exp.LT: lambda a, b: a < b,
-    exp.LTE: lambda a, b: a <= b,
-    exp.GT: lambda a, b: a > b,
-    exp.GTE: lambda a, b: a >= b,
-}
-_REVERSED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
-
 
 class _Translator:
     def __init__(self, keys: list[Column]) -> None:
@@ -43,7 +33,7 @@ class _Translator:
             return or_(self.clause(node.left), self.clause(node.right))
         if isinstance(node, exp.Not):
             return not_(self.clause(node.this))
-        if type(node) in _COMPARISONS:
+        if type(node) in COMPARISONS:
             return self._comparison(node)
         if isinstance(node, exp.Like):
             key, pattern = self._key_and_literal(node.this, node.expression)
@@ -60,10 +50,10 @@ class _Translator:
     def _comparison(self, node: exp.Expression) -> ColumnElement[bool]:
         op = type(node)
         if isinstance(node.this, exp.Literal) and not isinstance(node.expression, exp.Literal):
-            node = _REVERSED[op](this=node.expression, expression=node.this)
+            node = REVERSED[op](this=node.expression, expression=node.this)
             op = type(node)
         key, value = self._key_and_literal(node.this, node.expression)
-        compare = _COMPARISONS[op]
+        compare = COMPARISONS[op]
         return self._on_key(key, lambda v, typed: compare(v, self._literal(value, typed, key)), typed=True)
 
     def _key_and_literal(self, left: exp.Expression, right: exp.Expression) -> tuple[str, exp.Literal]:

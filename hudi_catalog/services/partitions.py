@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Row
 
 from ..errors import (
     CatalogError,
@@ -49,9 +49,10 @@ class PartitionService:
     # -- helpers ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _table(conn: Connection, database: str, table: str, lock: bool = False) -> tuple[int, Table]:
+    def _table(conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
+        """The table's ``tbl`` row and model; the row carries ``tbl_id`` and the current ``schema_version``."""
         row = table_store.get_row(conn, normalize(database), normalize(table), lock=lock)
-        return row.tbl_id, table_store.to_models(conn, [row])[0]
+        return row, table_store.to_models(conn, [row])[0]
 
     @staticmethod
     def _name(table: Table, values: Sequence[str]) -> str:
@@ -94,12 +95,12 @@ class PartitionService:
                 try:
                     # locked first: concurrent adds to one table queue, and the later one sees what the
                     # first added (skipped with if_not_exists, AlreadyExists otherwise)
-                    tbl_id, table = self._table(conn, database, table_name, lock=True)
+                    row, table = self._table(conn, database, table_name, lock=True)
                 except NoSuchTableError as e:
                     raise InvalidObjectError(
                         "Unable to add partition because table or database do not exist"
                     ) from e
-                row = table_store.get_row(conn, table.database, table.name)
+                tbl_id = row.tbl_id
                 named: dict[str, Partition] = {}
                 for part in parts:
                     if normalize(part.database or table.database) != table.database or normalize(
@@ -185,12 +186,14 @@ class PartitionService:
 
     def get(self, database: str, table_name: str, values: Sequence[str]) -> Partition:
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             return self._find_one(conn, tbl_id, table, values)
 
     def get_by_name(self, database: str, table_name: str, name: str) -> Partition:
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             try:
                 values = values_for_keys([k.name for k in table.partition_keys], name)
             except (NoSuchObjectError, InvalidObjectError) as e:
@@ -201,7 +204,8 @@ class PartitionService:
              values: Sequence[str] | None = None) -> list[Partition]:
         """Partitions in name order; ``values`` are partial values where ``""`` matches anything."""
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             self._check_partial(table, values)
             chosen = partition_store.selection(tbl_id, values=values, max_parts=max_parts)
             return partition_store.read(conn, table, tbl_id, chosen)
@@ -209,7 +213,8 @@ class PartitionService:
     def names(self, database: str, table_name: str, max_parts: int = -1,
               values: Sequence[str] | None = None) -> list[str]:
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             self._check_partial(table, values)
             return partition_store.names(conn, partition_store.selection(tbl_id, values=values, max_parts=max_parts))
 
@@ -223,7 +228,8 @@ class PartitionService:
 
     def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             if not names:
                 return []
             return partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
@@ -231,7 +237,8 @@ class PartitionService:
     def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL."""
         with self.ctx.store.read() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             where = None
             if filter_text and filter_text.strip():
                 where = filter_to_clause(parse_filter(filter_text), table.partition_keys)
@@ -244,8 +251,8 @@ class PartitionService:
               environment: Mapping[str, str] | None = None) -> None:
         """Replace storage descriptors and parameters of existing partitions (values stay)."""
         with self.ctx.store.write() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
-            row = table_store.get_row(conn, table.database, table.name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             names = {self._name(table, p.values): p for p in parts}
             ids = partition_store.ids_by_name(conn, tbl_id, names)
             for name, part in names.items():
@@ -273,8 +280,8 @@ class PartitionService:
     def rename(self, database: str, table_name: str, old_values: Sequence[str], new: Partition) -> None:
         """Give a partition new values; a managed table's partition directory moves with it."""
         with self.ctx.store.write() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
-            row = table_store.get_row(conn, table.database, table.name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             old_name, new_name = self._name(table, old_values), self._name(table, new.values)
             ids = partition_store.ids_by_name(conn, tbl_id, [old_name, new_name])
             if old_name not in ids:
@@ -319,7 +326,8 @@ class PartitionService:
                       if_exists: bool, missing_message: str | None = None) -> list[Partition]:
         """Drop the named partitions in one transaction; returns them as they were."""
         with self.ctx.store.write() as conn:
-            tbl_id, table = self._table(conn, database, table_name)
+            row, table = self._table(conn, database, table_name)
+            tbl_id = row.tbl_id
             dropped = partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
             if len(dropped) != len(set(names)) and not if_exists:
                 found = {self._name(table, p.values) for p in dropped}
