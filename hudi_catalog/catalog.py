@@ -4,9 +4,12 @@
 service per entity. Every change a service method makes is one database transaction.
 
 Example:
-    >>> catalog = Catalog.open("sqlite:///:memory:", warehouse="/tmp/wh")  # doctest: +SKIP
-    >>> catalog.databases.names()  # doctest: +SKIP
+    >>> import tempfile
+    >>> home = tempfile.mkdtemp()
+    >>> catalog = Catalog.open(f"sqlite:///{home}/catalog.db", warehouse=f"{home}/warehouse")
+    >>> catalog.databases.names()
     ['default']
+    >>> catalog.close()
 """
 
 from __future__ import annotations
