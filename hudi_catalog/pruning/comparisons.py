@@ -20,3 +20,6 @@ COMPARISONS = {
 
 REVERSED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
 """The operator to use when the operands are swapped (``5 < hr`` is ``hr > 5``)."""
+
+NEGATED = {exp.EQ: exp.NEQ, exp.NEQ: exp.EQ, exp.LT: exp.GTE, exp.LTE: exp.GT, exp.GT: exp.LTE, exp.GTE: exp.LT}
+"""The operator of the negated comparison (``NOT hr > 5`` is ``hr <= 5``)."""

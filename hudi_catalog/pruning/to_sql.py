@@ -1,60 +1,74 @@
 """Turn a parsed partition filter into one SQLAlchemy condition over a table's partitions.
 
 Each comparison of a partition key with a literal becomes an ``EXISTS`` over that key's
-``partition_key_val`` row. Keys of integral types compare numerically (``hr > 9`` does not match
-``hr=10`` lexically); other keys compare as strings. The default partition
-(``__HIVE_DEFAULT_PARTITION__``) never satisfies a typed comparison. ``LIKE`` takes its pattern as a Java
-regular expression over the whole value, as Hive Metastore does for Hive 2/3 clients and Spark.
+``partition_key_val`` row. Keys of numeric, date and timestamp types compare by value through the row's
+``typed_val`` (an order-preserving text key written with the partition, see ``hudi_catalog.typed_keys``), so
+``hr > 9`` matches ``hr=10`` and the comparison is a range over an index. Other keys compare as strings. The
+default partition (``__HIVE_DEFAULT_PARTITION__``) has no typed key and never satisfies a typed comparison.
+``LIKE`` takes its pattern as a Java regular expression over the whole value, as Hive Metastore does for
+Hive 2/3 clients and Spark.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, ColumnElement, and_, cast, exists, false, literal, not_, or_, select
+from sqlalchemy import ColumnElement, and_, exists, false, literal, not_, or_, select
 from sqlglot import exp
 
 from ..errors import InvalidFilterError
 from ..model import Column
-from ..partition_names import DEFAULT_PARTITION_NAME
 from ..store import schema
-from .comparisons import COMPARISONS, REVERSED
+from ..typed_keys import type_family, typed_key
+from .comparisons import COMPARISONS, NEGATED, REVERSED
 
-INTEGRAL_TYPES = {"tinyint", "smallint", "int", "integer", "bigint"}
 
 class _Translator:
     def __init__(self, keys: list[Column]) -> None:
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
-    def clause(self, node: exp.Expression) -> ColumnElement[bool]:
+    def clause(self, node: exp.Expression, negated: bool = False) -> ColumnElement[bool]:
+        """The condition for ``node`` (or for ``NOT node``), with negations pushed down to the leaves.
+
+        A typed key of the default partition has no value (SQL's NULL): it satisfies neither ``hr > 9`` nor
+        ``NOT hr > 9``. With negations at the leaves and such leaves false, the result is exactly SQL's
+        three-valued logic, as Hive Metastore evaluates filters.
+        """
         if isinstance(node, exp.Paren):
-            return self.clause(node.this)
-        if isinstance(node, exp.And):
-            return and_(self.clause(node.left), self.clause(node.right))
-        if isinstance(node, exp.Or):
-            return or_(self.clause(node.left), self.clause(node.right))
+            return self.clause(node.this, negated)
         if isinstance(node, exp.Not):
-            return not_(self.clause(node.this))
+            return self.clause(node.this, not negated)
+        if isinstance(node, (exp.And, exp.Or)):
+            combine = and_ if isinstance(node, exp.And) != negated else or_
+            return combine(self.clause(node.left, negated), self.clause(node.right, negated))
         if type(node) in COMPARISONS:
-            return self._comparison(node)
+            return self._comparison(node, negated)
         if isinstance(node, exp.Like):
             key, pattern = self._key_and_literal(node.this, node.expression)
-            return self._on_key(key, lambda v, _typed: v.regexp_match(f"^(?:{pattern.this})$"), typed=False)
-        if isinstance(node, exp.In):
-            return or_(false(), *(self.clause(exp.EQ(this=node.this, expression=e)) for e in node.expressions))
-        if isinstance(node, exp.Between):
-            return and_(
-                self.clause(exp.GTE(this=node.this, expression=node.args["low"])),
-                self.clause(exp.LTE(this=node.this, expression=node.args["high"])),
+            regex = f"^(?:{pattern.this})$"
+            return self._on_key(
+                key, lambda value: not_(value.regexp_match(regex)) if negated else value.regexp_match(regex),
+                typed=False,
             )
+        if isinstance(node, exp.In):
+            equalities = [exp.EQ(this=node.this, expression=e) for e in node.expressions]
+            if negated:
+                return and_(*(self.clause(e, True) for e in equalities))
+            return or_(false(), *(self.clause(e) for e in equalities))
+        if isinstance(node, exp.Between):
+            low = exp.GTE(this=node.this, expression=node.args["low"])
+            high = exp.LTE(this=node.this, expression=node.args["high"])
+            return self.clause(exp.And(this=low, expression=high), negated)
         raise InvalidFilterError(f"Error parsing partition filter : unsupported expression {node.sql()}")
 
-    def _comparison(self, node: exp.Expression) -> ColumnElement[bool]:
+    def _comparison(self, node: exp.Expression, negated: bool) -> ColumnElement[bool]:
         op = type(node)
         if isinstance(node.this, exp.Literal) and not isinstance(node.expression, exp.Literal):
             node = REVERSED[op](this=node.expression, expression=node.this)
             op = type(node)
+        if negated:
+            op = NEGATED[op]
         key, value = self._key_and_literal(node.this, node.expression)
-        compare = COMPARISONS[op]
-        return self._on_key(key, lambda v, typed: compare(v, self._literal(value, typed, key)), typed=True)
+        compare, bound = COMPARISONS[op], self._literal(value, key)
+        return self._on_key(key, lambda column: compare(column, bound), typed=True)
 
     def _key_and_literal(self, left: exp.Expression, right: exp.Expression) -> tuple[str, exp.Literal]:
         while isinstance(left, exp.Paren):
@@ -67,32 +81,38 @@ class _Translator:
         negative = isinstance(right, exp.Neg)
         if negative:
             right = right.this
+        if isinstance(right, exp.Cast) and isinstance(right.this, exp.Literal):
+            right = right.this  # date '2024-01-01', timestamp '...': the key's type decides how it compares
         if not isinstance(right, exp.Literal):
             raise InvalidFilterError(f"Error parsing partition filter : expected a literal, got {right.sql()}")
         if negative:
             right = exp.Literal(this="-" + right.this, is_string=right.is_string)
         return key, right
 
-    def _literal(self, value: exp.Literal, typed: bool, key: str):
-        if typed and self.index[key][1] in INTEGRAL_TYPES:
-            try:
-                return literal(int(value.this))
-            except ValueError as e:
-                raise InvalidFilterError(
-                    f"Error parsing partition filter : {value.this!r} is not a valid value of {key}"
-                ) from e
-        return literal(str(value.this))
+    def _literal(self, value: exp.Literal, key: str):
+        """The bound parameter to compare with: the typed key of the literal for typed partition keys."""
+        key_type = self.index[key][1]
+        if type_family(key_type) is None:
+            return literal(str(value.this))
+        encoded = typed_key(key_type, str(value.this))
+        if encoded is None:
+            raise InvalidFilterError(
+                f"Error parsing partition filter : {value.this!r} is not a valid {key_type} value for {key}"
+            )
+        return literal(encoded)
 
     def _on_key(self, key: str, predicate, typed: bool) -> ColumnElement[bool]:
         position, key_type = self.index[key]
         kv = schema.partition_key_val.alias()
-        value = kv.c.key_val
-        conditions = [kv.c.part_id == schema.partitions.c.part_id, kv.c.key_index == position]
-        if typed and key_type in INTEGRAL_TYPES:
-            conditions.append(value != DEFAULT_PARTITION_NAME)
-            value = cast(value, BigInteger)
-        conditions.append(predicate(value, typed))
-        return exists(select(kv.c.part_id).where(*conditions))
+        column = kv.c.typed_val if typed and type_family(key_type) is not None else kv.c.key_val
+        return exists(
+            select(kv.c.part_id).where(
+                kv.c.part_id == schema.partitions.c.part_id,
+                kv.c.tbl_id == schema.partitions.c.tbl_id,
+                kv.c.key_index == position,
+                predicate(column),
+            )
+        )
 
 
 def filter_to_clause(expression: exp.Expression, keys: list[Column]) -> ColumnElement[bool]:

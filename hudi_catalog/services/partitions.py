@@ -132,7 +132,7 @@ class PartitionService:
                             conn, tbl_id, row.schema_version, part.sd.columns, table.partition_keys
                         )
                     entries.append((name, part, versions[key]))
-                partition_store.insert_many(conn, tbl_id, [k.name for k in table.partition_keys], entries)
+                partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
         except Exception:
             for location in made_dirs:
                 self.ctx.warehouse.delete_dir(location)
@@ -273,7 +273,7 @@ class PartitionService:
             conn, tbl_id, current_version, sd.columns, table.partition_keys
         )
         partition_store.update_partition(
-            conn, part_id, tbl_id, [k.name for k in table.partition_keys], name,
+            conn, part_id, tbl_id, table.partition_keys, name,
             replace(part, sd=sd, parameters=parameters), version,
         )
 

@@ -8,7 +8,7 @@ writers queue on the database lock instead of failing when they upgrade a read l
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
@@ -17,14 +17,12 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from .. import config
 from ..errors import AlreadyExistsError, StorageError
 from . import schema
+from .migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
 
 _WRITE_OPTION = "hudi_metastore_write"
 
-Migration = Callable[[Connection], None]
-MIGRATIONS: dict[int, Migration] = {}
-"""Schema migrations: ``MIGRATIONS[n]`` upgrades a store of layout version ``n`` to ``n + 1``."""
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, insert, select, update
 
-from ..model import Partition, Table
+from ..model import Column, Partition, Table
+from ..typed_keys import typed_key
 from . import descriptors, params, schema
 
 _p = schema.partitions.c
@@ -98,8 +99,16 @@ def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dic
     return found
 
 
+def _key_rows(part_id: int, tbl_id: int, keys: Sequence[Column], values: Sequence[str]) -> list[dict]:
+    return [
+        {"part_id": part_id, "tbl_id": tbl_id, "key_index": i, "key_name": key.name, "key_val": value,
+         "typed_val": typed_key(key.type, value)}
+        for i, (key, value) in enumerate(zip(keys, values))
+    ]
+
+
 def insert_many(
-    conn: Connection, tbl_id: int, key_names: list[str], entries: Sequence[tuple[str, Partition, int]]
+    conn: Connection, tbl_id: int, keys: Sequence[Column], entries: Sequence[tuple[str, Partition, int]]
 ) -> dict[str, int]:
     """Insert partitions given as ``(name, partition, schema version)``; returns ``{name: part_id}``."""
     if not entries:
@@ -120,18 +129,14 @@ def insert_many(
     ids = ids_by_name(conn, tbl_id, [name for name, _, _ in entries])
     conn.execute(
         insert(schema.partition_key_val),
-        [
-            {"part_id": ids[name], "tbl_id": tbl_id, "key_index": i, "key_name": key, "key_val": value}
-            for name, part, _ in entries
-            for i, (key, value) in enumerate(zip(key_names, part.values))
-        ],
+        [row for name, part, _ in entries for row in _key_rows(ids[name], tbl_id, keys, part.values)],
     )
     params.insert_params(conn, schema.partition_params, {ids[name]: part.parameters for name, part, _ in entries})
     return ids
 
 
 def update_partition(
-    conn: Connection, part_id: int, tbl_id: int, key_names: list[str], name: str, part: Partition, version: int
+    conn: Connection, part_id: int, tbl_id: int, keys: Sequence[Column], name: str, part: Partition, version: int
 ) -> None:
     """Rewrite one partition: name, values, storage descriptor and parameters."""
     conn.execute(
@@ -144,13 +149,7 @@ def update_partition(
         )
     )
     conn.execute(delete(schema.partition_key_val).where(_kv.part_id == part_id))
-    conn.execute(
-        insert(schema.partition_key_val),
-        [
-            {"part_id": part_id, "tbl_id": tbl_id, "key_index": i, "key_name": key, "key_val": value}
-            for i, (key, value) in enumerate(zip(key_names, part.values))
-        ],
-    )
+    conn.execute(insert(schema.partition_key_val), _key_rows(part_id, tbl_id, keys, part.values))
     params.write_params(conn, schema.partition_params, part_id, part.parameters)
 
 

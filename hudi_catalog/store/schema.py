@@ -28,8 +28,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import mysql
 
-SCHEMA_VERSION = 1
-"""The version of this layout; ``store.engine.MIGRATIONS`` upgrades older stores to it."""
+from ..typed_keys import TYPED_KEY_LENGTH
+
+SCHEMA_VERSION = 2
+"""The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
 
@@ -175,8 +177,11 @@ partition_key_val = Table(
     Column("key_index", SmallInteger, nullable=False),
     Column("key_name", String(767), nullable=False),
     Column("key_val", String(KEY_VALUE), nullable=False, doc="the value as the client gave it"),
+    Column("typed_val", String(TYPED_KEY_LENGTH), nullable=True,
+           doc="order-preserving key of numeric, date and timestamp values (hudi_catalog.typed_keys)"),
     PrimaryKeyConstraint("part_id", "key_index"),
     Index("idx_pkv_lookup", "tbl_id", "key_index", "key_val", "part_id"),
+    Index("idx_pkv_typed", "tbl_id", "key_index", "typed_val", "part_id"),
     **_MYSQL_OPTIONS,
 )
 

@@ -1,0 +1,49 @@
+"""Schema migrations: ``MIGRATIONS[n]`` upgrades a store of layout version ``n`` to ``n + 1``.
+
+Each migration runs inside the transaction of ``Store.init_schema`` together with the version bump.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, bindparam, select, update
+
+from ..typed_keys import typed_key
+from . import schema
+
+BATCH = 5000
+
+
+def add_typed_partition_values(conn: Connection) -> None:
+    """Version 1 -> 2: ``partition_key_val.typed_val`` (typed, order-preserving key) and its index."""
+    kv, s, t = schema.partition_key_val, schema.schema.c, schema.tbl.c
+    column_type = kv.c.typed_val.type.compile(dialect=conn.dialect)
+    table_name = conn.dialect.identifier_preparer.format_table(kv)
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN typed_val {column_type}")
+    key_types = {
+        (row.tbl_id, row.position): row.type
+        for row in conn.execute(
+            select(s.tbl_id, s.position, s.type)
+            .join(schema.tbl, (t.tbl_id == s.tbl_id) & (t.schema_version == s.version))
+            .where(s.is_partition_col.is_(True))
+        )
+    }
+    pending = []
+    for row in conn.execute(select(kv.c.part_id, kv.c.tbl_id, kv.c.key_index, kv.c.key_val)):
+        key = typed_key(key_types.get((row.tbl_id, row.key_index), "string"), row.key_val)
+        if key is not None:
+            pending.append({"pid": row.part_id, "idx": row.key_index, "typed": key})
+    statement = (
+        update(kv)
+        .where(kv.c.part_id == bindparam("pid"), kv.c.key_index == bindparam("idx"))
+        .values(typed_val=bindparam("typed"))
+    )
+    for start in range(0, len(pending), BATCH):
+        conn.execute(statement, pending[start : start + BATCH])
+    next(i for i in kv.indexes if i.name == "idx_pkv_typed").create(conn)
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {
+    1: add_typed_partition_values,
+}

@@ -1,0 +1,38 @@
+"""Opening a store of an older layout version migrates it in place, data included."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, text, update
+
+from hudi_catalog import Catalog
+from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_catalog.store import schema
+
+
+def _downgrade_to_version_1(catalog: Catalog) -> None:
+    """Put the store back in layout version 1: no ``typed_val`` column, no index on it."""
+    with catalog.store.engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP INDEX idx_pkv_typed"))
+        else:
+            conn.execute(text("DROP INDEX idx_pkv_typed ON partition_key_val"))
+        conn.execute(text("ALTER TABLE partition_key_val DROP COLUMN typed_val"))
+        conn.execute(update(schema.schema_version).values(version=1))
+
+
+def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehouse):
+    catalog = Catalog.open(db_url, str(warehouse))
+    catalog.databases.create(Database("m"))
+    catalog.tables.create(Table("m", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
+                                partition_keys=[Column("ds", "string"), Column("hr", "int")]))
+    catalog.partitions.add("m", "t", [Partition("m", "t", ["a", str(h)]) for h in (2, 9, 10, 11)])
+    _downgrade_to_version_1(catalog)
+    catalog.close()
+
+    migrated = Catalog.open(db_url, str(warehouse))
+    try:
+        with migrated.store.read() as conn:
+            assert conn.execute(select(schema.schema_version.c.version)).scalar_one() == schema.SCHEMA_VERSION
+        assert [p.values for p in migrated.partitions.by_filter("m", "t", "hr > 9")] == [["a", "10"], ["a", "11"]]
+    finally:
+        migrated.close()
