@@ -11,6 +11,7 @@ import time
 import pytest
 from sqlalchemy import create_engine, inspect
 
+from hudi_catalog.store.schema import SCHEMA_VERSION
 from tests.conftest import hive
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
@@ -27,7 +28,7 @@ def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
         done = subprocess.run(CLI + ["init-db", "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-        assert "catalog schema version 1 ready" in done.stdout
+        assert f"catalog schema version {SCHEMA_VERSION} ready" in done.stdout
     tables = set(inspect(create_engine(db_url)).get_table_names())
     assert {"db", "db_params", "tbl", "tbl_params", "schema", "partitions", "partition_params",
             "partition_key_val", "tbl_timestamp", "instant", "instant_meta", "tbl_version", "files",
