@@ -309,7 +309,7 @@ class MetastoreHandler:
         return [to_thrift_partition(p) for p in parts]
 
     def get_num_partitions_by_filter(self, db_name, tbl_name, filter):
-        return len(self._by_filter(db_name, tbl_name, filter, -1))
+        return self._filter_call(self.catalog.partitions.count_by_filter, _db(db_name), tbl_name, filter)
 
     def get_part_specs_by_filter(self, db_name, tbl_name, filter, max_parts):
         parts = self._by_filter(db_name, tbl_name, filter, max_parts)
@@ -317,8 +317,13 @@ class MetastoreHandler:
         return [to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)]
 
     def _by_filter(self, db_name, tbl_name, filter, max_parts):
+        return self._filter_call(self.catalog.partitions.by_filter, _db(db_name), tbl_name, filter, _limit(max_parts))
+
+    @staticmethod
+    def _filter_call(action, *args):
+        """Filter calls answer a missing table with NoSuchObjectException, a bad filter with MetaException."""
         try:
-            return self.catalog.partitions.by_filter(_db(db_name), tbl_name, filter, _limit(max_parts))
+            return action(*args)
         except NoSuchTableError as e:
             raise hive.NoSuchObjectException(message=str(e)) from e
         except InvalidFilterError as e:

@@ -235,15 +235,24 @@ class PartitionService:
             return partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
 
     def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
-        """Partitions matching a Hive metastore filter, evaluated in SQL."""
+        """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
-            tbl_id = row.tbl_id
-            where = None
-            if filter_text and filter_text.strip():
-                where = filter_to_clause(parse_filter(filter_text), table.partition_keys)
-            chosen = partition_store.selection(tbl_id, where=where, max_parts=max_parts)
-            return partition_store.read(conn, table, tbl_id, chosen)
+            chosen = self._filtered(row.tbl_id, table, filter_text, max_parts)
+            return partition_store.read(conn, table, row.tbl_id, chosen)
+
+    def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
+        """How many partitions match a Hive metastore filter, counted in SQL."""
+        with self.ctx.store.read() as conn:
+            row, table = self._table(conn, database, table_name)
+            return partition_store.count(conn, self._filtered(row.tbl_id, table, filter_text, -1))
+
+    @staticmethod
+    def _filtered(tbl_id: int, table: Table, filter_text: str | None, max_parts: int):
+        where = None
+        if filter_text and filter_text.strip():
+            where = filter_to_clause(parse_filter(filter_text), table.partition_keys)
+        return partition_store.selection(tbl_id, where=where, max_parts=max_parts)
 
     # -- change -------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
 
 from ..model import Column, Partition, Table
 from ..typed_keys import typed_key
@@ -82,6 +82,11 @@ def read(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[Pa
         )
         for row in rows
     ]
+
+
+def count(conn: Connection, chosen: Select) -> int:
+    """How many partitions ``chosen`` selects, counted in SQL."""
+    return conn.execute(select(func.count()).select_from(chosen.order_by(None).subquery())).scalar_one()
 
 
 def names(conn: Connection, chosen: Select) -> list[str]:
