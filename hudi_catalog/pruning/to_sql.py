@@ -49,7 +49,7 @@ class _Translator:
                 typed=False,
             )
         if isinstance(node, exp.In):
-            equalities = [exp.EQ(this=node.this, expression=e) for e in node.expressions]
+            equalities = self._equalities(node)
             if negated:
                 return and_(*(self.clause(e, True) for e in equalities))
             return or_(false(), *(self.clause(e) for e in equalities))
@@ -58,6 +58,33 @@ class _Translator:
             high = exp.LTE(this=node.this, expression=node.args["high"])
             return self.clause(exp.And(this=low, expression=high), negated)
         raise InvalidFilterError(f"Error parsing partition filter : unsupported expression {node.sql()}")
+
+    @staticmethod
+    def _equalities(node: exp.In) -> list[exp.Expression]:
+        """``k IN (a, b)`` as ``[k = a, k = b]``; ``(struct(k1, k2)) IN (struct(a1, a2), ...)`` as
+        ``[k1 = a1 AND k2 = a2, ...]``."""
+        target = node.this
+        while isinstance(target, exp.Paren):
+            target = target.this
+        if not isinstance(target, exp.Struct):
+            return [exp.EQ(this=node.this, expression=e) for e in node.expressions]
+
+        def fields(struct: exp.Expression) -> list[exp.Expression]:
+            if not isinstance(struct, exp.Struct):
+                raise InvalidFilterError(f"Error parsing partition filter : expected a struct, got {struct.sql()}")
+            return [f.expression if isinstance(f, exp.PropertyEQ) else f for f in struct.expressions]
+
+        keys = fields(target)
+        equalities = []
+        for row in node.expressions:
+            values = fields(row)
+            if len(values) != len(keys):
+                raise InvalidFilterError(
+                    f"Error parsing partition filter : {row.sql()} does not match {len(keys)} keys"
+                )
+            terms = [exp.EQ(this=k, expression=v) for k, v in zip(keys, values)]
+            equalities.append(terms[0] if len(terms) == 1 else exp.and_(*terms))
+        return equalities
 
     def _comparison(self, node: exp.Expression, negated: bool) -> ColumnElement[bool]:
         op = type(node)

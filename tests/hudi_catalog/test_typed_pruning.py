@@ -54,6 +54,13 @@ def matching(catalog, text):
         ("not s like 'b.*|c'", ["100", "9", DEFAULT_PARTITION_NAME]),
         ("amount not between -2 and 0.1", ["10", "9"]),
         ("n in (9, 100)", ["100", "9"]),
+        ("(n) in (9, 100)", ["100", "9"]),
+        ("d >= 2024-01-06", ["100", "9"]),
+        ("d = 2024-01-05 or s = \"2024-01-05\"", ["-5"]),
+        ("(struct(n, s)) IN (const struct(9, 'a'), const struct(10, 'x'), CONST struct(-5, 'b'))", ["-5", "9"]),
+        ("(struct(n, s)) NOT IN (const struct(9, 'a'))", ["-5", "10", "100", DEFAULT_PARTITION_NAME]),
+        ("N > 9 AnD s LIKE 'c'", ["10"]),
+        ("`n` > 9", ["10", "100"]),
     ],
 )
 def test_typed_comparisons(typed_table, text, expected):
@@ -69,3 +76,8 @@ def test_literal_that_does_not_fit_the_key_type_is_refused(typed_table, text):
 def test_unknown_column_is_not_a_partitioning_key(typed_table):
     with pytest.raises(InvalidFilterError, match="x is not a partitioning key"):
         typed_table.partitions.by_filter("p", "t", "x = 1")
+
+
+def test_struct_in_with_the_wrong_number_of_values_is_refused(typed_table):
+    with pytest.raises(InvalidFilterError, match="does not match 2 keys"):
+        typed_table.partitions.by_filter("p", "t", "(struct(n, s)) IN (const struct(9))")
