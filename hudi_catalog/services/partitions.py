@@ -239,7 +239,9 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
             chosen = self._filtered(row.tbl_id, table, filter_text, max_parts)
-            return partition_store.read(conn, table, row.tbl_id, chosen)
+            found = partition_store.read(conn, table, row.tbl_id, chosen)
+        log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
+        return found
 
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""

@@ -29,6 +29,22 @@ STATEMENTS = [
     "SELECT * FROM sales.ds_t WHERE ds = '2024-01-02' ORDER BY id",
     "SELECT * FROM sales.ds_t WHERE hr IN (1, 2) ORDER BY id",
     "SELECT sum(v) FROM sales.flat",
+    "CREATE TABLE sales.events (id INT) PARTITIONED BY (dt DATE, n INT, s STRING) STORED AS PARQUET",
+    "CREATE TABLE sales.events_ds (id INT, dt DATE, n INT, s STRING) USING parquet PARTITIONED BY (dt, n, s)",
+    "INSERT INTO sales.events VALUES (1, DATE'2024-01-01', 1, 'a'), (2, DATE'2024-01-02', 10, 'b'), "
+    "(3, DATE'2024-01-03', 9, 'a')",
+    "INSERT INTO sales.events_ds VALUES (1, DATE'2024-01-01', 1, 'a'), (2, DATE'2024-01-02', 10, 'b'), "
+    "(3, DATE'2024-01-03', 9, 'a')",
+    *[
+        query.format(table=table)
+        for table in ("sales.events", "sales.events_ds")
+        for query in (
+            "SELECT id FROM {table} WHERE dt >= DATE'2024-01-02' ORDER BY id",
+            "SELECT id FROM {table} WHERE n > 5 AND s = 'a' ORDER BY id",
+            "SELECT id FROM {table} WHERE dt = DATE'2024-01-01' OR n IN (10, 11) ORDER BY id",
+            "SELECT id FROM {table} WHERE s LIKE 'a%' ORDER BY id",
+        )
+    ],
     "SHOW TABLES IN sales",
     "SHOW PARTITIONS sales.hive_t",
     "SHOW PARTITIONS sales.ds_t",

@@ -9,6 +9,7 @@ runs are masked; key results are also checked against literal expectations.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -64,7 +65,8 @@ def reference(java, tmp_path_factory) -> dict[str, dict]:
 
 
 @pytest.mark.spark
-def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, server, tmp_path):
+def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, server, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="hudi_catalog.services.partitions")
     ours = run_statements(tmp_path, server.uri)
 
     assert ours.keys() == reference.keys()
@@ -83,3 +85,14 @@ def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, serv
     assert ours["DROP DATABASE sales"] == {"error": "AnalysisException"}
     assert rows("SHOW DATABASES") == [["default"]]
     assert server.catalog.databases.names() == ["default"]
+
+    assert rows("SELECT id FROM sales.events WHERE n > 5 AND s = 'a' ORDER BY id") == [["3"]]
+    assert rows("SELECT id FROM sales.events_ds WHERE dt >= DATE'2024-01-02' ORDER BY id") == [["2"], ["3"]]
+    answered_in_sql = {
+        (r.args[0], r.args[1]) for r in caplog.records if r.getMessage().startswith("filter ")
+    }
+    for table in ("sales.events", "sales.events_ds"):
+        assert ('dt >= "2024-01-02"', table) in answered_in_sql
+        assert ('n > 5 and s = "a"', table) in answered_in_sql
+        assert ('(dt = "2024-01-01" or (n) in (10, 11))', table) in answered_in_sql
+        assert ('s like "a.*"', table) in answered_in_sql
