@@ -80,6 +80,11 @@ are deliberately partial: `drop_partitions_req` drops by partition names only (H
 expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
 `LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work), `shutdown` and
 `reinitialize` are accepted and ignored, and the fb303 counters and options are empty.
+
+`get_partitions_by_expr` answers `UNKNOWN_METHOD` on purpose: its argument is a Kryo-serialized Hive
+expression that cannot be decoded here, and Hive's `HiveMetaStoreClient.listPartitionsByExpr` turns exactly
+that answer into `IncompatibleMetastoreException`, on which Hive falls back to the filter path
+(`get_partitions_by_filter`). `tests/java/test_hive_client.py` checks this with Hive 2.3.10's own client.
 """
 
 
