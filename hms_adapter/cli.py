@@ -1,8 +1,9 @@
-"""The ``hudi-metastore`` command: ``serve`` and ``init-db``."""
+"""The ``hudi-metastore`` command: ``serve``, ``init-db`` and ``partitions``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
@@ -11,6 +12,7 @@ import sys
 from hudi_catalog import Catalog
 from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
 from hudi_catalog.errors import CatalogError
+from hudi_catalog.partition_names import make_partition_name
 
 from .handler import MetastoreHandler
 from .idl import hive
@@ -42,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
+
+    partitions = commands.add_parser(
+        "partitions", help="list a table's partitions, pruned by an engine's WHERE clause"
+    )
+    _add_store_options(partitions)
+    partitions.add_argument("table", metavar="DB.TABLE")
+    partitions.add_argument("--where", default="", help="a WHERE clause as an engine writes it")
+    partitions.add_argument("--json", action="store_true", help="print JSON instead of one name per line")
     return parser
 
 
@@ -78,11 +88,34 @@ def _init_db(args: argparse.Namespace) -> int:
     return 0
 
 
+def _partitions(args: argparse.Namespace) -> int:
+    database, dot, table = args.table.partition(".")
+    if not dot or not table:
+        print("hudi-metastore: the table is named DB.TABLE", file=sys.stderr)
+        return 2
+    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    try:
+        found = catalog.partitions.by_where(database, table, args.where)
+        names = [make_partition_name([k.name for k in catalog.tables.get(database, table).partition_keys], p.values)
+                 for p in found]
+    finally:
+        catalog.close()
+    if args.json:
+        print(json.dumps({
+            "table": f"{database}.{table}".lower(),
+            "where": args.where,
+            "partitions": [{"name": n, "values": p.values, "location": p.sd.location} for n, p in zip(names, found)],
+        }, indent=2))
+    else:
+        print("\n".join(names))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return {"serve": _serve, "init-db": _init_db}[args.command](args)
+        return {"serve": _serve, "init-db": _init_db, "partitions": _partitions}[args.command](args)
     except CatalogError as e:
         print(f"hudi-metastore: {e}", file=sys.stderr)
         return 1

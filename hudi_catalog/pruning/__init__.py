@@ -2,5 +2,6 @@
 
 from .parse import parse_filter
 from .to_sql import filter_to_clause
+from .where import where_to_filter
 
-__all__ = ["parse_filter", "filter_to_clause"]
+__all__ = ["parse_filter", "filter_to_clause", "where_to_filter"]

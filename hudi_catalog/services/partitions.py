@@ -23,7 +23,7 @@ from ..errors import (
 from ..model import MANAGED_TABLE, Partition, Table
 from ..names import normalize
 from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
-from ..pruning import filter_to_clause, parse_filter
+from ..pruning import filter_to_clause, parse_filter, where_to_filter
 from ..stats import should_update, update_fast_stats
 from ..store import descriptors
 from ..store import partitions as partition_store
@@ -248,6 +248,22 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
             return partition_store.count(conn, self._filtered(row.tbl_id, table, filter_text, -1))
+
+    def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> list[Partition]:
+        """Partitions that may hold rows matching an engine's WHERE clause (never fewer).
+
+        Terms over data columns, or that cannot be decided from partition values, count as TRUE; see
+        ``hudi_catalog.pruning.where``.
+        """
+        with self.ctx.store.read() as conn:
+            row, table = self._table(conn, database, table_name)
+            kept = where_to_filter(where, table.partition_keys)
+            where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys)
+            chosen = partition_store.selection(row.tbl_id, where=where_clause, max_parts=max_parts)
+            found = partition_store.read(conn, table, row.tbl_id, chosen)
+        log.debug("WHERE %r on %s pruned in SQL by %r: %d partitions", where, table.qualified_name,
+                  None if kept is None else kept.sql(), len(found))
+        return found
 
     @staticmethod
     def _filtered(tbl_id: int, table: Table, filter_text: str | None, max_parts: int):
