@@ -1,7 +1,7 @@
 """Turn a parsed partition filter into one SQLAlchemy condition over a table's partitions.
 
-Each comparison of a partition key with a literal becomes an ``EXISTS`` over that key's
-``partition_key_val`` row. Keys of numeric, date and timestamp types compare by value through the row's
+Each comparison of a partition key with a literal becomes ``part_id IN (...)`` over that key's
+``partition_key_val`` rows of the table, an index range scan. Keys of numeric, date and timestamp types compare by value through the row's
 ``typed_val`` (an order-preserving text key written with the partition, see ``hudi_catalog.typed_keys``), so
 ``hr > 9`` matches ``hr=10`` and the comparison is a range over an index. Other keys compare as strings. The
 default partition (``__HIVE_DEFAULT_PARTITION__``) has no typed key and never satisfies a typed comparison.
@@ -11,7 +11,7 @@ Hive 2/3 clients and Spark.
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, and_, exists, false, literal, not_, or_, select
+from sqlalchemy import ColumnElement, and_, false, literal, not_, or_, select
 from sqlglot import exp
 
 from ..errors import InvalidFilterError
@@ -22,7 +22,8 @@ from .comparisons import COMPARISONS, NEGATED, REVERSED
 
 
 class _Translator:
-    def __init__(self, keys: list[Column]) -> None:
+    def __init__(self, keys: list[Column], tbl_id: int | None) -> None:
+        self.tbl_id = tbl_id
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
     def clause(self, node: exp.Expression, negated: bool = False) -> ColumnElement[bool]:
@@ -49,6 +50,11 @@ class _Translator:
                 typed=False,
             )
         if isinstance(node, exp.In):
+            target = node.this
+            while isinstance(target, exp.Paren):
+                target = target.this
+            if isinstance(target, exp.Column):
+                return self._in_list(target, node.expressions, negated)
             equalities = self._equalities(node)
             if negated:
                 return and_(*(self.clause(e, True) for e in equalities))
@@ -58,6 +64,14 @@ class _Translator:
             high = exp.LTE(this=node.this, expression=node.args["high"])
             return self.clause(exp.And(this=low, expression=high), negated)
         raise InvalidFilterError(f"Error parsing partition filter : unsupported expression {node.sql()}")
+
+    def _in_list(self, column: exp.Column, items: list[exp.Expression], negated: bool) -> ColumnElement[bool]:
+        """``k [NOT] IN (a, b, ...)`` as one index lookup of the listed values."""
+        bounds = []
+        for item in items:
+            key, value = self._key_and_literal(column, item)
+            bounds.append(self._literal(value, key))
+        return self._on_key(key, lambda col: col.not_in(bounds) if negated else col.in_(bounds), typed=True)
 
     @staticmethod
     def _equalities(node: exp.In) -> list[exp.Expression]:
@@ -129,19 +143,15 @@ class _Translator:
         return literal(encoded)
 
     def _on_key(self, key: str, predicate, typed: bool) -> ColumnElement[bool]:
+        """``part_id IN (ids whose value of this key satisfies the predicate)``: an index range scan."""
         position, key_type = self.index[key]
         kv = schema.partition_key_val.alias()
         column = kv.c.typed_val if typed and type_family(key_type) is not None else kv.c.key_val
-        return exists(
-            select(kv.c.part_id).where(
-                kv.c.part_id == schema.partitions.c.part_id,
-                kv.c.tbl_id == schema.partitions.c.tbl_id,
-                kv.c.key_index == position,
-                predicate(column),
-            )
+        return schema.partitions.c.part_id.in_(
+            select(kv.c.part_id).where(kv.c.tbl_id == self.tbl_id, kv.c.key_index == position, predicate(column))
         )
 
 
-def filter_to_clause(expression: exp.Expression, keys: list[Column]) -> ColumnElement[bool]:
-    """The condition on ``partitions`` rows that selects the partitions the filter matches."""
-    return _Translator(keys).clause(expression)
+def filter_to_clause(expression: exp.Expression, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
+    """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches."""
+    return _Translator(keys, tbl_id).clause(expression)

@@ -258,7 +258,7 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
             kept = where_to_filter(where, table.partition_keys)
-            where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys)
+            where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys, row.tbl_id)
             chosen = partition_store.selection(row.tbl_id, where=where_clause, max_parts=max_parts)
             found = partition_store.read(conn, table, row.tbl_id, chosen)
         log.debug("WHERE %r on %s pruned in SQL by %r: %d partitions", where, table.qualified_name,
@@ -269,7 +269,7 @@ class PartitionService:
     def _filtered(tbl_id: int, table: Table, filter_text: str | None, max_parts: int):
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_filter(filter_text), table.partition_keys)
+            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, tbl_id)
         return partition_store.selection(tbl_id, where=where, max_parts=max_parts)
 
     # -- change -------------------------------------------------------------------------------------

@@ -1,0 +1,146 @@
+"""Partition pruning through the real Thrift socket: p50/p95 of three filters at several table sizes.
+
+The server runs in its own process (``hudi-metastore serve``) on the given database; tables with two
+partition keys (``dt`` string, ``hr`` int: 24 hours a day) are filled through the catalog, then each filter
+is timed with a thriftpy2 client. Prints one table, and the server's peak memory.
+
+Usage: python benchmarks/pruning.py [--db-url URL] [--sizes 1000,10000,100000] [--repeat 30]
+The default URL is a database ``hms_bench`` on the local MariaDB (created if missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pymysql
+import thriftpy2
+from sqlalchemy.engine import make_url
+from thriftpy2.rpc import make_client
+
+from hudi_catalog import Catalog
+from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_metastore_idl import IDL_DIR
+
+hive = thriftpy2.load(str(IDL_DIR / "hive_metastore.thrift"), module_name="hive_metastore_thrift")
+DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_bench"
+BATCH = 5000
+START = dt.date(2020, 1, 1)
+
+
+def ensure_mysql_database(url: str) -> None:
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("mysql"):
+        return
+    conn = pymysql.connect(host=parsed.host, port=parsed.port or 3306, user=parsed.username,
+                           password=parsed.password or "", autocommit=True)
+    with conn.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS {parsed.database}")
+        cur.execute(f"CREATE DATABASE {parsed.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+    conn.close()
+
+
+def day(i: int) -> str:
+    return (START + dt.timedelta(days=i)).isoformat()
+
+
+def fill(catalog: Catalog, size: int) -> None:
+    table = f"t{size}"
+    catalog.tables.create(Table("bench", table, sd=StorageDescriptor(columns=[Column("v", "string")],
+                                                                     location=f"file:/tmp/bench/{table}"),
+                                partition_keys=[Column("dt", "string"), Column("hr", "int")]))
+    parts = [Partition("bench", table, [day(i // 24), str(i % 24)],
+                       sd=StorageDescriptor(columns=[Column("v", "string")],
+                                            location=f"file:/tmp/bench/{table}/p{i}"))
+             for i in range(size)]
+    for start in range(0, size, BATCH):
+        catalog.partitions.add("bench", table, parts[start:start + BATCH])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def timed(call, repeat: int) -> tuple[float, float, int]:
+    call()  # warm-up
+    samples, count = [], 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        count = len(call())
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1], count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db-url", default=DEFAULT_URL)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    ensure_mysql_database(args.db_url)
+    warehouse = tempfile.mkdtemp(prefix="bench-wh-")
+    catalog = Catalog.open(args.db_url, warehouse)
+    catalog.databases.create(Database("bench", location=f"file:{warehouse}/bench.db"))
+    for size in sizes:
+        started = time.perf_counter()
+        fill(catalog, size)
+        print(f"filled t{size}: {size} partitions in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    catalog.close()
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
+                               "--port", str(port), "--db-url", args.db_url, "--warehouse", warehouse,
+                               "--log-level", "WARNING"])
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=120_000)
+        print(f"{'partitions':>10} | {'query':<28} | {'p50 ms':>8} | {'p95 ms':>8} | {'returned':>8}")
+        print(f"{'-' * 10}-+-{'-' * 28}-+-{'-' * 8}-+-{'-' * 8}-+-{'-' * 8}")
+        for size in sizes:
+            days = size // 24
+            tenth = max(1, days // 10)
+            hundredth = max(1, days // 100)
+            middle = days // 2
+            queries = {
+                "selective (1 partition)": f'dt = "{day(middle)}" and hr = 7',
+                "10% range": f'dt >= "{day(middle)}" and dt < "{day(middle + tenth)}"',
+                "1% IN list": "(dt) in (" + ", ".join(f'"{day(middle + i)}"' for i in range(hundredth)) + ")",
+            }
+            for label, text in queries.items():
+                p50, p95, count = timed(
+                    lambda t=text: client.get_partitions_by_filter("bench", f"t{size}", t, -1), args.repeat)
+                print(f"{size:>10} | {label:<28} | {p50:>8.1f} | {p95:>8.1f} | {count:>8}")
+        client.close()
+        print(f"server peak RSS: {peak_rss_mib(server.pid):.0f} MiB")
+    finally:
+        server.terminate()
+        server.wait(30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
