@@ -6,7 +6,7 @@ import logging
 from dataclasses import replace
 
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
-from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError, NoSuchDatabaseError
+from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
 from ..store import databases as db_store

@@ -186,18 +186,24 @@ def cases(draw):
     return types, rows, draw(filter_strategy(types))
 
 
+def create_random_table(catalog, database: str, types: list[str], rows) -> tuple[str, list[str]]:
+    """A fresh table with keys ``k0, k1, ...`` of ``types`` and one partition per row; ``(name, keys)``."""
+    names = [f"k{i}" for i in range(len(types))]
+    table = f"t{next(_table_numbers)}"
+    if database not in catalog.databases.names():
+        catalog.databases.create(Database(database))
+    catalog.tables.create(Table(database, table, sd=StorageDescriptor(columns=[Column("payload", "int")]),
+                                partition_keys=[Column(n, t) for n, t in zip(names, types)]))
+    catalog.partitions.add(database, table, [Partition(database, table, list(r)) for r in rows])
+    return table, names
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(case=cases())
 def test_sql_pruning_equals_python_evaluation(catalog, case):
     types, rows, tree = case
-    names = [f"k{i}" for i in range(len(types))]
-    table = f"t{next(_table_numbers)}"
-    if "prop" not in catalog.databases.names():
-        catalog.databases.create(Database("prop"))
-    catalog.tables.create(Table("prop", table, sd=StorageDescriptor(columns=[Column("x", "int")]),
-                                partition_keys=[Column(n, t) for n, t in zip(names, types)]))
-    catalog.partitions.add("prop", table, [Partition("prop", table, list(r)) for r in rows])
+    table, names = create_random_table(catalog, "prop", types, rows)
 
     text = render(tree, names, types)
     got = sorted(tuple(p.values) for p in catalog.partitions.by_filter("prop", table, text))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,12 +22,10 @@ from tests.hudi_catalog.test_pruning_properties import (
     _and,
     _not,
     _or,
+    create_random_table,
     typed,
     value_strategy,
 )
-
-_table_numbers = itertools.count()
-
 
 @pytest.fixture
 def events(catalog):
@@ -146,13 +143,7 @@ def where_cases(draw):
 @given(case=where_cases())
 def test_where_pruning_never_drops_a_partition_that_may_match(catalog, case):
     types, rows, tree = case
-    names = [f"k{i}" for i in range(len(types))]
-    table = f"t{next(_table_numbers)}"
-    if "wp" not in catalog.databases.names():
-        catalog.databases.create(Database("wp"))
-    catalog.tables.create(Table("wp", table, sd=StorageDescriptor(columns=[Column("payload", "int")]),
-                                partition_keys=[Column(n, t) for n, t in zip(names, types)]))
-    catalog.partitions.add("wp", table, [Partition("wp", table, list(r)) for r in rows])
+    table, names = create_random_table(catalog, "wp", types, rows)
 
     where = render(tree, names, types)
     got = {tuple(p.values) for p in catalog.partitions.by_where("wp", table, where)}
