@@ -95,9 +95,9 @@ def _partitions(args: argparse.Namespace) -> int:
         return 2
     catalog = Catalog.open(args.db_url, args.warehouse, init=False)
     try:
+        keys = [k.name for k in catalog.tables.get(database, table).partition_keys]
         found = catalog.partitions.by_where(database, table, args.where)
-        names = [make_partition_name([k.name for k in catalog.tables.get(database, table).partition_keys], p.values)
-                 for p in found]
+        names = [make_partition_name(keys, p.values) for p in found]
     finally:
         catalog.close()
     if args.json:

@@ -46,8 +46,9 @@ def to_thrift_error(error: Exception, declared: dict[type, str]):
     Returns ``(field name, exception)`` for a declared slot, or ``(None, TApplicationException)``.
     """
     message = str(error)
-    if isinstance(error, tuple(declared)):
-        return declared[type(error)], error
+    for declared_type, slot in declared.items():
+        if isinstance(error, declared_type):
+            return slot, error
     candidates: tuple[type, ...] = (hive.MetaException,)
     if isinstance(error, CatalogError):
         for error_type, preferred in _PREFERENCES:

@@ -169,18 +169,19 @@ class PartitionService:
             except NoSuchTableError as e:
                 raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
         if name is not None:
-            values = self._values_of_name(table, name)
+            values = self._values_of_name(table, name, InvalidObjectError(f"Invalid partition name {name}"))
         sd = replace(table.sd, location=None)
         added = self.add(database, table_name, [Partition(table.database, table.name, list(values), sd=sd)],
                          environment=environment)
         return added[0]
 
     @staticmethod
-    def _values_of_name(table: Table, name: str) -> list[str]:
+    def _values_of_name(table: Table, name: str, error: CatalogError) -> list[str]:
+        """The values of a partition name of ``table``; ``error`` when the name does not fit its keys."""
         try:
             return values_for_keys([k.name for k in table.partition_keys], name)
         except (NoSuchObjectError, InvalidObjectError) as e:
-            raise InvalidObjectError(f"Invalid partition name {name}") from e
+            raise error from e
 
     # -- read ---------------------------------------------------------------------------------------
 
@@ -194,10 +195,9 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
-            try:
-                values = values_for_keys([k.name for k in table.partition_keys], name)
-            except (NoSuchObjectError, InvalidObjectError) as e:
-                raise NoSuchPartitionError(f"partition {name} does not exist in {table.qualified_name}") from e
+            values = self._values_of_name(
+                table, name, NoSuchPartitionError(f"partition {name} does not exist in {table.qualified_name}")
+            )
             return self._find_one(conn, tbl_id, table, values)
 
     def list(self, database: str, table_name: str, max_parts: int = -1,
@@ -342,10 +342,7 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             _, table = self._table(conn, database, table_name)
         if name is not None:
-            try:
-                values = values_for_keys([k.name for k in table.partition_keys], name)
-            except (NoSuchObjectError, InvalidObjectError) as e:
-                raise NoSuchPartitionError(f"Partition doesn't exist. {name}") from e
+            values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
         self.drop_by_names(database, table_name, [self._name(table, values)], delete_data, if_exists=False,
                            missing_message=f"Partition doesn't exist. {_java_list(list(values))}")
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select
+from sqlalchemy import Connection, and_, func, insert, select, tuple_
 
 from ..model import Column, SerDe, SkewedInfo, SortColumn, StorageDescriptor
 from . import schema
@@ -107,21 +107,21 @@ def insert_schema_version(
 
 
 def load_schema_versions(
-    conn: Connection, tbl_id: int, versions: Iterable[int]
-) -> dict[int, tuple[list[Column], list[Column]]]:
-    """``{version: (data columns, partition keys)}`` for the given versions of a table, in one query."""
+    conn: Connection, versions: Iterable[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[list[Column], list[Column]]]:
+    """``{(tbl_id, version): (data columns, partition keys)}`` for any number of table versions, in one query."""
     wanted = sorted(set(versions))
-    result: dict[int, tuple[list[Column], list[Column]]] = {v: ([], []) for v in wanted}
+    result: dict[tuple[int, int], tuple[list[Column], list[Column]]] = {v: ([], []) for v in wanted}
     if not wanted:
         return result
     s = schema.schema.c
     rows = conn.execute(
-        select(s.version, s.is_partition_col, s.name, s.type, s.comment)
-        .where(s.tbl_id == tbl_id, s.version.in_(wanted))
-        .order_by(s.version, s.is_partition_col, s.position)
+        select(s.tbl_id, s.version, s.is_partition_col, s.name, s.type, s.comment)
+        .where(tuple_(s.tbl_id, s.version).in_(wanted))
+        .order_by(s.tbl_id, s.version, s.is_partition_col, s.position)
     )
     for row in rows:
-        data, keys = result[row.version]
+        data, keys = result[(row.tbl_id, row.version)]
         (keys if row.is_partition_col else data).append(Column(row.name, row.type, row.comment))
     return result
 
@@ -130,7 +130,7 @@ def find_or_add_schema_version(
     conn: Connection, tbl_id: int, current_version: int, columns: list[Column], partition_keys: list[Column]
 ) -> int:
     """The version whose data columns equal ``columns``: the current one if it matches, else a new one."""
-    current = load_schema_versions(conn, tbl_id, [current_version])[current_version][0]
+    current = load_schema_versions(conn, [(tbl_id, current_version)])[(tbl_id, current_version)][0]
     if current == columns:
         return current_version
     latest = conn.execute(

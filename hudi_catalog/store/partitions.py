@@ -69,13 +69,13 @@ def read(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[Pa
     ):
         values[row.part_id].append(row.key_val)
     partition_params = params.read_params_of(conn, schema.partition_params, sel)
-    versions = descriptors.load_schema_versions(conn, tbl_id, {r.schema_version for r in rows})
+    versions = descriptors.load_schema_versions(conn, {(tbl_id, r.schema_version) for r in rows})
     return [
         Partition(
             database=table.database,
             table=table.name,
             values=values[row.part_id],
-            sd=descriptors.descriptor_from_row(row._mapping, versions[row.schema_version][0]),
+            sd=descriptors.descriptor_from_row(row._mapping, versions[(tbl_id, row.schema_version)][0]),
             parameters=partition_params.get(row.part_id, {}),
             create_time=row.create_time,
             last_access_time=row.last_access_time,

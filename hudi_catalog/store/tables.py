@@ -42,10 +42,10 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
     ids = [r.tbl_id for r in rows]
     owners = select(_t.tbl_id).where(_t.tbl_id.in_(ids)).subquery()
     table_params = params.read_params_of(conn, schema.tbl_params, owners)
-    columns = _columns_of(conn, [(r.tbl_id, r.schema_version) for r in rows])
+    columns = descriptors.load_schema_versions(conn, [(r.tbl_id, r.schema_version) for r in rows])
     tables = []
     for row in rows:
-        data_columns, partition_keys = columns.get((row.tbl_id, row.schema_version), ([], []))
+        data_columns, partition_keys = columns[(row.tbl_id, row.schema_version)]
         tables.append(
             Table(
                 database=row.db_name,
@@ -66,24 +66,6 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
             )
         )
     return tables
-
-
-def _columns_of(conn: Connection, versions: list[tuple[int, int]]):
-    s = schema.schema.c
-    wanted = set(versions)
-    result: dict[tuple[int, int], tuple[list, list]] = {v: ([], []) for v in wanted}
-    rows = conn.execute(
-        select(s.tbl_id, s.version, s.is_partition_col, s.name, s.type, s.comment)
-        .join(schema.tbl, (_t.tbl_id == s.tbl_id) & (_t.schema_version == s.version))
-        .where(s.tbl_id.in_([tbl_id for tbl_id, _ in wanted]))
-        .order_by(s.tbl_id, s.is_partition_col, s.position)
-    )
-    for row in rows:
-        data, keys = result[(row.tbl_id, row.version)]
-        (keys if row.is_partition_col else data).append(
-            descriptors.Column(row.name, row.type, row.comment)
-        )
-    return result
 
 
 def get_table(conn: Connection, database: str, name: str) -> Table:
