@@ -24,6 +24,7 @@ from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec
+from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .idl import hive
 
@@ -288,8 +289,21 @@ class MetastoreHandler:
         return self._list(db_name, tbl_name, max_parts, part_vals)
 
     def _list(self, db_name, tbl_name, max_parts, part_vals=None):
-        parts = self.catalog.partitions.list(_db(db_name), tbl_name, _limit(max_parts), part_vals)
-        return [to_thrift_partition(p) for p in parts]
+        return self._encoded(db_name, tbl_name, values=part_vals, max_parts=_limit(max_parts))
+
+    def _encoded(self, db_name, tbl_name, **selection) -> EncodedPartitionList:
+        """Partitions as cached encodings; those not cached yet are encoded here and cached for next time."""
+        table, found = self.catalog.partitions.read_encoded(_db(db_name), tbl_name, **selection)
+        fresh = {e.part_id: encode_partition_fields(e.partition) for e in found if e.encoded is None}
+        if fresh:
+            try:
+                self.catalog.partitions.save_encodings([(e.part_id, e.revision, fresh[e.part_id])
+                                                        for e in found if e.part_id in fresh])
+            except CatalogError as error:  # the answer stands; the next read encodes again
+                log.warning("could not cache %d partition encodings of %s: %s",
+                            len(fresh), table.qualified_name, error)
+        return EncodedPartitionList(table.database, table.name,
+                                    [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found])
 
     def get_partition_names(self, db_name, tbl_name, max_parts):
         return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts))
@@ -298,15 +312,15 @@ class MetastoreHandler:
         return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts), part_vals)
 
     def get_partitions_by_names(self, db_name, tbl_name, names):
-        return [to_thrift_partition(p) for p in self.catalog.partitions.by_names(_db(db_name), tbl_name, names or [])]
+        return self._encoded(db_name, tbl_name, names=names or [])
 
     def get_partitions_by_names_req(self, req):
         parts = self.catalog.partitions.by_names(_db(req.db_name), req.tbl_name, req.names or [])
         return hive.GetPartitionsByNamesResult(partitions=[to_thrift_partition(p) for p in parts])
 
     def get_partitions_by_filter(self, db_name, tbl_name, filter, max_parts):
-        parts = self._by_filter(db_name, tbl_name, filter, max_parts)
-        return [to_thrift_partition(p) for p in parts]
+        return self._filter_call(self._encoded, db_name, tbl_name, filter_text=filter or "",
+                                 max_parts=_limit(max_parts))
 
     def get_num_partitions_by_filter(self, db_name, tbl_name, filter):
         return self._filter_call(self.catalog.partitions.count_by_filter, _db(db_name), tbl_name, filter)
@@ -320,10 +334,10 @@ class MetastoreHandler:
         return self._filter_call(self.catalog.partitions.by_filter, _db(db_name), tbl_name, filter, _limit(max_parts))
 
     @staticmethod
-    def _filter_call(action, *args):
+    def _filter_call(action, *args, **kwargs):
         """Filter calls answer a missing table with NoSuchObjectException, a bad filter with MetaException."""
         try:
-            return action(*args)
+            return action(*args, **kwargs)
         except NoSuchTableError as e:
             raise hive.NoSuchObjectException(message=str(e)) from e
         except InvalidFilterError as e:

@@ -3,6 +3,7 @@
 - A method the handler does not serve (or that the IDL does not know) answers ``UNKNOWN_METHOD``.
 - A catalog error goes into the method's declared exception slot (``hms_adapter.errors``).
 - An unexpected error is logged and answered, never allowed to close the connection.
+- A partition list answered from cached encodings is spliced into binary-protocol replies as bytes.
 One line is logged per call at debug level; errors at warning, with the method name.
 """
 
@@ -15,6 +16,7 @@ from thriftpy2.thrift import TApplicationException, TException, TMessageType, TT
 
 from hudi_catalog.errors import CatalogError
 
+from .convert.partition_wire import EncodedPartitionList, speaks_binary
 from .errors import declared_exceptions, to_thrift_error
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,12 @@ class MetastoreProcessor:
             setattr(result, slot, thrift_error)
         finally:
             log.debug("%s %.1f ms", api, (time.perf_counter() - started) * 1000)
+        answer = getattr(result, "success", None)
+        if isinstance(answer, EncodedPartitionList):
+            if speaks_binary(oprot):
+                self._send_bytes(oprot, api, seqid, answer.result_struct())
+                return
+            result.success = answer.to_thrift()
         if not getattr(result, "oneway", False):
             self._send(oprot, api, TMessageType.REPLY, result, seqid)
 
@@ -64,6 +72,13 @@ class MetastoreProcessor:
         if api not in self._declared:
             self._declared[api] = declared_exceptions(result)
         return self._declared[api]
+
+    @staticmethod
+    def _send_bytes(oprot, api, seqid, result_struct: bytes) -> None:
+        oprot.write_message_begin(api, TMessageType.REPLY, seqid)
+        oprot.trans.write(result_struct)
+        oprot.write_message_end()
+        oprot.trans.flush()
 
     @staticmethod
     def _send(oprot, api, message_type, payload, seqid) -> None:

@@ -128,6 +128,20 @@ class Partition:
     last_access_time: int = 0
 
 
+@dataclass(frozen=True)
+class EncodedPartition:
+    """A partition as read for a front end that caches its wire encoding.
+
+    ``encoded`` is the front end's cached bytes, or ``None`` when there are none for the current
+    ``revision``; then ``partition`` holds the model to encode (see ``PartitionService.save_encodings``).
+    """
+
+    part_id: int
+    revision: int
+    encoded: bytes | None
+    partition: Partition | None
+
+
 @dataclass
 class ResourceUri:
     """A jar, file or archive a function needs; ``kind`` is JAR, FILE or ARCHIVE."""

@@ -1,7 +1,9 @@
 """Turn a parsed partition filter into one SQLAlchemy condition over a table's partitions.
 
 Each comparison of a partition key with a literal becomes ``part_id IN (...)`` over that key's
-``partition_key_val`` rows of the table, an index range scan. Keys of numeric, date and timestamp types compare by value through the row's
+``partition_key_val`` rows of the table, an index range scan. Tests of one key joined by AND or OR share one
+such lookup (a partition has exactly one row per key, so ``dt >= a AND dt < b`` is one range scan of the rows
+between ``a`` and ``b``, not the intersection of two half-table scans). Keys of numeric, date and timestamp types compare by value through the row's
 ``typed_val`` (an order-preserving text key written with the partition, see ``hudi_catalog.typed_keys``), so
 ``hr > 9`` matches ``hr=10`` and the comparison is a range over an index. Other keys compare as strings. The
 default partition (``__HIVE_DEFAULT_PARTITION__``) has no typed key and never satisfies a typed comparison.
@@ -11,7 +13,11 @@ Hive 2/3 clients and Spark.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from sqlalchemy import ColumnElement, and_, false, literal, not_, or_, select
+from sqlalchemy.sql import FromClause
 from sqlglot import exp
 
 from ..errors import InvalidFilterError
@@ -21,12 +27,27 @@ from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
 
 
+@dataclass(frozen=True)
+class _KeyTest:
+    """A test of one partition key's value, kept open so that tests of the same key can merge."""
+
+    position: int
+    test: Callable[[FromClause], ColumnElement[bool]]
+    """The condition on a ``partition_key_val`` row of this key."""
+
+
+_Clause = _KeyTest | ColumnElement[bool]
+
+
 class _Translator:
     def __init__(self, keys: list[Column], tbl_id: int | None) -> None:
         self.tbl_id = tbl_id
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
-    def clause(self, node: exp.Expression, negated: bool = False) -> ColumnElement[bool]:
+    def condition(self, node: exp.Expression) -> ColumnElement[bool]:
+        return self._lookup(self.clause(node))
+
+    def clause(self, node: exp.Expression, negated: bool = False) -> _Clause:
         """The condition for ``node`` (or for ``NOT node``), with negations pushed down to the leaves.
 
         A typed key of the default partition has no value (SQL's NULL): it satisfies neither ``hr > 9`` nor
@@ -39,7 +60,7 @@ class _Translator:
             return self.clause(node.this, not negated)
         if isinstance(node, (exp.And, exp.Or)):
             combine = and_ if isinstance(node, exp.And) != negated else or_
-            return combine(self.clause(node.left, negated), self.clause(node.right, negated))
+            return self._combine(combine, [self.clause(n, negated) for n in _operands(node)])
         if type(node) in COMPARISONS:
             return self._comparison(node, negated)
         if isinstance(node, exp.Like):
@@ -56,9 +77,9 @@ class _Translator:
             if isinstance(target, exp.Column):
                 return self._in_list(target, node.expressions, negated)
             equalities = self._equalities(node)
-            if negated:
-                return and_(*(self.clause(e, True) for e in equalities))
-            return or_(false(), *(self.clause(e) for e in equalities))
+            if not equalities:
+                return not_(false()) if negated else false()
+            return self._combine(and_ if negated else or_, [self.clause(e, negated) for e in equalities])
         if isinstance(node, exp.Between):
             low = exp.GTE(this=node.this, expression=node.args["low"])
             high = exp.LTE(this=node.this, expression=node.args["high"])
@@ -142,16 +163,53 @@ class _Translator:
             )
         return literal(encoded)
 
-    def _on_key(self, key: str, predicate, typed: bool) -> ColumnElement[bool]:
-        """``part_id IN (ids whose value of this key satisfies the predicate)``: an index range scan."""
+    def _on_key(self, key: str, predicate, typed: bool) -> _KeyTest:
+        """A test of ``key``'s value: its ``typed_val`` for typed keys when ``typed``, else its text."""
         position, key_type = self.index[key]
+        use_typed = typed and type_family(key_type) is not None
+        return _KeyTest(position, lambda kv: predicate(kv.c.typed_val if use_typed else kv.c.key_val))
+
+    def _combine(self, combine, parts: list[_Clause]) -> ColumnElement[bool]:
+        """``combine`` (``and_`` or ``or_``) of ``parts``, merging the tests of each key into one."""
+        merged: dict[int, _KeyTest] = {}
+        others: list[ColumnElement[bool]] = []
+        for part in parts:
+            if not isinstance(part, _KeyTest):
+                others.append(part)
+            elif part.position in merged:
+                first = merged[part.position]
+                merged[part.position] = _KeyTest(
+                    part.position, lambda kv, a=first.test, b=part.test: combine(a(kv), b(kv))
+                )
+            else:
+                merged[part.position] = part
+        if not others and len(merged) == 1:
+            return next(iter(merged.values()))
+        return combine(*others, *(self._lookup(test) for test in merged.values()))
+
+    def _lookup(self, clause: _Clause) -> ColumnElement[bool]:
+        """``part_id IN (ids whose row of the key passes the test)``: an index range scan."""
+        if not isinstance(clause, _KeyTest):
+            return clause
         kv = schema.partition_key_val.alias()
-        column = kv.c.typed_val if typed and type_family(key_type) is not None else kv.c.key_val
         return schema.partitions.c.part_id.in_(
-            select(kv.c.part_id).where(kv.c.tbl_id == self.tbl_id, kv.c.key_index == position, predicate(column))
+            select(kv.c.part_id).where(
+                kv.c.tbl_id == self.tbl_id, kv.c.key_index == clause.position, clause.test(kv)
+            )
         )
+
+
+def _operands(node: exp.Expression) -> list[exp.Expression]:
+    """The operands of a chain of one connective: ``a AND (b AND c)`` gives ``[a, b, c]``."""
+    kind = type(node)
+    result = []
+    for child in (node.left, node.right):
+        while isinstance(child, exp.Paren):
+            child = child.this
+        result.extend(_operands(child) if type(child) is kind else [child])
+    return result
 
 
 def filter_to_clause(expression: exp.Expression, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
     """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches."""
-    return _Translator(keys, tbl_id).clause(expression)
+    return _Translator(keys, tbl_id).condition(expression)

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection, Row, Select
 
 from ..errors import (
     CatalogError,
@@ -20,7 +20,7 @@ from ..errors import (
     NoSuchPartitionError,
     NoSuchTableError,
 )
-from ..model import MANAGED_TABLE, Partition, Table
+from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table
 from ..names import normalize
 from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_filter, where_to_filter
@@ -204,19 +204,62 @@ class PartitionService:
              values: Sequence[str] | None = None) -> list[Partition]:
         """Partitions in name order; ``values`` are partial values where ``""`` matches anything."""
         with self.ctx.store.read() as conn:
-            row, table = self._table(conn, database, table_name)
-            tbl_id = row.tbl_id
-            self._check_partial(table, values)
-            chosen = partition_store.selection(tbl_id, values=values, max_parts=max_parts)
-            return partition_store.read(conn, table, tbl_id, chosen)
+            row, table, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
+            return partition_store.read(conn, table, row.tbl_id, chosen)
+
+    def read_encoded(
+        self,
+        database: str,
+        table_name: str,
+        *,
+        values: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        filter_text: str | None = None,
+        max_parts: int = -1,
+    ) -> tuple[Table, list[EncodedPartition]]:
+        """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
+        for a front end that caches encodings: cached bytes where present, models for the rest."""
+        with self.ctx.store.read() as conn:
+            row, table, chosen = self._select(
+                conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
+            )
+            found = partition_store.read_encoded(conn, table, row.tbl_id, chosen)
+        if filter_text is not None:
+            log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
+        return table, found
+
+    def save_encodings(self, encodings: Sequence[tuple[int, int, bytes]]) -> None:
+        """Cache front-end encodings as ``(part_id, revision, bytes)``; those of changed partitions are dropped."""
+        with self.ctx.store.write() as conn:
+            partition_store.store_encodings(conn, encodings)
+
+    def _select(
+        self,
+        conn: Connection,
+        database: str,
+        table_name: str,
+        *,
+        values: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        filter_text: str | None = None,
+        max_parts: int = -1,
+    ) -> tuple[Row, Table, Select]:
+        """The table's row and model, and the selection of its partitions that the arguments describe."""
+        row, table = self._table(conn, database, table_name)
+        self._check_partial(table, values)
+        where = None
+        if filter_text and filter_text.strip():
+            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, row.tbl_id)
+        chosen = partition_store.selection(
+            row.tbl_id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
+        )
+        return row, table, chosen
 
     def names(self, database: str, table_name: str, max_parts: int = -1,
               values: Sequence[str] | None = None) -> list[str]:
         with self.ctx.store.read() as conn:
-            row, table = self._table(conn, database, table_name)
-            tbl_id = row.tbl_id
-            self._check_partial(table, values)
-            return partition_store.names(conn, partition_store.selection(tbl_id, values=values, max_parts=max_parts))
+            _, _, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
+            return partition_store.names(conn, chosen)
 
     @staticmethod
     def _check_partial(table: Table, values: Sequence[str] | None) -> None:
@@ -228,17 +271,13 @@ class PartitionService:
 
     def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
         with self.ctx.store.read() as conn:
-            row, table = self._table(conn, database, table_name)
-            tbl_id = row.tbl_id
-            if not names:
-                return []
-            return partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
+            row, table, chosen = self._select(conn, database, table_name, names=names)
+            return partition_store.read(conn, table, row.tbl_id, chosen) if names else []
 
     def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
         with self.ctx.store.read() as conn:
-            row, table = self._table(conn, database, table_name)
-            chosen = self._filtered(row.tbl_id, table, filter_text, max_parts)
+            row, table, chosen = self._select(conn, database, table_name, filter_text=filter_text, max_parts=max_parts)
             found = partition_store.read(conn, table, row.tbl_id, chosen)
         log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return found
@@ -246,8 +285,8 @@ class PartitionService:
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""
         with self.ctx.store.read() as conn:
-            row, table = self._table(conn, database, table_name)
-            return partition_store.count(conn, self._filtered(row.tbl_id, table, filter_text, -1))
+            _, _, chosen = self._select(conn, database, table_name, filter_text=filter_text)
+            return partition_store.count(conn, chosen)
 
     def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> list[Partition]:
         """Partitions that may hold rows matching an engine's WHERE clause (never fewer).
@@ -264,13 +303,6 @@ class PartitionService:
         log.debug("WHERE %r on %s pruned in SQL by %r: %d partitions", where, table.qualified_name,
                   None if kept is None else kept.sql(), len(found))
         return found
-
-    @staticmethod
-    def _filtered(tbl_id: int, table: Table, filter_text: str | None, max_parts: int):
-        where = None
-        if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, tbl_id)
-        return partition_store.selection(tbl_id, where=where, max_parts=max_parts)
 
     # -- change -------------------------------------------------------------------------------------
 

@@ -44,6 +44,16 @@ def add_typed_partition_values(conn: Connection) -> None:
     next(i for i in kv.indexes if i.name == "idx_pkv_typed").create(conn)
 
 
+def add_partition_encodings(conn: Connection) -> None:
+    """Version 2 -> 3: ``partitions.revision`` and ``partitions.encoded`` (the front end's encoding cache)."""
+    partitions = schema.partitions
+    table_name = conn.dialect.identifier_preparer.format_table(partitions)
+    encoded_type = partitions.c.encoded.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN encoded {encoded_type}")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
+    2: add_partition_encodings,
 }

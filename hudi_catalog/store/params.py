@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection, Table, delete, insert, select
-from sqlalchemy.sql import FromClause
+
+from .batches import chunks
 
 
 def _owner(table: Table):
@@ -39,14 +40,11 @@ def read_params(conn: Connection, table: Table, owner_id: int) -> dict[str, str]
     return {r.param_key: r.param_value for r in rows}
 
 
-def read_params_of(conn: Connection, table: Table, owners: FromClause) -> dict[int, dict[str, str]]:
-    """The parameters of every owner id in the one-column selection ``owners``, in one query."""
+def read_params_of(conn: Connection, table: Table, owner_ids: Sequence[int]) -> dict[int, dict[str, str]]:
+    """The parameters of every owner in ``owner_ids``, in one query per few thousand owners."""
     owner = _owner(table)
-    selected = owners.c[owner.name]
-    rows = conn.execute(
-        select(owner, table.c.param_key, table.c.param_value).join(owners, selected == owner)
-    )
     result: dict[int, dict[str, str]] = defaultdict(dict)
-    for row in rows:
-        result[row[0]][row.param_key] = row.param_value
+    for chunk in chunks(owner_ids):
+        for row in conn.execute(select(owner, table.c.param_key, table.c.param_value).where(owner.in_(chunk))):
+            result[row[0]][row.param_key] = row.param_value
     return result

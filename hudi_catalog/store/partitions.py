@@ -1,7 +1,12 @@
 """Queries on ``partitions``, ``partition_params`` and ``partition_key_val``.
 
-Reads go through a *selection*: a query of ``part_id`` values (ordered by name, possibly limited). Each
-read joins its selection once, so fetching any number of partitions costs the same four queries.
+Reads go through a *selection*: a query of a table's partitions (ordered by name, possibly limited). A read
+runs its selection once for the partition rows, then fetches their key values and parameters by id, so
+fetching any number of partitions costs the same few queries.
+
+A front end may cache each partition's wire encoding in ``partitions.encoded`` (``read_encoded``,
+``store_encodings``). Every change of a partition clears it and raises ``revision``, and an encoding is stored
+only for the revision it was made from, so a cached encoding is never older than its partition.
 """
 
 from __future__ import annotations
@@ -11,15 +16,13 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
 
-from ..model import Column, Partition, Table
+from ..model import Column, EncodedPartition, Partition, Table
 from ..typed_keys import typed_key
 from . import descriptors, params, schema
+from .batches import chunks
 
 _p = schema.partitions.c
 _kv = schema.partition_key_val.c
-
-IN_CHUNK = 5000
-"""Names per ``IN`` list when looking partitions up by name."""
 
 
 def selection(
@@ -55,20 +58,52 @@ def selection(
     return query
 
 
+_CHANGED = {"revision": _p.revision + 1, "encoded": None}
+"""The values every change of a partition row sets: a new revision, no cached encoding."""
+
+
 def read(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[Partition]:
-    """The partitions of ``table`` whose ids ``chosen`` selects, ordered by name."""
-    sel = chosen.subquery("sel")
-    rows = list(
-        conn.execute(select(schema.partitions).join(sel, sel.c.part_id == _p.part_id).order_by(_p.part_name))
-    )
+    """The partitions of ``table`` that ``chosen`` selects, ordered by name."""
+    return _models(conn, table, tbl_id, conn.execute(chosen.with_only_columns(*schema.partitions.c)).all())
+
+
+def read_encoded(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[EncodedPartition]:
+    """What ``chosen`` selects, ordered by name: cached encodings where present, models for the rest.
+
+    Partitions with a cached encoding cost one row each and no further query.
+    """
+    rows = conn.execute(chosen.with_only_columns(_p.part_id, _p.revision, _p.encoded)).all()
+    missing = [row.part_id for row in rows if row.encoded is None]
+    models: dict[int, Partition] = {}
+    for chunk in chunks(missing):
+        full = conn.execute(select(schema.partitions).where(_p.part_id.in_(chunk))).all()
+        models.update(zip((r.part_id for r in full), _models(conn, table, tbl_id, full)))
+    return [EncodedPartition(row.part_id, row.revision, row.encoded, models.get(row.part_id)) for row in rows]
+
+
+def store_encodings(conn: Connection, encodings: Sequence[tuple[int, int, bytes]]) -> None:
+    """Cache ``(part_id, revision, encoding)`` triples; one whose partition changed since is dropped."""
+    if encodings:
+        conn.execute(
+            update(schema.partitions)
+            .where(_p.part_id == bindparam("pid"), _p.revision == bindparam("rev"), _p.encoded.is_(None))
+            .values(encoded=bindparam("enc")),
+            [{"pid": pid, "rev": rev, "enc": enc} for pid, rev, enc in encodings],
+        )
+
+
+def _models(conn: Connection, table: Table, tbl_id: int, rows: Sequence) -> list[Partition]:
+    """Partition models from full ``partitions`` rows, with their key values and parameters."""
     if not rows:
         return []
+    ids = [row.part_id for row in rows]
     values: dict[int, list[str]] = defaultdict(list)
-    for row in conn.execute(
-        select(_kv.part_id, _kv.key_val).join(sel, sel.c.part_id == _kv.part_id).order_by(_kv.part_id, _kv.key_index)
-    ):
-        values[row.part_id].append(row.key_val)
-    partition_params = params.read_params_of(conn, schema.partition_params, sel)
+    for chunk in chunks(ids):
+        for part_id, value in conn.execute(
+            select(_kv.part_id, _kv.key_val).where(_kv.part_id.in_(chunk)).order_by(_kv.part_id, _kv.key_index)
+        ):
+            values[part_id].append(value)
+    partition_params = params.read_params_of(conn, schema.partition_params, ids)
     versions = descriptors.load_schema_versions(conn, {(tbl_id, r.schema_version) for r in rows})
     return [
         Partition(
@@ -97,8 +132,7 @@ def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dic
     """``{name: part_id}`` of the named partitions that exist."""
     wanted = list(dict.fromkeys(part_names))
     found: dict[str, int] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
+    for chunk in chunks(wanted):
         rows = conn.execute(select(_p.part_name, _p.part_id).where(_p.tbl_id == tbl_id, _p.part_name.in_(chunk)))
         found.update({r.part_name: r.part_id for r in rows})
     return found
@@ -151,6 +185,7 @@ def update_partition(
             part_name=name,
             last_access_time=part.last_access_time,
             **descriptors.descriptor_to_row(part.sd, schema_version=version),
+            **_CHANGED,
         )
     )
     conn.execute(delete(schema.partition_key_val).where(_kv.part_id == part_id))
@@ -159,8 +194,7 @@ def update_partition(
 
 
 def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
-    for start in range(0, len(part_ids), IN_CHUNK):
-        chunk = list(part_ids[start : start + IN_CHUNK])
+    for chunk in chunks(part_ids):
         conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
         conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
         conn.execute(delete(schema.files).where(schema.files.c.part_id.in_(chunk)))
@@ -169,7 +203,7 @@ def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
 
 def set_schema_version(conn: Connection, tbl_id: int, version: int) -> None:
     """Point every partition of a table at one schema version (``ALTER TABLE ... CASCADE``)."""
-    conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(schema_version=version))
+    conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(schema_version=version, **_CHANGED))
 
 
 def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) -> None:
@@ -181,7 +215,7 @@ def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) ->
     ).all()
     if rows:
         conn.execute(
-            update(schema.partitions).where(_p.part_id == bindparam("pid")).values(location=bindparam("loc")),
+            update(schema.partitions).where(_p.part_id == bindparam("pid")).values(location=bindparam("loc"), **_CHANGED),
             [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix):]} for r in rows],
         )
 

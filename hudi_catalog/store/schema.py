@@ -30,7 +30,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -42,6 +42,7 @@ Id = BigInteger().with_variant(Integer(), "sqlite")
 
 LongText = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
 LongBlob = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
+MediumBlob = LargeBinary().with_variant(mysql.MEDIUMBLOB(), "mysql", "mariadb")
 
 NAME = 128
 """Hive's limit for database, table, column and function names."""
@@ -163,6 +164,12 @@ partitions = Table(
     Column("create_time", BigInteger, nullable=False, default=0),
     Column("last_access_time", BigInteger, nullable=False, default=0),
     *_storage_descriptor_columns(),
+    Column("revision", Integer, nullable=False, default=0, server_default="0",
+           doc="raised by every change of the partition; a cached encoding is only stored for the revision it was "
+               "made from"),
+    Column("encoded", MediumBlob, nullable=True,
+           doc="the partition as a front end last encoded it for the wire (opaque to the catalog); NULL when "
+               "the partition changed since"),
     UniqueConstraint("tbl_id", "part_name", name="uniq_partition"),
     **_MYSQL_OPTIONS,
 )

@@ -40,8 +40,7 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
     if not rows:
         return []
     ids = [r.tbl_id for r in rows]
-    owners = select(_t.tbl_id).where(_t.tbl_id.in_(ids)).subquery()
-    table_params = params.read_params_of(conn, schema.tbl_params, owners)
+    table_params = params.read_params_of(conn, schema.tbl_params, ids)
     columns = descriptors.load_schema_versions(conn, [(r.tbl_id, r.schema_version) for r in rows])
     tables = []
     for row in rows:

@@ -10,8 +10,11 @@ from hudi_catalog.store import schema
 
 
 def _downgrade_to_version_1(catalog: Catalog) -> None:
-    """Put the store back in layout version 1: no ``typed_val`` column, no index on it."""
+    """Put the store back in layout version 1: no ``typed_val`` column, no index on it, no partition
+    ``revision`` or ``encoded`` columns."""
     with catalog.store.engine.begin() as conn:
+        conn.execute(text("ALTER TABLE partitions DROP COLUMN encoded"))
+        conn.execute(text("ALTER TABLE partitions DROP COLUMN revision"))
         if conn.dialect.name == "sqlite":
             conn.execute(text("DROP INDEX idx_pkv_typed"))
         else:
@@ -34,5 +37,9 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         with migrated.store.read() as conn:
             assert conn.execute(select(schema.schema_version.c.version)).scalar_one() == schema.SCHEMA_VERSION
         assert [p.values for p in migrated.partitions.by_filter("m", "t", "hr > 9")] == [["a", "10"], ["a", "11"]]
+        _, found = migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")
+        assert [(e.revision, e.encoded, e.partition.values) for e in found] == [(0, None, ["a", "2"])]
+        migrated.partitions.save_encodings([(found[0].part_id, 0, b"cached")])
+        assert [e.encoded for e in migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")[1]] == [b"cached"]
     finally:
         migrated.close()

@@ -1,0 +1,116 @@
+"""Partition lists answered from cached wire encodings: the same answer as a fresh encoding, in every protocol,
+and never stale after a change of the partition, its table's name, schema or location."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+from thriftpy2.protocol import TCompactProtocolFactory
+from thriftpy2.transport import TFramedTransportFactory
+
+from hudi_catalog.store import schema
+from tests.conftest import RunningServer, hive
+from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
+
+
+def cached_count(catalog) -> int:
+    with catalog.store.read() as conn:
+        return conn.execute(
+            select(func.count()).select_from(schema.partitions).where(schema.partitions.c.encoded.is_not(None))
+        ).scalar_one()
+
+
+def as_tuples(partitions) -> list[tuple]:
+    """What a client sees of partitions, with the storage descriptor as its thrift repr."""
+    return [(p.dbName, p.tableName, p.catName, p.values, p.createTime, p.parameters.get("k"), p.sd.location,
+             [(c.name, c.type) for c in p.sd.cols], repr(p.sd)) for p in partitions]
+
+
+@pytest.fixture
+def table(client, warehouse):
+    client.create_database(make_database("enc", location=f"file:{warehouse}/enc.db"))
+    client.create_table(make_table("enc", "t", partition_keys=cols("ds:string", "hr:int")))
+    client.add_partitions([make_partition("enc", "t", [f"2024-01-0{d}", str(h)], params={"k": f"{d}-{h}"})
+                           for d in (1, 2) for h in (9, 10)])
+    return "t"
+
+
+def test_cached_answer_equals_the_first_answer(client, catalog, table):
+    assert cached_count(catalog) == 0
+    first = client.get_partitions("enc", table, -1)
+    assert cached_count(catalog) == 4
+    again = client.get_partitions("enc", table, -1)
+    assert as_tuples(again) == as_tuples(first)
+    assert [p.values for p in again] == [["2024-01-01", "10"], ["2024-01-01", "9"], ["2024-01-02", "10"],
+                                         ["2024-01-02", "9"]]
+    assert again[0].dbName == "enc" and again[0].tableName == "t" and again[0].catName == "hive"
+    assert [p.values for p in client.get_partitions_by_filter("enc", table, "hr > 9", -1)] == [
+        ["2024-01-01", "10"], ["2024-01-02", "10"]]
+    assert [p.values for p in client.get_partitions_by_names("enc", table, ["ds=2024-01-02/hr=9"])] == [
+        ["2024-01-02", "9"]]
+    assert [p.values for p in client.get_partitions_ps("enc", table, ["", "9"], -1)] == [
+        ["2024-01-01", "9"], ["2024-01-02", "9"]]
+
+
+def test_compact_protocol_gets_the_same_partitions(catalog, client, table):
+    binary = client.get_partitions("enc", table, -1)  # fills the cache
+    running = RunningServer(catalog, transport="framed", protocol="compact")
+    try:
+        compact = running.client(TCompactProtocolFactory(), TFramedTransportFactory())
+        assert as_tuples(compact.get_partitions_by_filter("enc", table, "", -1)) == as_tuples(binary)
+        compact.close()
+    finally:
+        running.stop()
+
+
+def test_altered_partition_is_never_served_stale(client, catalog, table):
+    client.get_partitions("enc", table, -1)
+    part = client.get_partition("enc", table, ["2024-01-01", "9"])
+    part.parameters["k"] = "changed"
+    part.sd.cols = cols("id:bigint", "name:string", "extra:double")
+    client.alter_partition("enc", table, part)
+    assert cached_count(catalog) == 3
+    got = client.get_partitions_by_names("enc", table, ["ds=2024-01-01/hr=9"])[0]
+    assert got.parameters["k"] == "changed"
+    assert [c.name for c in got.sd.cols] == ["id", "name", "extra"]
+
+
+def test_renamed_partition_and_renamed_table(client, catalog, table):
+    client.get_partitions("enc", table, -1)
+    renamed = client.get_partition("enc", table, ["2024-01-01", "9"])
+    renamed.values = ["2024-01-03", "9"]
+    client.rename_partition("enc", table, ["2024-01-01", "9"], renamed)
+    moved = client.get_table("enc", table)
+    moved.tableName = "u"
+    client.alter_table("enc", table, moved)
+    found = client.get_partitions("enc", "u", -1)
+    assert {p.tableName for p in found} == {"u"}
+    assert ["2024-01-03", "9"] in [p.values for p in found]
+    assert ["2024-01-01", "9"] not in [p.values for p in found]
+    assert all(p.sd.location.endswith("/enc.db/u/" + f"ds={p.values[0]}/hr={p.values[1]}") for p in found)
+
+
+def test_alter_table_cascade_reaches_cached_partitions(client, catalog, table):
+    client.get_partitions("enc", table, -1)
+    changed = client.get_table("enc", table)
+    changed.sd.cols = cols("id:bigint", "name:string", "added:int")
+    client.alter_table_with_cascade("enc", table, changed, True)
+    assert all([c.name for c in p.sd.cols] == ["id", "name", "added"] for p in client.get_partitions("enc", table, -1))
+
+
+def test_encoding_of_a_changed_revision_is_not_stored(catalog, client, table):
+    _, found = catalog.partitions.read_encoded("enc", table, names=["ds=2024-01-01/hr=9"])
+    stale = found[0]
+    part = client.get_partition("enc", table, ["2024-01-01", "9"])
+    part.parameters["k"] = "newer"
+    client.alter_partition("enc", table, part)
+    catalog.partitions.save_encodings([(stale.part_id, stale.revision, b"stale bytes")])
+    assert cached_count(catalog) == 0
+    assert client.get_partitions_by_names("enc", table, ["ds=2024-01-01/hr=9"])[0].parameters["k"] == "newer"
+
+
+def test_missing_table_and_bad_filter_keep_their_errors(client, table):
+    with pytest.raises(hive.NoSuchObjectException):
+        client.get_partitions_by_filter("enc", "missing", "hr = 1", -1)
+    with pytest.raises(hive.MetaException, match="nope is not a partitioning key"):
+        client.get_partitions_by_filter("enc", table, "nope = 1", -1)
