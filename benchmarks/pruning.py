@@ -2,7 +2,8 @@
 
 The server runs in its own process (``hudi-metastore serve``) on the given database; tables with two
 partition keys (``dt`` string, ``hr`` int: 24 hours a day) are filled through the catalog, then each filter
-is timed with a thriftpy2 client. Prints one table, and the server's peak memory.
+is timed with Hive 2.3.10's Java Thrift client (``benchmarks/java_client.py``), as engines call it. Prints one
+table, and the server's peak memory.
 
 Usage: python benchmarks/pruning.py [--db-url URL] [--sizes 1000,10000,100000] [--repeat 30]
 The default URL is a database ``hms_bench`` on the local MariaDB (created if missing).
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,15 +21,14 @@ import time
 from pathlib import Path
 
 import pymysql
-import thriftpy2
 from sqlalchemy.engine import make_url
-from thriftpy2.rpc import make_client
 
 from hudi_catalog import Catalog
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
-from hudi_metastore_idl import IDL_DIR
 
-hive = thriftpy2.load(str(IDL_DIR / "hive_metastore.thrift"), module_name="hive_metastore_thrift")
+sys.path.insert(0, str(Path(__file__).parent))
+from java_client import compile_timer, time_calls  # noqa: E402
+
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_bench"
 BATCH = 5000
 START = dt.date(2020, 1, 1)
@@ -77,17 +76,6 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def timed(call, repeat: int) -> tuple[float, float, int]:
-    call()  # warm-up
-    samples, count = [], 0
-    for _ in range(repeat):
-        started = time.perf_counter()
-        count = len(call())
-        samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1], count
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db-url", default=DEFAULT_URL)
@@ -96,6 +84,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
+    classes = compile_timer()
     ensure_mysql_database(args.db_url)
     warehouse = tempfile.mkdtemp(prefix="bench-wh-")
     catalog = Catalog.open(args.db_url, warehouse)
@@ -117,9 +106,7 @@ def main() -> int:
                 break
             except OSError:
                 time.sleep(0.2)
-        client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=120_000)
-        print(f"{'partitions':>10} | {'query':<28} | {'p50 ms':>8} | {'p95 ms':>8} | {'returned':>8}")
-        print(f"{'-' * 10}-+-{'-' * 28}-+-{'-' * 8}-+-{'-' * 8}-+-{'-' * 8}")
+        calls = []
         for size in sizes:
             days = size // 24
             tenth = max(1, days // 10)
@@ -130,11 +117,14 @@ def main() -> int:
                 "10% range": f'dt >= "{day(middle)}" and dt < "{day(middle + tenth)}"',
                 "1% IN list": "(dt) in (" + ", ".join(f'"{day(middle + i)}"' for i in range(hundredth)) + ")",
             }
-            for label, text in queries.items():
-                p50, p95, count = timed(
-                    lambda t=text: client.get_partitions_by_filter("bench", f"t{size}", t, -1), args.repeat)
-                print(f"{size:>10} | {label:<28} | {p50:>8.1f} | {p95:>8.1f} | {count:>8}")
-        client.close()
+            calls += [(f"{size}|{label}", args.repeat, ["get_partitions_by_filter", "bench", f"t{size}", text, "-1"])
+                      for label, text in queries.items()]
+        print("| partitions | query | first call ms | p50 ms | p95 ms | returned |")
+        print("|---:|---|---:|---:|---:|---:|")
+        for timing in time_calls(classes, "127.0.0.1", port, calls):
+            size, label = timing["label"].split("|")
+            print(f"| {int(size):,} | {label} | {timing['first_ms']:.1f} | {timing['p50_ms']:.1f} | "
+                  f"{timing['p95_ms']:.1f} | {timing['result']:,} |")
         print(f"server peak RSS: {peak_rss_mib(server.pid):.0f} MiB")
     finally:
         server.terminate()

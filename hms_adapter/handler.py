@@ -23,7 +23,7 @@ from hudi_catalog.errors import (
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import strip_catalog
-from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec
+from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .idl import hive
@@ -291,8 +291,11 @@ class MetastoreHandler:
     def _list(self, db_name, tbl_name, max_parts, part_vals=None):
         return self._encoded(db_name, tbl_name, values=part_vals, max_parts=_limit(max_parts))
 
-    def _encoded(self, db_name, tbl_name, **selection) -> EncodedPartitionList:
-        """Partitions as cached encodings; those not cached yet are encoded here and cached for next time."""
+    def _encoded(self, db_name, tbl_name, wrapper=None, **selection) -> EncodedPartitionList:
+        """Partitions as cached encodings; those not cached yet are encoded here and cached for next time.
+
+        ``wrapper``: the Hive 3/4 response struct that carries the list, if any.
+        """
         table, found = self.catalog.partitions.read_encoded(_db(db_name), tbl_name, **selection)
         fresh = {e.part_id: encode_partition_fields(e.partition) for e in found if e.encoded is None}
         if fresh:
@@ -303,7 +306,45 @@ class MetastoreHandler:
                 log.warning("could not cache %d partition encodings of %s: %s",
                             len(fresh), table.qualified_name, error)
         return EncodedPartitionList(table.database, table.name,
-                                    [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found])
+                                    [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found],
+                                    wrapper)
+
+    # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
+    # parameter key patterns) are honoured by building those answers without the encoding cache.
+
+    def get_partitions_req(self, req):
+        return self._requested(req.dbName, req.tblName, req, hive.PartitionsResponse, max_parts=_limit(req.maxParts))
+
+    def get_partitions_ps_with_auth_req(self, req):
+        wrapper = hive.GetPartitionsPsWithAuthResponse
+        if req.partNames:
+            return self._requested(req.dbName, req.tblName, req, wrapper, names=req.partNames)
+        return self._requested(req.dbName, req.tblName, req, wrapper, values=req.partVals,
+                               max_parts=_limit(req.maxParts))
+
+    def get_partitions_by_filter_req(self, req):
+        return self._filter_call(self._requested, req.dbName, req.tblName, req, None, filter_text=req.filter or "",
+                                 max_parts=_limit(req.maxParts))
+
+    def get_partitions_by_names_req(self, req):
+        return self._requested(req.db_name, req.tbl_name, req, hive.GetPartitionsByNamesResult,
+                               names=req.names or [])
+
+    def get_partition_names_ps_req(self, req):
+        names = self.catalog.partitions.names(_db(req.dbName), req.tblName, _limit(req.maxParts), req.partValues)
+        return hive.GetPartitionNamesPsResponse(names=names)
+
+    def _requested(self, db_name, tbl_name, req, wrapper, **selection):
+        """A request-style partition list, trimmed as the request asks."""
+        trimmed = (req.skipColumnSchemaForPartition or req.includeParamKeyPattern is not None
+                   or req.excludeParamKeyPattern is not None)
+        if not trimmed:
+            return self._encoded(db_name, tbl_name, wrapper, **selection)
+        found = self.catalog.partitions.read(_db(db_name), tbl_name, **selection)
+        parts = [to_thrift_partition(trim_partition(p, req.skipColumnSchemaForPartition,
+                                                    req.includeParamKeyPattern, req.excludeParamKeyPattern))
+                 for p in found]
+        return parts if wrapper is None else wrapper(partitions=parts)
 
     def get_partition_names(self, db_name, tbl_name, max_parts):
         return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts))
@@ -314,9 +355,6 @@ class MetastoreHandler:
     def get_partitions_by_names(self, db_name, tbl_name, names):
         return self._encoded(db_name, tbl_name, names=names or [])
 
-    def get_partitions_by_names_req(self, req):
-        parts = self.catalog.partitions.by_names(_db(req.db_name), req.tbl_name, req.names or [])
-        return hive.GetPartitionsByNamesResult(partitions=[to_thrift_partition(p) for p in parts])
 
     def get_partitions_by_filter(self, db_name, tbl_name, filter, max_parts):
         return self._filter_call(self._encoded, db_name, tbl_name, filter_text=filter or "",

@@ -7,6 +7,7 @@ seconds since the epoch, as Hive keeps them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 MANAGED_TABLE = "MANAGED_TABLE"
 EXTERNAL_TABLE = "EXTERNAL_TABLE"
@@ -128,16 +129,15 @@ class Partition:
     last_access_time: int = 0
 
 
-@dataclass(frozen=True)
-class EncodedPartition:
-    """A partition as read for a front end that caches its wire encoding.
+class EncodedPartition(NamedTuple):
+    """A partition as read for a front end that caches its wire encoding (a tuple: lists of them are long).
 
-    ``encoded`` is the front end's cached bytes, or ``None`` when there are none for the current
-    ``revision``; then ``partition`` holds the model to encode (see ``PartitionService.save_encodings``).
+    ``encoded`` is the front end's cached bytes; when there are none, ``partition`` holds the model to encode
+    and ``revision`` the revision to cache its encoding for (see ``PartitionService.save_encodings``).
     """
 
     part_id: int
-    revision: int
+    revision: int | None
     encoded: bytes | None
     partition: Partition | None
 

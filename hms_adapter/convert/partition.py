@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from hudi_catalog.model import Partition
 
 from ..idl import hive
@@ -43,3 +46,20 @@ def to_thrift_partition_spec(database: str, table: str, root: str | None, parts:
         partitionList=hive.PartitionListComposingSpec(partitions=[to_thrift_partition(p) for p in parts]),
         catName=DEFAULT_CATALOG,
     )
+
+
+def _like(pattern: str) -> re.Pattern:
+    """SQL ``LIKE`` (``%`` any run, ``_`` one character) as a regular expression."""
+    return re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), re.DOTALL)
+
+
+def trim_partition(p: Partition, skip_columns: bool | None, include_keys: str | None,
+                   exclude_keys: str | None) -> Partition:
+    """A partition trimmed as Hive 4's requests ask: without its columns, and with only the parameters whose
+    keys match ``include_keys`` and not ``exclude_keys`` (SQL ``LIKE`` patterns)."""
+    include = _like(include_keys) if include_keys is not None else None
+    exclude = _like(exclude_keys) if exclude_keys is not None else None
+    parameters = {k: v for k, v in p.parameters.items()
+                  if (include is None or include.fullmatch(k)) and (exclude is None or not exclude.fullmatch(k))}
+    sd = replace(p.sd, columns=[]) if skip_columns else p.sd
+    return replace(p, sd=sd, parameters=parameters)

@@ -51,10 +51,15 @@ def speaks_binary(protocol) -> bool:
 
 
 class EncodedPartitionList:
-    """A ``list<Partition>`` answer made of cached encodings of one table's partitions."""
+    """A ``list<Partition>`` answer made of cached encodings of one table's partitions.
 
-    def __init__(self, database: str, table: str, encodings: Sequence[bytes]) -> None:
+    ``wrapper`` is the response struct of Hive 3/4 request-style calls (``PartitionsResponse`` and the like),
+    whose field 1 holds the list; ``None`` when the method returns the list itself.
+    """
+
+    def __init__(self, database: str, table: str, encodings: Sequence[bytes], wrapper: type | None = None) -> None:
         self._encodings = encodings
+        self._wrapper = wrapper
         self._table_fields = (
             _string_field(_DB_NAME, database)
             + _string_field(_TABLE_NAME, table)
@@ -66,16 +71,20 @@ class EncodedPartitionList:
         return len(self._encodings)
 
     def result_struct(self) -> bytes:
-        """The whole ``<method>_result`` struct with this list as its ``success`` field (id 0)."""
-        head = struct.pack(">bhbi", TType.LIST, 0, TType.STRUCT, len(self._encodings))
+        """The whole ``<method>_result`` struct with this answer as its ``success`` field (id 0)."""
+        if self._wrapper is None:
+            head, end = struct.pack(">bhbi", TType.LIST, 0, TType.STRUCT, len(self._encodings)), _STOP
+        else:
+            head = struct.pack(">bhbhbi", TType.STRUCT, 0, TType.LIST, 1, TType.STRUCT, len(self._encodings))
+            end = _STOP + _STOP
         tail = self._table_fields
-        return b"".join([head, *(part for encoding in self._encodings for part in (encoding, tail)), _STOP])
+        return b"".join([head, *(part for encoding in self._encodings for part in (encoding, tail)), end])
 
-    def to_thrift(self) -> list:
-        """The partitions as thriftpy2 structs, for replies in protocols other than binary."""
+    def to_thrift(self):
+        """The answer as thriftpy2 structs, for replies in protocols other than binary."""
         partitions = []
         for encoding in self._encodings:
             partition = hive.Partition()
             partition.read(TCyBinaryProtocol(TCyMemoryBuffer(encoding + self._table_fields)))
             partitions.append(partition)
-        return partitions
+        return partitions if self._wrapper is None else self._wrapper(partitions=partitions)

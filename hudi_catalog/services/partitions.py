@@ -203,9 +203,27 @@ class PartitionService:
     def list(self, database: str, table_name: str, max_parts: int = -1,
              values: Sequence[str] | None = None) -> list[Partition]:
         """Partitions in name order; ``values`` are partial values where ``""`` matches anything."""
+        return self.read(database, table_name, values=values, max_parts=max_parts)
+
+    def read(
+        self,
+        database: str,
+        table_name: str,
+        *,
+        values: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        filter_text: str | None = None,
+        max_parts: int = -1,
+    ) -> list[Partition]:
+        """Partitions chosen by partial values, names and a Hive filter together, in name order."""
         with self.ctx.store.read() as conn:
-            row, table, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
-            return partition_store.read(conn, table, row.tbl_id, chosen)
+            row, table, chosen = self._select(
+                conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
+            )
+            found = partition_store.read(conn, table, row.tbl_id, chosen)
+        if filter_text is not None:
+            log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
+        return found
 
     def read_encoded(
         self,
@@ -270,17 +288,11 @@ class PartitionService:
             )
 
     def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
-        with self.ctx.store.read() as conn:
-            row, table, chosen = self._select(conn, database, table_name, names=names)
-            return partition_store.read(conn, table, row.tbl_id, chosen) if names else []
+        return self.read(database, table_name, names=names)
 
     def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
-        with self.ctx.store.read() as conn:
-            row, table, chosen = self._select(conn, database, table_name, filter_text=filter_text, max_parts=max_parts)
-            found = partition_store.read(conn, table, row.tbl_id, chosen)
-        log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
-        return found
+        return self.read(database, table_name, filter_text=filter_text or "", max_parts=max_parts)
 
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""

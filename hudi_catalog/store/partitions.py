@@ -72,13 +72,21 @@ def read_encoded(conn: Connection, table: Table, tbl_id: int, chosen: Select) ->
 
     Partitions with a cached encoding cost one row each and no further query.
     """
-    rows = conn.execute(chosen.with_only_columns(_p.part_id, _p.revision, _p.encoded)).all()
-    missing = [row.part_id for row in rows if row.encoded is None]
-    models: dict[int, Partition] = {}
+    rows = conn.execute(chosen.with_only_columns(_p.part_id, _p.encoded)).all()
+    missing = [part_id for part_id, encoded in rows if encoded is None]
+    models: dict[int, tuple[int, Partition]] = {}
     for chunk in chunks(missing):
         full = conn.execute(select(schema.partitions).where(_p.part_id.in_(chunk))).all()
-        models.update(zip((r.part_id for r in full), _models(conn, table, tbl_id, full)))
-    return [EncodedPartition(row.part_id, row.revision, row.encoded, models.get(row.part_id)) for row in rows]
+        for row, model in zip(full, _models(conn, table, tbl_id, full)):
+            models[row.part_id] = (row.revision, model)
+    found = []
+    for part_id, encoded in rows:
+        if encoded is not None:
+            found.append(EncodedPartition(part_id, None, encoded, None))
+        else:
+            revision, model = models[part_id]
+            found.append(EncodedPartition(part_id, revision, None, model))
+    return found
 
 
 def store_encodings(conn: Connection, encodings: Sequence[tuple[int, int, bytes]]) -> None:

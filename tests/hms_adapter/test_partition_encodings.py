@@ -114,3 +114,66 @@ def test_missing_table_and_bad_filter_keep_their_errors(client, table):
         client.get_partitions_by_filter("enc", "missing", "hr = 1", -1)
     with pytest.raises(hive.MetaException, match="nope is not a partitioning key"):
         client.get_partitions_by_filter("enc", table, "nope = 1", -1)
+
+
+# -- Hive 3/4 request forms ---------------------------------------------------------------------------------
+
+
+def test_request_forms_answer_like_the_classic_calls(client, table):
+    classic = as_tuples(client.get_partitions("enc", table, -1))
+    assert as_tuples(client.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table)).partitions) \
+        == classic
+    limited = client.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table, maxParts=1))
+    assert as_tuples(limited.partitions) == classic[:1]
+    by_filter = client.get_partitions_by_filter_req(
+        hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="hr > 9"))
+    assert [p.values for p in by_filter] == [["2024-01-01", "10"], ["2024-01-02", "10"]]
+    ps = client.get_partitions_ps_with_auth_req(
+        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partVals=["2024-01-02", ""]))
+    assert [p.values for p in ps.partitions] == [["2024-01-02", "10"], ["2024-01-02", "9"]]
+    named = client.get_partitions_ps_with_auth_req(
+        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partNames=["ds=2024-01-01/hr=9"]))
+    assert [p.values for p in named.partitions] == [["2024-01-01", "9"]]
+    by_names = client.get_partitions_by_names_req(
+        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-02/hr=10"]))
+    assert [p.values for p in by_names.partitions] == [["2024-01-02", "10"]]
+    names = client.get_partition_names_ps_req(
+        hive.GetPartitionNamesPsRequest(dbName="enc", tblName=table, partValues=["", "9"]))
+    assert names.names == ["ds=2024-01-01/hr=9", "ds=2024-01-02/hr=9"]
+
+
+def test_request_forms_trim_columns_and_parameters(client, table):
+    part = client.get_partition("enc", table, ["2024-01-01", "9"])
+    part.parameters.update({"keep.me": "1", "drop.me": "2"})
+    client.alter_partition("enc", table, part)
+    request = hive.GetPartitionsByFilterRequest(
+        dbName="enc", tblName=table, filter='ds = "2024-01-01" and hr = 9', skipColumnSchemaForPartition=True,
+        includeParamKeyPattern="%.me", excludeParamKeyPattern="drop%")
+    [trimmed] = client.get_partitions_by_filter_req(request)
+    assert trimmed.sd.cols == []
+    assert trimmed.parameters == {"keep.me": "1"}
+    assert trimmed.sd.location == part.sd.location
+    [full] = client.get_partitions_by_names_req(
+        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-01/hr=9"])).partitions
+    assert [c.name for c in full.sd.cols] == ["id", "name"]
+    assert {"keep.me", "drop.me", "k"} <= set(full.parameters)
+
+
+def test_request_forms_over_the_compact_protocol(catalog, client, table):
+    running = RunningServer(catalog, transport="framed", protocol="compact")
+    try:
+        compact = running.client(TCompactProtocolFactory(), TFramedTransportFactory())
+        answer = compact.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table))
+        assert as_tuples(answer.partitions) == as_tuples(client.get_partitions("enc", table, -1))
+        compact.close()
+    finally:
+        running.stop()
+
+
+def test_filter_request_errors(client, table):
+    with pytest.raises(hive.MetaException, match="nope is not a partitioning key"):
+        client.get_partitions_by_filter_req(
+            hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="nope = 1"))
+    with pytest.raises(hive.NoSuchObjectException):
+        client.get_partitions_by_filter_req(
+            hive.GetPartitionsByFilterRequest(dbName="enc", tblName="missing", filter="hr = 1"))
