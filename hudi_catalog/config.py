@@ -15,3 +15,6 @@ DEFAULT_DATABASE_COMMENT = "Default Hive database"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MYSQL_POOL_SIZE = 8
 MYSQL_MAX_OVERFLOW = 16
+MYSQL_PING_AFTER_IDLE_SECONDS = 10.0
+"""A pooled MySQL connection idle for longer is pinged before use (and replaced if dead); busier ones are not,
+which saves a round trip per call."""

@@ -116,6 +116,20 @@ class Table:
         return f"{self.database}.{self.name}"
 
 
+@dataclass(frozen=True)
+class TableKeys:
+    """What reading a table's partitions needs of the table: its id, names and partition keys."""
+
+    id: int
+    database: str
+    name: str
+    partition_keys: list[Column]
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.database}.{self.name}"
+
+
 @dataclass
 class Partition:
     """One partition of a table: its values in partition-key order and its own storage descriptor."""

@@ -20,7 +20,7 @@ from ..errors import (
     NoSuchPartitionError,
     NoSuchTableError,
 )
-from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table
+from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_filter, where_to_filter
@@ -217,10 +217,10 @@ class PartitionService:
     ) -> list[Partition]:
         """Partitions chosen by partial values, names and a Hive filter together, in name order."""
         with self.ctx.store.read() as conn:
-            row, table, chosen = self._select(
+            table, chosen = self._select(
                 conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
             )
-            found = partition_store.read(conn, table, row.tbl_id, chosen)
+            found = partition_store.read(conn, table, table.id, chosen)
         if filter_text is not None:
             log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return found
@@ -234,14 +234,14 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> tuple[Table, list[EncodedPartition]]:
+    ) -> tuple[TableKeys, list[EncodedPartition]]:
         """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
         for a front end that caches encodings: cached bytes where present, models for the rest."""
         with self.ctx.store.read() as conn:
-            row, table, chosen = self._select(
+            table, chosen = self._select(
                 conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
             )
-            found = partition_store.read_encoded(conn, table, row.tbl_id, chosen)
+            found = partition_store.read_encoded(conn, table, table.id, chosen)
         if filter_text is not None:
             log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return table, found
@@ -261,26 +261,26 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> tuple[Row, Table, Select]:
-        """The table's row and model, and the selection of its partitions that the arguments describe."""
-        row, table = self._table(conn, database, table_name)
+    ) -> tuple[TableKeys, Select]:
+        """The table's keys, and the selection of its partitions that the arguments describe."""
+        table = table_store.get_keys(conn, normalize(database), normalize(table_name))
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, row.tbl_id)
+            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, table.id)
         chosen = partition_store.selection(
-            row.tbl_id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
+            table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
-        return row, table, chosen
+        return table, chosen
 
     def names(self, database: str, table_name: str, max_parts: int = -1,
               values: Sequence[str] | None = None) -> list[str]:
         with self.ctx.store.read() as conn:
-            _, _, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
+            _, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
             return partition_store.names(conn, chosen)
 
     @staticmethod
-    def _check_partial(table: Table, values: Sequence[str] | None) -> None:
+    def _check_partial(table: TableKeys, values: Sequence[str] | None) -> None:
         if values is not None and len(values) > len(table.partition_keys):
             raise InvalidObjectError(
                 f"Incorrect number of partition values. numPartKeys={len(table.partition_keys)}, "
@@ -297,7 +297,7 @@ class PartitionService:
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""
         with self.ctx.store.read() as conn:
-            _, _, chosen = self._select(conn, database, table_name, filter_text=filter_text)
+            _, chosen = self._select(conn, database, table_name, filter_text=filter_text)
             return partition_store.count(conn, chosen)
 
     def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> list[Partition]:

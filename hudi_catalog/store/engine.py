@@ -8,11 +8,12 @@ writers queue on the database lock instead of failing when they upgrade a read l
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 
 from .. import config
 from ..errors import AlreadyExistsError, StorageError
@@ -23,6 +24,27 @@ log = logging.getLogger(__name__)
 
 _WRITE_OPTION = "hudi_metastore_write"
 
+
+def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+    """Ping a pooled connection before use only when it sat idle for ``idle_seconds``.
+
+    A connection in steady use is alive; one that sat in the pool may have been closed by the server
+    (``wait_timeout``, a restart). A dead one raises ``DisconnectionError``, on which the pool replaces it.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_connection, record) -> None:
+        record.info["checked_in"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_connection, record, _proxy) -> None:
+        checked_in = record.info.get("checked_in")
+        if checked_in is not None and time.monotonic() - checked_in >= idle_seconds:
+            try:
+                dbapi_connection.ping(reconnect=False)
+            except Exception as error:
+                log.info("replacing a dead pooled connection: %s", error)
+                raise DisconnectionError(str(error)) from error
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -43,29 +65,31 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_SECONDS) -> Engine:
     """Create the engine for a SQLAlchemy URL (``sqlite:///path`` or ``mysql+pymysql://...``)."""
     if url.startswith("sqlite"):
         engine = create_engine(url)
         _configure_sqlite(engine)
         return engine
-    kwargs = {}
     if url.startswith(("mysql", "mariadb")):
-        kwargs = {
-            "pool_size": config.MYSQL_POOL_SIZE,
-            "max_overflow": config.MYSQL_MAX_OVERFLOW,
-            "pool_recycle": 3600,
-            "connect_args": {"charset": "utf8mb4"},
-        }
-    return create_engine(url, pool_pre_ping=True, **kwargs)
+        engine = create_engine(
+            url,
+            pool_size=config.MYSQL_POOL_SIZE,
+            max_overflow=config.MYSQL_MAX_OVERFLOW,
+            pool_recycle=3600,
+            connect_args={"charset": "utf8mb4"},
+        )
+        _ping_when_idle(engine, ping_after_idle)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
 
 
 class Store:
     """The catalog database: its engine, layout version and transactions."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, **engine_options) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, **engine_options)
 
     @property
     def dialect(self) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
 
-from ..model import Column, EncodedPartition, Partition, Table
+from ..model import Column, EncodedPartition, Partition, Table, TableKeys
 from ..typed_keys import typed_key
 from . import descriptors, params, schema
 from .batches import chunks
@@ -62,12 +62,12 @@ _CHANGED = {"revision": _p.revision + 1, "encoded": None}
 """The values every change of a partition row sets: a new revision, no cached encoding."""
 
 
-def read(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[Partition]:
+def read(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[Partition]:
     """The partitions of ``table`` that ``chosen`` selects, ordered by name."""
     return _models(conn, table, tbl_id, conn.execute(chosen.with_only_columns(*schema.partitions.c)).all())
 
 
-def read_encoded(conn: Connection, table: Table, tbl_id: int, chosen: Select) -> list[EncodedPartition]:
+def read_encoded(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[EncodedPartition]:
     """What ``chosen`` selects, ordered by name: cached encodings where present, models for the rest.
 
     Partitions with a cached encoding cost one row each and no further query.
@@ -100,7 +100,7 @@ def store_encodings(conn: Connection, encodings: Sequence[tuple[int, int, bytes]
         )
 
 
-def _models(conn: Connection, table: Table, tbl_id: int, rows: Sequence) -> list[Partition]:
+def _models(conn: Connection, table: Table | TableKeys, tbl_id: int, rows: Sequence) -> list[Partition]:
     """Partition models from full ``partitions`` rows, with their key values and parameters."""
     if not rows:
         return []

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, and_, delete, insert, select, update
 
 from ..errors import NoSuchTableError
-from ..model import Table, TableMeta
+from ..model import Column, Table, TableKeys, TableMeta
 from . import descriptors, params, schema
 
 _t = schema.tbl.c
@@ -29,6 +29,26 @@ def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> R
     if row is None:
         raise NoSuchTableError(f"{database}.{name} table not found")
     return row
+
+
+def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
+    """The table's id, names and partition keys in one query; ``NoSuchTableError`` when missing."""
+    s = schema.schema.c
+    rows = conn.execute(
+        select(_t.tbl_id, _t.name, _d.name.label("db_name"), s.name.label("key_name"), s.type, s.comment)
+        .select_from(
+            schema.tbl.join(schema.db, _d.db_id == _t.db_id).outerjoin(
+                schema.schema,
+                and_(s.tbl_id == _t.tbl_id, s.version == _t.schema_version, s.is_partition_col.is_(True)),
+            )
+        )
+        .where(_d.name == database, _t.name == name)
+        .order_by(s.position)
+    ).all()
+    if not rows:
+        raise NoSuchTableError(f"{database}.{name} table not found")
+    keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
+    return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys)
 
 
 def find_row(conn: Connection, database: str, name: str) -> Row | None:
