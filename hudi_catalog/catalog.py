@@ -21,6 +21,7 @@ from .services.databases import DatabaseService
 from .services.functions import FunctionService
 from .services.partitions import PartitionService
 from .services.tables import TableService
+from .services.timeline import TimelineService
 from .store.engine import Store
 from .warehouse import Warehouse
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 class Catalog:
-    """Databases, tables, partitions and functions over one store and one warehouse."""
+    """Databases, tables, partitions, functions and Hudi timelines over one store and one warehouse."""
 
     def __init__(self, store: Store, warehouse: Warehouse) -> None:
         self.store = store
@@ -38,6 +39,7 @@ class Catalog:
         self.tables = TableService(ctx)
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
+        self.timeline = TimelineService(ctx)
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True) -> "Catalog":

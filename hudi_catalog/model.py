@@ -7,6 +7,7 @@ seconds since the epoch, as Hive keeps them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import NamedTuple
 
 MANAGED_TABLE = "MANAGED_TABLE"
@@ -186,3 +187,34 @@ class TableMeta:
     name: str
     table_type: str
     comment: str | None = None
+
+
+HUDI_ACTIONS = (
+    "commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction",
+    "clean", "rollback", "restore", "savepoint", "indexing",
+)
+"""Every Hudi timeline action."""
+
+
+class InstantState(str, Enum):
+    """Where an instant is in its life; each state keeps its own metadata bytes."""
+
+    REQUESTED = "requested"
+    INFLIGHT = "inflight"
+    COMPLETED = "completed"
+
+
+@dataclass(frozen=True)
+class Instant:
+    """One instant of a Hudi table's timeline.
+
+    ``requested_time`` identifies it (Hudi's begin time); ``completion_time`` is set once it completed. A
+    pending instant with a heartbeat has ``heartbeat_seconds`` > 0 and the epoch second of its last beat.
+    """
+
+    requested_time: str
+    action: str
+    state: InstantState
+    completion_time: str | None = None
+    heartbeat_seconds: int = 0
+    last_heartbeat: int = 0

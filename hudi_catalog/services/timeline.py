@@ -1,0 +1,205 @@
+"""The timeline of Hudi tables: instant times, instants and their state transitions, heartbeats.
+
+An instant moves requested -> inflight -> completed, one step at a time. Each transition is a
+compare-and-set on the instant's row, so of two concurrent transitions of one instant exactly one wins and
+the other gets ``InvalidOperationError``. Instant times handed out for a table increase strictly, across
+threads and server processes, because each is drawn under a lock on the table's ``tbl_timestamp`` row.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from typing import Protocol
+
+from sqlalchemy import Connection
+
+from ..errors import AlreadyExistsError, InvalidOperationError, NoSuchObjectError
+from ..instant_times import is_instant_time, next_instant_time
+from ..model import HUDI_ACTIONS, Instant, InstantState, TableKeys
+from ..names import normalize
+from ..store import instants as instant_store
+from ..store import tables as table_store
+from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+_NEXT_STATE = {InstantState.REQUESTED: InstantState.INFLIGHT, InstantState.INFLIGHT: InstantState.COMPLETED}
+
+
+class CompletionListener(Protocol):
+    """Told of every instant that completes, inside the completing transaction (the snapshot applies it)."""
+
+    def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None: ...
+
+
+class TimelineService:
+    def __init__(self, ctx: ServiceContext, on_complete: CompletionListener | None = None) -> None:
+        self.ctx = ctx
+        self.on_complete = on_complete
+
+    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> TableKeys:
+        keys = table_store.get_keys(conn, normalize(database), normalize(table))
+        if lock:  # serialises instant times and transitions of one table
+            table_store.get_row(conn, keys.database, keys.name, lock=True)
+        return keys
+
+    @staticmethod
+    def _check(requested_time: str, action: str) -> None:
+        if not is_instant_time(requested_time):
+            raise InvalidOperationError(f"invalid instant time {requested_time!r}: expected yyyyMMddHHmmssSSS")
+        if action not in HUDI_ACTIONS:
+            raise InvalidOperationError(f"unknown Hudi action {action!r}")
+
+    # -- instant times ------------------------------------------------------------------------------
+
+    def new_instant_time(self, database: str, table: str) -> str:
+        """A new instant time for the table, later than every one handed out or used before."""
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table, lock=True)
+            return self._draw(conn, keys.id)
+
+    @staticmethod
+    def _draw(conn: Connection, tbl_id: int) -> str:
+        last = instant_store.last_instant_time(conn, tbl_id, lock=True)
+        ts = next_instant_time(last)
+        instant_store.set_last_instant_time(conn, tbl_id, last, ts)
+        return ts
+
+    # -- instants -----------------------------------------------------------------------------------
+
+    def create(
+        self,
+        database: str,
+        table: str,
+        requested_time: str,
+        action: str,
+        state: InstantState = InstantState.REQUESTED,
+        metadata: bytes | None = None,
+        heartbeat_seconds: int = 0,
+    ) -> Instant:
+        """Add a pending instant (requested, or inflight as some writers start) with its metadata bytes.
+
+        Raises:
+            AlreadyExistsError: the table already has an instant at this time.
+            InvalidOperationError: a malformed time, an unknown action, or ``state`` completed.
+        """
+        self._check(requested_time, action)
+        if state is InstantState.COMPLETED:
+            raise InvalidOperationError("an instant is created pending; completing it is a transition")
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table, lock=True)
+            if instant_store.find(conn, keys.id, requested_time) is not None:
+                raise AlreadyExistsError(f"instant {requested_time} already exists in {keys.qualified_name}")
+            instant = Instant(requested_time, action, state, None, heartbeat_seconds,
+                              self.ctx.now() if heartbeat_seconds else 0)
+            instant_store.insert_instant(conn, keys.id, instant)
+            instant_store.write_metadata(conn, keys.id, instant, metadata)
+            last = instant_store.last_instant_time(conn, keys.id, lock=True)
+            instant_store.set_last_instant_time(conn, keys.id, last, requested_time)
+        log.info("%s: %s %s %s", keys.qualified_name, action, requested_time, state.value)
+        return instant
+
+    def transition(
+        self,
+        database: str,
+        table: str,
+        requested_time: str,
+        action: str,
+        from_state: InstantState,
+        to_state: InstantState,
+        metadata: bytes | None = None,
+    ) -> Instant:
+        """Move an instant one state forward, storing the new state's metadata bytes.
+
+        Completing an instant gives it a completion time (a new instant time of the table) and applies it
+        to the table's snapshot in the same transaction.
+
+        Raises:
+            NoSuchObjectError: the table has no such instant.
+            InvalidOperationError: the transition is not one step forward, or the instant is no longer in
+                ``from_state`` (another writer moved it first).
+        """
+        self._check(requested_time, action)
+        if _NEXT_STATE.get(from_state) is not to_state:
+            raise InvalidOperationError(f"cannot transition an instant from {from_state.value} to {to_state.value}")
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table, lock=True)
+            current = instant_store.find(conn, keys.id, requested_time)
+            if current is None or current.action != action:
+                raise NoSuchObjectError(f"instant {requested_time} ({action}) not found in {keys.qualified_name}")
+            completion = self._draw(conn, keys.id) if to_state is InstantState.COMPLETED else None
+            if not instant_store.compare_and_set_state(
+                conn, keys.id, requested_time, action, from_state, to_state, completion, current.last_heartbeat
+            ):
+                raise InvalidOperationError(
+                    f"instant {requested_time} ({action}) of {keys.qualified_name} is {current.state.value}, "
+                    f"not {from_state.value}"
+                )
+            moved = Instant(requested_time, action, to_state, completion, current.heartbeat_seconds,
+                            current.last_heartbeat)
+            instant_store.write_metadata(conn, keys.id, moved, metadata)
+            if to_state is InstantState.COMPLETED and self.on_complete is not None:
+                self.on_complete.instant_completed(conn, keys, moved, metadata or b"")
+        log.info("%s: %s %s %s -> %s", keys.qualified_name, action, requested_time, from_state.value, to_state.value)
+        return moved
+
+    def delete(self, database: str, table: str, requested_time: str, action: str) -> None:
+        """Remove a pending instant (a failed write being rolled back); completed instants stay.
+
+        Raises:
+            NoSuchObjectError: no such instant.
+            InvalidOperationError: it completed.
+        """
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table, lock=True)
+            current = instant_store.find(conn, keys.id, requested_time)
+            if current is None or current.action != action:
+                raise NoSuchObjectError(f"instant {requested_time} ({action}) not found in {keys.qualified_name}")
+            if current.state is InstantState.COMPLETED:
+                raise InvalidOperationError(
+                    f"instant {requested_time} ({action}) of {keys.qualified_name} is completed; only pending "
+                    "instants can be deleted"
+                )
+            instant_store.delete_instants(conn, keys.id, [requested_time])
+
+    # -- heartbeats ---------------------------------------------------------------------------------
+
+    def heartbeat(self, database: str, table: str, requested_time: str) -> None:
+        """Record that the writer of a pending instant is alive."""
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table)
+            if not instant_store.beat(conn, keys.id, requested_time, self.ctx.now()):
+                raise NoSuchObjectError(f"no pending instant {requested_time} in {keys.qualified_name}")
+
+    def expired(self, database: str, table: str, now: int | None = None) -> list[Instant]:
+        """Pending instants whose writer's heartbeat lease ran out: candidates for rollback."""
+        now = self.ctx.now() if now is None else now
+        pending = self.instants(database, table, states=[InstantState.REQUESTED, InstantState.INFLIGHT])
+        return [i for i in pending if i.heartbeat_seconds > 0 and i.last_heartbeat + i.heartbeat_seconds < now]
+
+    # -- reads --------------------------------------------------------------------------------------
+
+    def instants(
+        self,
+        database: str,
+        table: str,
+        states: Collection[InstantState] | None = None,
+        actions: Collection[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Instant]:
+        """The table's instants in timeline order; with ``limit``, only the latest ``limit``."""
+        with self.ctx.store.read() as conn:
+            keys = self._table(conn, database, table)
+            return instant_store.listing(conn, keys.id, states, actions, limit)
+
+    def metadata(self, database: str, table: str, requested_time: str, action: str, state: InstantState) -> bytes:
+        """The metadata bytes stored with one state of an instant (empty when it had none)."""
+        with self.ctx.store.read() as conn:
+            keys = self._table(conn, database, table)
+            data = instant_store.read_metadata(conn, keys.id, requested_time, action, state)
+        if data is None:
+            raise NoSuchObjectError(
+                f"no {state.value} {action} instant {requested_time} in {keys.qualified_name}"
+            )
+        return data

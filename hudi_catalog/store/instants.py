@@ -1,0 +1,147 @@
+"""Queries on ``instant``, ``instant_meta`` and ``tbl_timestamp``: a Hudi table's timeline.
+
+Actions and states are stored as small codes; COMMIT to RESTORE and REQUESTED to COMPLETED take the values
+of Hudi's metaserver enums, so the codes are also those of its wire protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from ..model import Instant, InstantState
+from . import schema
+
+ACTION_CODES = {
+    "commit": 1, "deltacommit": 2, "clean": 3, "rollback": 4, "savepoint": 5, "replacecommit": 6,
+    "compaction": 7, "restore": 8, "clustering": 9, "logcompaction": 10, "indexing": 11,
+}
+ACTIONS = {code: action for action, code in ACTION_CODES.items()}
+STATE_CODES = {InstantState.REQUESTED: 1, InstantState.INFLIGHT: 2, InstantState.COMPLETED: 3}
+STATES = {code: state for state, code in STATE_CODES.items()}
+
+_i = schema.instant.c
+_m = schema.instant_meta.c
+_ts = schema.tbl_timestamp.c
+
+
+def _instant(row: Row) -> Instant:
+    return Instant(row.ts, ACTIONS[row.action], STATES[row.state], row.completion_ts, row.duration, row.start_ts)
+
+
+def last_instant_time(conn: Connection, tbl_id: int, lock: bool = False) -> str | None:
+    """The last instant time handed out for the table (locked for update with ``lock``)."""
+    query = select(_ts.ts).where(_ts.tbl_id == tbl_id)
+    if lock:
+        query = query.with_for_update()
+    return conn.execute(query).scalar_one_or_none()
+
+
+def set_last_instant_time(conn: Connection, tbl_id: int, previous: str | None, ts: str) -> None:
+    if previous is None:
+        conn.execute(insert(schema.tbl_timestamp).values(tbl_id=tbl_id, ts=ts))
+    elif ts > previous:
+        conn.execute(update(schema.tbl_timestamp).where(_ts.tbl_id == tbl_id).values(ts=ts))
+
+
+def find(conn: Connection, tbl_id: int, ts: str, lock: bool = False) -> Instant | None:
+    query = select(schema.instant).where(_i.tbl_id == tbl_id, _i.ts == ts)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    return None if row is None else _instant(row)
+
+
+def listing(
+    conn: Connection,
+    tbl_id: int,
+    states: Collection[InstantState] | None = None,
+    actions: Collection[str] | None = None,
+    limit: int | None = None,
+) -> list[Instant]:
+    """Instants in timeline order (by requested time), optionally only some states and actions.
+
+    With ``limit``, the latest ``limit`` of them (still in timeline order).
+    """
+    query = select(schema.instant).where(_i.tbl_id == tbl_id)
+    if states is not None:
+        query = query.where(_i.state.in_([STATE_CODES[s] for s in states]))
+    if actions is not None:
+        query = query.where(_i.action.in_([ACTION_CODES[a] for a in actions]))
+    if limit is not None and limit >= 0:
+        rows = conn.execute(query.order_by(_i.ts.desc()).limit(limit)).all()[::-1]
+    else:
+        rows = conn.execute(query.order_by(_i.ts)).all()
+    return [_instant(r) for r in rows]
+
+
+def insert_instant(conn: Connection, tbl_id: int, instant: Instant) -> None:
+    conn.execute(
+        insert(schema.instant).values(
+            tbl_id=tbl_id,
+            ts=instant.requested_time,
+            completion_ts=instant.completion_time,
+            action=ACTION_CODES[instant.action],
+            state=STATE_CODES[instant.state],
+            duration=instant.heartbeat_seconds,
+            start_ts=instant.last_heartbeat,
+        )
+    )
+
+
+def compare_and_set_state(
+    conn: Connection, tbl_id: int, ts: str, action: str, expected: InstantState, new: InstantState,
+    completion_time: str | None, heartbeat: int,
+) -> bool:
+    """Move the instant from ``expected`` to ``new`` only if it is still in ``expected``; True if it moved.
+
+    The single conditional UPDATE is the compare-and-set: of two concurrent transitions, one matches.
+    """
+    values: dict = {"state": STATE_CODES[new], "start_ts": heartbeat}
+    if completion_time is not None:
+        values["completion_ts"] = completion_time
+    moved = conn.execute(
+        update(schema.instant)
+        .where(_i.tbl_id == tbl_id, _i.ts == ts, _i.action == ACTION_CODES[action], _i.state == STATE_CODES[expected])
+        .values(**values)
+    )
+    return moved.rowcount == 1
+
+
+def beat(conn: Connection, tbl_id: int, ts: str, now: int) -> bool:
+    """Record a heartbeat of a pending instant; False if there is no such pending instant."""
+    beaten = conn.execute(
+        update(schema.instant)
+        .where(_i.tbl_id == tbl_id, _i.ts == ts, _i.state != STATE_CODES[InstantState.COMPLETED])
+        .values(start_ts=now)
+    )
+    return beaten.rowcount == 1
+
+
+def write_metadata(conn: Connection, tbl_id: int, instant: Instant, data: bytes | None) -> None:
+    """Store the metadata bytes of one state of an instant (replacing earlier bytes of that state)."""
+    key = (_m.tbl_id == tbl_id, _m.ts == instant.requested_time, _m.action == ACTION_CODES[instant.action],
+           _m.state == STATE_CODES[instant.state])
+    conn.execute(delete(schema.instant_meta).where(*key))
+    conn.execute(
+        insert(schema.instant_meta).values(
+            tbl_id=tbl_id, ts=instant.requested_time, action=ACTION_CODES[instant.action],
+            state=STATE_CODES[instant.state], data=data or b"",
+        )
+    )
+
+
+def read_metadata(conn: Connection, tbl_id: int, ts: str, action: str, state: InstantState) -> bytes | None:
+    return conn.execute(
+        select(_m.data).where(
+            _m.tbl_id == tbl_id, _m.ts == ts, _m.action == ACTION_CODES[action], _m.state == STATE_CODES[state]
+        )
+    ).scalar_one_or_none()
+
+
+def delete_instants(conn: Connection, tbl_id: int, times: Collection[str]) -> None:
+    """Remove instants and all their metadata."""
+    if times:
+        conn.execute(delete(schema.instant_meta).where(_m.tbl_id == tbl_id, _m.ts.in_(list(times))))
+        conn.execute(delete(schema.instant).where(_i.tbl_id == tbl_id, _i.ts.in_(list(times))))

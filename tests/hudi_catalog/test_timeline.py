@@ -1,0 +1,131 @@
+"""The timeline service on SQLite and MariaDB: instant times, transitions as compare-and-set, heartbeats."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from hudi_catalog.errors import AlreadyExistsError, InvalidOperationError, NoSuchObjectError, NoSuchTableError
+from hudi_catalog.instant_times import is_instant_time
+from hudi_catalog.model import Column, Database, InstantState, StorageDescriptor, Table
+
+REQUESTED, INFLIGHT, COMPLETED = InstantState.REQUESTED, InstantState.INFLIGHT, InstantState.COMPLETED
+
+
+@pytest.fixture
+def timeline(catalog):
+    catalog.databases.create(Database("h"))
+    catalog.tables.create(Table("h", "t", sd=StorageDescriptor(columns=[Column("x", "int")])))
+    return catalog.timeline
+
+
+def test_instant_times_are_unique_and_increasing_under_concurrency(timeline):
+    drawn: list[list[str]] = []
+
+    def draw() -> None:
+        mine = [timeline.new_instant_time("h", "t") for _ in range(25)]
+        drawn.append(mine)
+
+    threads = [threading.Thread(target=draw) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    everything = [ts for mine in drawn for ts in mine]
+    assert len(set(everything)) == 150
+    assert all(is_instant_time(ts) for ts in everything)
+    assert all(mine == sorted(mine) and len(set(mine)) == 25 for mine in drawn)
+
+
+def test_instant_lifecycle_with_metadata_per_state(timeline):
+    ts = timeline.new_instant_time("h", "t")
+    timeline.create("h", "t", ts, "commit", metadata=b"plan")
+    timeline.transition("h", "t", ts, "commit", REQUESTED, INFLIGHT, b"")
+    done = timeline.transition("h", "t", ts, "commit", INFLIGHT, COMPLETED, b'{"partitionToWriteStats": {}}')
+    assert done.state is COMPLETED and done.completion_time > ts
+    [listed] = timeline.instants("h", "t")
+    assert (listed.requested_time, listed.action, listed.state, listed.completion_time) == (
+        ts, "commit", COMPLETED, done.completion_time)
+    assert timeline.metadata("h", "t", ts, "commit", REQUESTED) == b"plan"
+    assert timeline.metadata("h", "t", ts, "commit", INFLIGHT) == b""
+    assert timeline.metadata("h", "t", ts, "commit", COMPLETED) == b'{"partitionToWriteStats": {}}'
+    later = timeline.new_instant_time("h", "t")
+    assert later > done.completion_time
+
+
+def test_exactly_one_of_concurrent_transitions_wins(timeline):
+    ts = timeline.new_instant_time("h", "t")
+    timeline.create("h", "t", ts, "deltacommit", state=INFLIGHT)
+    barrier = threading.Barrier(6)
+
+    def complete(i: int) -> str:
+        barrier.wait()
+        try:
+            timeline.transition("h", "t", ts, "deltacommit", INFLIGHT, COMPLETED, f"writer {i}".encode())
+            return "won"
+        except InvalidOperationError as error:
+            assert "is completed, not inflight" in str(error)
+            return "lost"
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(complete, range(6)))
+    assert sorted(outcomes) == ["lost"] * 5 + ["won"]
+    assert timeline.metadata("h", "t", ts, "deltacommit", COMPLETED).startswith(b"writer ")
+
+
+def test_bad_transitions_and_instants_are_refused(timeline):
+    ts = timeline.new_instant_time("h", "t")
+    timeline.create("h", "t", ts, "commit")
+    with pytest.raises(InvalidOperationError, match="from requested to completed"):
+        timeline.transition("h", "t", ts, "commit", REQUESTED, COMPLETED)
+    with pytest.raises(InvalidOperationError, match="is requested, not inflight"):
+        timeline.transition("h", "t", ts, "commit", INFLIGHT, COMPLETED)
+    with pytest.raises(NoSuchObjectError):
+        timeline.transition("h", "t", ts, "deltacommit", REQUESTED, INFLIGHT)
+    with pytest.raises(AlreadyExistsError):
+        timeline.create("h", "t", ts, "commit")
+    with pytest.raises(InvalidOperationError, match="unknown Hudi action"):
+        timeline.create("h", "t", timeline.new_instant_time("h", "t"), "bogus")
+    with pytest.raises(InvalidOperationError, match="invalid instant time"):
+        timeline.create("h", "t", "2024-01-01", "commit")
+    with pytest.raises(NoSuchTableError):
+        timeline.new_instant_time("h", "missing")
+    assert [i.state for i in timeline.instants("h", "t")] == [REQUESTED]
+
+
+def test_only_pending_instants_can_be_deleted(timeline):
+    pending, done = timeline.new_instant_time("h", "t"), timeline.new_instant_time("h", "t")
+    timeline.create("h", "t", pending, "commit", state=INFLIGHT)
+    timeline.create("h", "t", done, "commit", state=INFLIGHT)
+    timeline.transition("h", "t", done, "commit", INFLIGHT, COMPLETED)
+    timeline.delete("h", "t", pending, "commit")
+    with pytest.raises(InvalidOperationError, match="only pending instants"):
+        timeline.delete("h", "t", done, "commit")
+    with pytest.raises(NoSuchObjectError):
+        timeline.delete("h", "t", pending, "commit")
+    assert [i.requested_time for i in timeline.instants("h", "t")] == [done]
+
+
+def test_expired_heartbeats_name_dead_writers(timeline):
+    alive, dead, unwatched = (timeline.new_instant_time("h", "t") for _ in range(3))
+    timeline.create("h", "t", alive, "commit", heartbeat_seconds=60)
+    timeline.create("h", "t", dead, "commit", heartbeat_seconds=60)
+    timeline.create("h", "t", unwatched, "commit")
+    now = timeline.ctx.now()
+    timeline.heartbeat("h", "t", alive)
+    assert timeline.expired("h", "t", now=now + 30) == []
+    assert [i.requested_time for i in timeline.expired("h", "t", now=now + 61)] == [alive, dead]
+    timeline.heartbeat("h", "t", alive)
+    assert {i.requested_time for i in timeline.expired("h", "t", now=now + 61)} >= {dead}
+    with pytest.raises(NoSuchObjectError):
+        timeline.heartbeat("h", "t", "20000101000000000")
+
+
+def test_latest_instants_with_a_limit_keep_timeline_order(timeline):
+    times = [timeline.new_instant_time("h", "t") for _ in range(5)]
+    for ts in times:
+        timeline.create("h", "t", ts, "deltacommit")
+    assert [i.requested_time for i in timeline.instants("h", "t", limit=2)] == times[-2:]
+    assert [i.requested_time for i in timeline.instants("h", "t", states=[INFLIGHT])] == []
