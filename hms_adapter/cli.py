@@ -1,4 +1,5 @@
-"""The ``hudi-metastore`` command: ``serve``, ``init-db`` and ``partitions``."""
+"""The ``hudi-metastore`` command: ``serve``, ``init-db``, ``partitions``, and the Hudi commands ``import``,
+``timeline`` and ``snapshot`` (``hms_adapter.hudi_cli``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, W
 from hudi_catalog.errors import CatalogError
 from hudi_catalog.partition_names import make_partition_name
 
+from . import hudi_cli
 from .handler import MetastoreHandler
 from .idl import hive
 from .processor import MetastoreProcessor
@@ -52,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     partitions.add_argument("table", metavar="DB.TABLE")
     partitions.add_argument("--where", default="", help="a WHERE clause as an engine writes it")
     partitions.add_argument("--json", action="store_true", help="print JSON instead of one name per line")
+    parser.set_defaults(handlers=hudi_cli.add_commands(commands, _add_store_options))
     return parser
 
 
@@ -115,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return {"serve": _serve, "init-db": _init_db, "partitions": _partitions}[args.command](args)
+        handlers = {"serve": _serve, "init-db": _init_db, "partitions": _partitions, **args.handlers}
+        return handlers[args.command](args)
     except CatalogError as e:
         print(f"hudi-metastore: {e}", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.functions import FunctionService
 from .services.partitions import PartitionService
+from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
 from .store.engine import Store
@@ -39,7 +40,8 @@ class Catalog:
         self.tables = TableService(ctx)
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
-        self.timeline = TimelineService(ctx)
+        self.snapshot = SnapshotService(ctx)
+        self.timeline = TimelineService(ctx, on_complete=self.snapshot)
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True) -> "Catalog":

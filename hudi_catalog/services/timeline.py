@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
+from dataclasses import replace
 from typing import Protocol
 
 from sqlalchemy import Connection
@@ -25,6 +26,7 @@ from .context import ServiceContext
 log = logging.getLogger(__name__)
 
 _NEXT_STATE = {InstantState.REQUESTED: InstantState.INFLIGHT, InstantState.INFLIGHT: InstantState.COMPLETED}
+_ORDER = {InstantState.REQUESTED: 0, InstantState.INFLIGHT: 1, InstantState.COMPLETED: 2}
 
 
 class CompletionListener(Protocol):
@@ -162,6 +164,29 @@ class TimelineService:
                     "instants can be deleted"
                 )
             instant_store.delete_instants(conn, keys.id, [requested_time])
+
+    def record(self, database: str, table: str, instant: Instant, metadata: dict[InstantState, bytes]) -> bool:
+        """Write an instant as found on a table's storage (an import): add it, or move a pending one forward
+        to ``instant.state``, with the metadata bytes of each state, applying it if it completed. One
+        transaction; returns False when the catalog already had it in that state (nothing to do).
+        """
+        self._check(instant.requested_time, instant.action)
+        with self.ctx.store.write() as conn:
+            keys = self._table(conn, database, table, lock=True)
+            current = instant_store.find(conn, keys.id, instant.requested_time)
+            if current is not None and _ORDER[current.state] >= _ORDER[instant.state]:
+                return False
+            if current is not None:
+                instant_store.delete_instants(conn, keys.id, [instant.requested_time])
+            instant_store.insert_instant(conn, keys.id, instant)
+            for state, data in metadata.items():
+                instant_store.write_metadata(conn, keys.id, replace(instant, state=state), data)
+            last = instant_store.last_instant_time(conn, keys.id, lock=True)
+            latest = max(t for t in (instant.requested_time, instant.completion_time) if t)
+            instant_store.set_last_instant_time(conn, keys.id, last, latest)
+            if instant.state is InstantState.COMPLETED and self.on_complete is not None:
+                self.on_complete.instant_completed(conn, keys, instant, metadata.get(InstantState.COMPLETED, b""))
+        return True
 
     # -- heartbeats ---------------------------------------------------------------------------------
 

@@ -53,7 +53,18 @@ def add_partition_encodings(conn: Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN encoded {encoded_type}")
 
 
+def add_hudi_partition_paths(conn: Connection) -> None:
+    """Version 3 -> 4: ``partitions.hudi_path`` and its index (``replaced_file_group`` is a new table, made
+    by ``create_all``)."""
+    partitions = schema.partitions
+    table_name = conn.dialect.identifier_preparer.format_table(partitions)
+    path_type = partitions.c.hudi_path.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN hudi_path {path_type}")
+    next(i for i in partitions.indexes if i.name == "idx_partition_hudi_path").create(conn)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
+    3: add_hudi_partition_paths,
 }

@@ -30,7 +30,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -170,7 +170,10 @@ partitions = Table(
     Column("encoded", MediumBlob, nullable=True,
            doc="the partition as a front end last encoded it for the wire (opaque to the catalog); NULL when "
                "the partition changed since"),
+    Column("hudi_path", String(PARTITION_NAME), nullable=True,
+           doc="the Hudi partition path (relative to the table) of partitions a Hudi timeline created"),
     UniqueConstraint("tbl_id", "part_name", name="uniq_partition"),
+    Index("idx_partition_hudi_path", "tbl_id", "hudi_path"),
     **_MYSQL_OPTIONS,
 )
 
@@ -245,6 +248,17 @@ instant_meta = Table(
     Column("state", SmallInteger, nullable=False),
     Column("data", LongBlob),
     UniqueConstraint("tbl_id", "ts", "action", "state", name="uniq_inst_meta"),
+    **_MYSQL_OPTIONS,
+)
+
+replaced_file_group = Table(
+    "replaced_file_group",
+    metadata,
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("part_id", Id, nullable=False, doc="0 for unpartitioned tables"),
+    Column("file_id", String(128), nullable=False),
+    Column("instant_ts", String(TIMESTAMP), nullable=False, doc="the replacecommit or clustering that replaced it"),
+    PrimaryKeyConstraint("tbl_id", "part_id", "file_id"),
     **_MYSQL_OPTIONS,
 )
 

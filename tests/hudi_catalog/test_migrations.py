@@ -11,8 +11,14 @@ from hudi_catalog.store import schema
 
 def _downgrade_to_version_1(catalog: Catalog) -> None:
     """Put the store back in layout version 1: no ``typed_val`` column, no index on it, no partition
-    ``revision`` or ``encoded`` columns."""
+    ``revision``, ``encoded`` or ``hudi_path`` columns, no ``replaced_file_group`` table."""
     with catalog.store.engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP INDEX idx_partition_hudi_path"))
+        else:
+            conn.execute(text("DROP INDEX idx_partition_hudi_path ON partitions"))
+        conn.execute(text("ALTER TABLE partitions DROP COLUMN hudi_path"))
+        conn.execute(text("DROP TABLE replaced_file_group"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN encoded"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN revision"))
         if conn.dialect.name == "sqlite":

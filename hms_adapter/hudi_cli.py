@@ -1,0 +1,98 @@
+"""The Hudi subcommands of ``hudi-metastore``: ``import``, ``timeline`` and ``snapshot``.
+
+``timeline --json`` and ``snapshot --json`` print the stable shapes documented in ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from hudi_catalog import Catalog
+from hudi_catalog.model import InstantState
+from hudi_catalog.services.hudi_import import HudiImporter
+
+
+def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser], None]) -> dict:
+    """Add the subcommands to ``commands``; returns ``{name: handler}``."""
+    imported = commands.add_parser("import", help="register an existing Hudi table, or bring it up to date")
+    add_store_options(imported)
+    imported.add_argument("path", metavar="PATH", help="the table's base path (local path or URI)")
+    imported.add_argument("--database", help="default: hoodie.database.name, else 'default'")
+    imported.add_argument("--table", help="default: hoodie.table.name")
+
+    timeline = commands.add_parser("timeline", help="print a Hudi table's timeline")
+    add_store_options(timeline)
+    timeline.add_argument("table", metavar="DB.TABLE")
+    timeline.add_argument("--json", action="store_true")
+
+    snapshot = commands.add_parser("snapshot", help="print the latest file slices of a Hudi table")
+    add_store_options(snapshot)
+    snapshot.add_argument("table", metavar="DB.TABLE")
+    snapshot.add_argument("--partition", help="only this partition path ('' for an unpartitioned table)")
+    snapshot.add_argument("--as-of", help="an instant time: the slices as of then (time travel)")
+    snapshot.add_argument("--json", action="store_true")
+    return {"import": _import, "timeline": _timeline, "snapshot": _snapshot}
+
+
+def _split(name: str) -> tuple[str, str]:
+    database, dot, table = name.partition(".")
+    if not dot or not table:
+        raise SystemExit("hudi-metastore: the table is named DB.TABLE")
+    return database.lower(), table.lower()
+
+
+def _import(args: argparse.Namespace) -> int:
+    catalog = Catalog.open(args.db_url, args.warehouse)
+    try:
+        result = HudiImporter(catalog).run(args.path, args.database, args.table)
+    finally:
+        catalog.close()
+    print(f"{result.database}.{result.table}: {result.recorded} instants recorded, "
+          f"latest commit {result.latest_commit or '-'}")
+    return 0
+
+
+def _timeline(args: argparse.Namespace) -> int:
+    database, table = _split(args.table)
+    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    try:
+        instants = catalog.timeline.instants(database, table)
+    finally:
+        catalog.close()
+    rows = [{"requested": i.requested_time, "completed": i.completion_time, "action": i.action,
+             "state": i.state.value} for i in instants]
+    if args.json:
+        print(json.dumps({"table": f"{database}.{table}", "instants": rows}, indent=2))
+    else:
+        _print_table(["requested", "completed", "action", "state"],
+                     [[r["requested"], r["completed"] or "-", r["action"], r["state"]] for r in rows])
+    return 0
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    database, table = _split(args.table)
+    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    try:
+        slices = catalog.snapshot.latest_file_slices(database, table, args.partition, args.as_of)
+        completed = [i.requested_time for i in catalog.timeline.instants(database, table, [InstantState.COMPLETED])
+                     if args.as_of is None or i.requested_time <= args.as_of]
+    finally:
+        catalog.close()
+    partitions = {path: [{"file_id": s.file_id, "base_file": s.base_file, "log_files": list(s.log_files)}
+                         for s in found] for path, found in sorted(slices.items())}
+    if args.json:
+        print(json.dumps({"table": f"{database}.{table}", "latest_instant": max(completed, default=None),
+                          "partitions": partitions}, indent=2))
+    else:
+        _print_table(["partition", "file id", "base file", "log files"],
+                     [[path, s["file_id"], s["base_file"] or "-", ", ".join(s["log_files"]) or "-"]
+                      for path, found in partitions.items() for s in found])
+    return 0
+
+
+def _print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+    for row in [header, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())

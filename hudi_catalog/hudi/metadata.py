@@ -1,0 +1,466 @@
+"""What an instant file says: commit metadata, plans, clean/rollback/restore/savepoint/indexing results.
+
+Content comes in three shapes, told apart by the bytes themselves:
+
+- empty (normal for requested and inflight files; also a crashed writer's completed file): the empty
+  metadata object the action and state call for;
+- an Avro data file (``Obj\\x01``, schema embedded; all of table versions 8+, and plans, cleans,
+  rollbacks, restores and savepoints of earlier versions), decoded by its record schema's name;
+- JSON (commit, deltacommit and replacecommit metadata of table versions before 8), decoded as the
+  action and state call for.
+
+Data file names (relative names as Hudi writes them): base files
+``<fileId>_<writeToken>_<instantTime>.<ext>`` (parquet, orc, hfile, lance), log files
+``.<fileId>_<baseInstantTime>.log.<version>_<writeToken>`` (``.cdc`` appended for change-data logs).
+
+Example:
+    >>> parse_base_file_name("d0304c53-0_0-13-60_20250331030642808.parquet")
+    ('d0304c53-0', '20250331030642808')
+    >>> parse_log_file_name(".d0304c53-0_20250331030642808.log.1_0-26-85")
+    ('d0304c53-0', '20250331030642808', 1, '0-26-85')
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Union
+
+import fastavro
+from pyarrow import fs as pafs
+
+from ..errors import HudiMetadataError
+from .instants import InstantFile, State, list_instants, read_instant
+from .properties import TableConfig
+
+
+AVRO_MAGIC = b"Obj\x01"
+SCHEMA_KEY = "schema"
+"""The ``extraMetadata`` key holding the writer's Avro schema (JSON text)."""
+
+_BASE_FILE = re.compile(r"(?P<file_id>[A-Za-z0-9-]+)_(?P<token>[A-Za-z0-9-]+)_(?P<instant>\d+)\.[A-Za-z0-9]+")
+_LOG_FILE = re.compile(
+    r"\.(?P<file_id>[^._/]+)_(?P<instant>\d+)\.log\.(?P<version>\d+)(?:_(?P<token>\d+-\d+-\d+)(?:\.cdc)?)?"
+)
+
+
+@dataclass(frozen=True)
+class WriteStat:
+    """One file written by a commit (``HoodieWriteStat``); ``path`` is relative to the base path."""
+
+    partition_path: str
+    file_id: str
+    path: str
+    prev_commit: str | None
+    file_size: int
+    num_writes: int
+    num_deletes: int
+    num_update_writes: int
+    num_inserts: int
+    total_log_records: int
+    base_file: str | None
+    log_files: list[str]
+    is_log: bool
+
+    @property
+    def file_name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class CommitMetadata:
+    """A commit, deltacommit or replacecommit (completed or inflight); ``extra`` is ``extraMetadata``."""
+
+    operation_type: str | None = None
+    write_stats: list[WriteStat] = field(default_factory=list)
+    replaced_file_ids: dict[str, list[str]] = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)
+    compacted: bool = False
+
+    @property
+    def schema(self) -> str | None:
+        """The writer's Avro schema (JSON text), if recorded."""
+        return self.extra.get(SCHEMA_KEY) or None
+
+
+@dataclass(frozen=True)
+class CleanMetadata:
+    """A completed clean: partition -> names of the files it deleted."""
+
+    deleted_files: dict[str, list[str]] = field(default_factory=dict)
+    earliest_commit_to_retain: str | None = None
+    deleted_partitions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CleanPlan:
+    """A requested clean: partition -> names of the files to delete."""
+
+    files_to_delete: dict[str, list[str]] = field(default_factory=dict)
+    partitions_to_delete: list[str] = field(default_factory=list)
+    earliest_instant_to_retain: str | None = None
+
+
+@dataclass(frozen=True)
+class RollbackMetadata:
+    """A completed rollback. Per partition: files deleted, rollback blocks appended to log files (MOR),
+    and log files the failed commit had written."""
+
+    rolled_back_instants: list[str] = field(default_factory=list)
+    deleted_files: dict[str, list[str]] = field(default_factory=dict)
+    appended_log_files: dict[str, list[str]] = field(default_factory=dict)
+    failed_commit_log_files: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    """A requested rollback: the instant to undo and, per partition, the files it will delete."""
+
+    instant_to_rollback: str | None = None
+    action_to_rollback: str | None = None
+    files_to_delete: dict[str, list[str]] = field(default_factory=dict)
+    log_files_to_roll_back: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RestoreMetadata:
+    """A completed restore: the instants it rolled back, each rollback's own metadata."""
+
+    rolled_back_instants: list[str] = field(default_factory=list)
+    rollbacks: list[RollbackMetadata] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """A requested restore."""
+
+    instants_to_rollback: list[str] = field(default_factory=list)
+    savepoint: str | None = None
+
+
+@dataclass(frozen=True)
+class SavepointMetadata:
+    """A savepoint: partition -> names of the files it keeps."""
+
+    files: dict[str, list[str]] = field(default_factory=dict)
+    comments: str | None = None
+
+
+@dataclass(frozen=True)
+class PlannedSlice:
+    """A file slice a compaction or clustering plan reads; file names, not paths."""
+
+    partition_path: str
+    file_id: str
+    base_instant: str | None
+    base_file: str | None
+    delta_files: list[str]
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """A requested compaction or log compaction."""
+
+    operations: list[PlannedSlice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ClusteringPlan:
+    """A requested clustering, or a requested replacecommit (whose plan is empty for insert-overwrite)."""
+
+    operation_type: str | None = None
+    input_slices: list[PlannedSlice] = field(default_factory=list)
+
+    def file_groups(self) -> list[tuple[str, str]]:
+        """The (partition, file id) of every input file group."""
+        return [(s.partition_path, s.file_id) for s in self.input_slices]
+
+
+@dataclass(frozen=True)
+class IndexingMetadata:
+    """An indexing plan or result: metadata-table partition -> instant it indexes up to."""
+
+    partitions: dict[str, str | None] = field(default_factory=dict)
+
+
+InstantMetadata = Union[
+    CommitMetadata, CleanMetadata, CleanPlan, RollbackMetadata, RollbackPlan, RestoreMetadata, RestorePlan,
+    SavepointMetadata, CompactionPlan, ClusteringPlan, IndexingMetadata,
+]
+
+
+def parse_base_file_name(name: str) -> tuple[str, str]:
+    """(file id, instant time) of a base file name.
+
+    Raises:
+        HudiMetadataError: not a base file name.
+    """
+    match = _BASE_FILE.fullmatch(name)
+    if match is None:
+        raise HudiMetadataError(f"{name}: not a Hudi base file name")
+    return match.group("file_id"), match.group("instant")
+
+
+def parse_log_file_name(name: str) -> tuple[str, str, int, str | None]:
+    """(file id, base instant time, version, write token) of a log file name; the write token is
+    ``None`` in names of old writers that had none.
+
+    Raises:
+        HudiMetadataError: not a log file name.
+    """
+    match = _LOG_FILE.fullmatch(name)
+    if match is None:
+        raise HudiMetadataError(f"{name}: not a Hudi log file name")
+    return match.group("file_id"), match.group("instant"), int(match.group("version")), match.group("token")
+
+
+def is_log_file_name(name: str) -> bool:
+    return _LOG_FILE.fullmatch(name) is not None
+
+
+def decode_instant(instant: InstantFile, data: bytes, table_version: int) -> InstantMetadata:
+    """Decode the content of an instant file.
+
+    Raises:
+        HudiMetadataError: unknown action, or content that is corrupt, truncated or not what the action
+            and state call for; the message starts with the instant's file name.
+    """
+    decoders = _DECODERS.get(instant.action)
+    if decoders is None:
+        raise HudiMetadataError(f"{instant.file_name}: unknown action {instant.action!r}")
+    expected = decoders[instant.state]
+    try:
+        if data[:4] == AVRO_MAGIC:
+            return _decode_avro(data)
+        if not data.strip():
+            return expected({})
+        record = json.loads(data.decode("utf-8"))
+        if not isinstance(record, dict):
+            raise ValueError(f"JSON {type(record).__name__}, not an object")
+        return expected(record)
+    except Exception as e:  # fastavro and the converters raise many types on malformed content
+        raise HudiMetadataError(
+            f"{instant.file_name}: cannot decode {instant.state.value} {instant.action} "
+            f"(table version {table_version}): {e}"
+        ) from e
+
+
+def latest_schema(fs: pafs.FileSystem, base_path: str, config: TableConfig) -> str | None:
+    """The Avro schema (JSON text) of the newest completed write that recorded one, else the table's
+    ``hoodie.table.create.schema``; ``None`` when neither exists."""
+    for instant in reversed(list_instants(fs, base_path, config)):
+        if instant.is_completed and instant.action in ("commit", "deltacommit", "replacecommit"):
+            metadata = decode_instant(instant, read_instant(fs, base_path, config, instant), config.version)
+            if isinstance(metadata, CommitMetadata) and metadata.schema:
+                return metadata.schema
+    return config.raw.get("hoodie.table.create.schema") or None
+
+
+# -- decoding ---------------------------------------------------------------------------------------
+
+
+def _decode_avro(data: bytes) -> InstantMetadata:
+    reader = fastavro.reader(io.BytesIO(data))
+    name = str(reader.writer_schema.get("name", "")).rsplit(".", 1)[-1]
+    decoder = _AVRO_DECODERS.get(name)
+    if decoder is None:
+        raise ValueError(f"unexpected Avro record {name or reader.writer_schema!r}")
+    records = list(reader)
+    if len(records) != 1:
+        raise ValueError(f"{len(records)} {name} records, expected 1")
+    return decoder(records[0])
+
+
+def _names(paths: Iterable[str] | None) -> list[str]:
+    """File names of paths (Hudi records some as absolute URIs, some as names)."""
+    return [p.rsplit("/", 1)[-1] for p in paths or []]
+
+
+def _non_empty(by_partition: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {p: files for p, files in by_partition.items() if files}
+
+
+def _partition(record: dict, key: str) -> str:
+    """A per-partition record's own ``partitionPath``, else the map key it sits under."""
+    path = record.get("partitionPath")
+    return key if path is None else path
+
+
+def _instant_or_none(value: str | None) -> str | None:
+    return None if value in (None, "", "null") else value
+
+
+def _write_stat(partition: str, stat: dict) -> WriteStat:
+    path = stat.get("path") or ""
+    name = path.rsplit("/", 1)[-1]
+    return WriteStat(
+        partition_path=_partition(stat, partition),
+        file_id=stat.get("fileId") or "",
+        path=path,
+        prev_commit=_instant_or_none(stat.get("prevCommit")),
+        file_size=int(stat.get("fileSizeInBytes") or stat.get("totalWriteBytes") or 0),
+        num_writes=int(stat.get("numWrites") or 0),
+        num_deletes=int(stat.get("numDeletes") or 0),
+        num_update_writes=int(stat.get("numUpdateWrites") or 0),
+        num_inserts=int(stat.get("numInserts") or 0),
+        total_log_records=int(stat.get("totalLogRecords") or 0),
+        base_file=stat.get("baseFile") or None,
+        log_files=list(stat.get("logFiles") or []),
+        is_log=is_log_file_name(name),
+    )
+
+
+def _commit_metadata(record: dict) -> CommitMetadata:
+    return CommitMetadata(
+        operation_type=record.get("operationType") or None,
+        write_stats=[
+            _write_stat(partition, stat)
+            for partition, stats in (record.get("partitionToWriteStats") or {}).items()
+            for stat in stats or []
+        ],
+        replaced_file_ids={p: list(ids or []) for p, ids in (record.get("partitionToReplaceFileIds") or {}).items()},
+        extra={k: str(v) for k, v in (record.get("extraMetadata") or {}).items() if v is not None},
+        compacted=bool(record.get("compacted")),
+    )
+
+
+def _clean_metadata(record: dict) -> CleanMetadata:
+    deleted, dropped = {}, []
+    for key, partition in (record.get("partitionMetadata") or {}).items():
+        path = _partition(partition, key)
+        deleted[path] = _names(partition.get("successDeleteFiles"))
+        if partition.get("isPartitionDeleted"):
+            dropped.append(path)
+    return CleanMetadata(_non_empty(deleted), _instant_or_none(record.get("earliestCommitToRetain")), dropped)
+
+
+def _clean_plan(record: dict) -> CleanPlan:
+    files = {
+        p: _names(info["filePath"] for info in infos or [] if info.get("filePath"))
+        for p, infos in (record.get("filePathsToBeDeletedPerPartition") or {}).items()
+    }
+    if not files:  # plans before version 2 list plain paths
+        files = {p: _names(paths) for p, paths in (record.get("filesToBeDeletedPerPartition") or {}).items()}
+    earliest = (record.get("earliestInstantToRetain") or {}).get("timestamp")
+    return CleanPlan(_non_empty(files), list(record.get("partitionsToBeDeleted") or []), _instant_or_none(earliest))
+
+
+def _rollback_metadata(record: dict) -> RollbackMetadata:
+    instants = list(record.get("commitsRollback") or []) or [
+        i["commitTime"] for i in record.get("instantsRollback") or []
+    ]
+    deleted, appended, failed = {}, {}, {}
+    for key, partition in (record.get("partitionMetadata") or {}).items():
+        path = _partition(partition, key)
+        deleted[path] = _names(partition.get("successDeleteFiles"))
+        appended[path] = _names(partition.get("rollbackLogFiles") or {})
+        failed[path] = _names(partition.get("logFilesFromFailedCommit") or {})
+    return RollbackMetadata(instants, _non_empty(deleted), _non_empty(appended), _non_empty(failed))
+
+
+def _rollback_plan(record: dict) -> RollbackPlan:
+    target = record.get("instantToRollback") or {}
+    files: dict[str, list[str]] = {}
+    logs: dict[str, list[str]] = {}
+    for request in record.get("RollbackRequests") or []:
+        partition = request.get("partitionPath") or ""
+        files.setdefault(partition, []).extend(_names(request.get("filesToBeDeleted")))
+        logs.setdefault(partition, []).extend(_names(request.get("logBlocksToBeDeleted") or {}))
+    return RollbackPlan(_instant_or_none(target.get("commitTime")), target.get("action") or None,
+                        _non_empty(files), _non_empty(logs))
+
+
+def _restore_metadata(record: dict) -> RestoreMetadata:
+    instants = list(record.get("instantsToRollback") or []) or [
+        i["commitTime"] for i in record.get("restoreInstantInfo") or []
+    ]
+    rollbacks = [
+        _rollback_metadata(r)
+        for per_instant in (record.get("hoodieRestoreMetadata") or {}).values()
+        for r in per_instant or [] if r is not None
+    ]
+    return RestoreMetadata(instants, rollbacks)
+
+
+def _restore_plan(record: dict) -> RestorePlan:
+    return RestorePlan([i["commitTime"] for i in record.get("instantsToRollback") or []],
+                       _instant_or_none(record.get("savepointToRestoreTimestamp")))
+
+
+def _savepoint_metadata(record: dict) -> SavepointMetadata:
+    files = {
+        _partition(partition, key): _names(partition.get("savepointDataFile"))
+        for key, partition in (record.get("partitionMetadata") or {}).items()
+    }
+    return SavepointMetadata(_non_empty(files), record.get("comments") or None)
+
+
+def _planned_slice(operation: dict) -> PlannedSlice:
+    base = operation.get("dataFilePath") or None
+    return PlannedSlice(
+        partition_path=operation.get("partitionPath") or "",
+        file_id=operation["fileId"],
+        base_instant=_instant_or_none(operation.get("baseInstantTime")),
+        base_file=_names([base])[0] if base else None,
+        delta_files=_names(operation.get("deltaFilePaths")),
+    )
+
+
+def _compaction_plan(record: dict) -> CompactionPlan:
+    return CompactionPlan([_planned_slice(op) for op in record.get("operations") or []])
+
+
+def _clustering_plan(record: dict) -> ClusteringPlan:
+    plan = record.get("clusteringPlan") or {}
+    slices = [_planned_slice(s) for group in plan.get("inputGroups") or [] for s in group.get("slices") or []]
+    return ClusteringPlan(record.get("operationType") or None, slices)
+
+
+def _indexing_metadata(record: dict) -> IndexingMetadata:
+    return IndexingMetadata({
+        info["metadataPartitionPath"]: _instant_or_none(info.get("indexUptoInstant"))
+        for info in record.get("indexPartitionInfos") or []
+    })
+
+
+_Decoder = Callable[[dict], InstantMetadata]
+
+_AVRO_DECODERS: dict[str, _Decoder] = {
+    "HoodieCommitMetadata": _commit_metadata,
+    "HoodieReplaceCommitMetadata": _commit_metadata,
+    "HoodieRequestedReplaceMetadata": _clustering_plan,
+    "HoodieCompactionPlan": _compaction_plan,
+    "HoodieCleanMetadata": _clean_metadata,
+    "HoodieCleanerPlan": _clean_plan,
+    "HoodieRollbackMetadata": _rollback_metadata,
+    "HoodieRollbackPlan": _rollback_plan,
+    "HoodieRestoreMetadata": _restore_metadata,
+    "HoodieRestorePlan": _restore_plan,
+    "HoodieSavepointMetadata": _savepoint_metadata,
+    "HoodieIndexPlan": _indexing_metadata,
+    "HoodieIndexCommitMetadata": _indexing_metadata,
+}
+"""Avro content is decoded by its record name, whatever file it sits in."""
+
+
+def _by_state(requested: _Decoder, inflight: _Decoder, completed: _Decoder) -> dict[State, _Decoder]:
+    return {State.REQUESTED: requested, State.INFLIGHT: inflight, State.COMPLETED: completed}
+
+
+_DECODERS: dict[str, dict[State, _Decoder]] = {
+    "commit": _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
+    "deltacommit": _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
+    "replacecommit": _by_state(_clustering_plan, _commit_metadata, _commit_metadata),
+    "clustering": _by_state(_clustering_plan, _clustering_plan, _commit_metadata),
+    "compaction": _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
+    "logcompaction": _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
+    "clean": _by_state(_clean_plan, _clean_plan, _clean_metadata),
+    "rollback": _by_state(_rollback_plan, _rollback_plan, _rollback_metadata),
+    "restore": _by_state(_restore_plan, _restore_plan, _restore_metadata),
+    "savepoint": _by_state(_savepoint_metadata, _savepoint_metadata, _savepoint_metadata),
+    "indexing": _by_state(_indexing_metadata, _indexing_metadata, _indexing_metadata),
+}
+"""Empty and JSON content is decoded as the action and state call for."""

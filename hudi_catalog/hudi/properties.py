@@ -1,0 +1,234 @@
+r"""A Hudi table's own configuration: ``.hoodie/hoodie.properties``, a Java ``.properties`` file.
+
+Example:
+    >>> parse_properties("#saved\nhoodie.table.name = trips\nhoodie.table.create.schema={\"a\"\\:1}")
+    {'hoodie.table.name': 'trips', 'hoodie.table.create.schema': '{"a":1}'}
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from pyarrow import fs as pafs
+
+from ..errors import HudiMetadataError
+
+log = logging.getLogger(__name__)
+
+META_DIR = ".hoodie"
+PROPERTIES_FILE = "hoodie.properties"
+# Hudi rewrites hoodie.properties through a backup copy; a reader that finds no main file falls back to it.
+PROPERTIES_BACKUP_FILE = "hoodie.properties.backup"
+
+TABLE_NAME = "hoodie.table.name"
+TABLE_TYPE = "hoodie.table.type"
+TABLE_VERSION = "hoodie.table.version"
+PARTITION_FIELDS = "hoodie.table.partition.fields"
+RECORD_KEY_FIELDS = "hoodie.table.recordkey.fields"
+PRECOMBINE_FIELD = "hoodie.table.precombine.field"
+ORDERING_FIELDS = "hoodie.table.ordering.fields"
+HIVE_STYLE_PARTITIONING = "hoodie.datasource.write.hive_style_partitioning"
+URL_ENCODED_PARTITIONS = "hoodie.datasource.write.partitionpath.urlencode"
+KEY_GENERATOR_CLASS = "hoodie.table.keygenerator.class"
+KEY_GENERATOR_TYPE = "hoodie.table.keygenerator.type"
+BASE_FILE_FORMAT = "hoodie.table.base.file.format"
+TIMELINE_PATH = "hoodie.timeline.path"
+TIMELINE_HISTORY_PATH = "hoodie.timeline.history.path"
+ARCHIVE_FOLDER = "hoodie.archivelog.folder"
+DATABASE_NAME = "hoodie.database.name"
+POPULATE_META_FIELDS = "hoodie.populate.meta.fields"
+TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
+
+COPY_ON_WRITE = "COPY_ON_WRITE"
+MERGE_ON_READ = "MERGE_ON_READ"
+
+TABLE_TYPE_DEFAULT = COPY_ON_WRITE
+BASE_FILE_FORMAT_DEFAULT = "PARQUET"
+TIMELINE_PATH_DEFAULT = "timeline"
+TIMELINE_HISTORY_PATH_DEFAULT = "history"
+ARCHIVE_FOLDER_DEFAULT = "archived"
+TIMELINE_TIMEZONE_DEFAULT = "LOCAL"
+
+# From table version 8 (Hudi 1.0) the timeline lives in its own folder and names completed instants
+# <requested>_<completed>.<action>.
+FIRST_LAYOUT_2_VERSION = 8
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_KEY_END = re.compile(r"(?<!\\)(?:\\\\)*[=:\s]")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """What a reader needs from ``hoodie.properties``; ``raw`` keeps every property.
+
+    Paths (``timeline_dir``, ``history_dir``, ``archive_dir``) are relative to the table's base path.
+    """
+
+    name: str
+    table_type: str
+    version: int
+    partition_fields: list[str]
+    record_key_fields: list[str]
+    precombine_field: str | None
+    hive_style_partitioning: bool
+    url_encoded_partitions: bool
+    key_generator: str | None
+    base_file_format: str
+    timeline_dir: str
+    database: str | None
+    raw: dict[str, str] = field(repr=False)
+
+    @property
+    def is_merge_on_read(self) -> bool:
+        return self.table_type == MERGE_ON_READ
+
+    @property
+    def populate_meta_fields(self) -> bool:
+        """Whether data files carry the ``_hoodie_*`` columns (``hoodie.populate.meta.fields``)."""
+        return _flag(self.raw, POPULATE_META_FIELDS, True)
+
+    @property
+    def history_dir(self) -> str:
+        """The LSM timeline (``<timeline>/history``) of table versions 8 and later."""
+        return f"{self.timeline_dir}/{self.raw.get(TIMELINE_HISTORY_PATH) or TIMELINE_HISTORY_PATH_DEFAULT}"
+
+    @property
+    def archive_dir(self) -> str:
+        """The archived timeline (``.hoodie/archived``) of table versions before 8."""
+        return f"{META_DIR}/{self.raw.get(ARCHIVE_FOLDER) or ARCHIVE_FOLDER_DEFAULT}"
+
+    @property
+    def timeline_timezone(self) -> str:
+        """``UTC`` or ``LOCAL``: the zone the table's instant times are written in."""
+        return (self.raw.get(TIMELINE_TIMEZONE) or TIMELINE_TIMEZONE_DEFAULT).upper()
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """Parse Java ``.properties`` text: ``#``/``!`` comments, ``=``/``:``/space separators, backslash
+    continuations and escapes (``\\t``, ``\\uXXXX``, ``\\:``). Later keys win, as in ``Properties.load``."""
+    result: dict[str, str] = {}
+    for line in _logical_lines(text):
+        match = _KEY_END.search(line)
+        if match is None:
+            key, value = line, ""
+        else:
+            key = line[: match.end() - 1]
+            rest = line[match.end() - 1:].lstrip(" \t\f")
+            if rest[:1] in ("=", ":"):
+                rest = rest[1:]
+            value = rest.lstrip(" \t\f")
+        result[_unescape(key)] = _unescape(value)
+    return result
+
+
+def read_table_config(fs: pafs.FileSystem, base_path: str) -> TableConfig:
+    """Read and interpret ``<base_path>/.hoodie/hoodie.properties`` (or its ``.backup``).
+
+    Raises:
+        HudiMetadataError: neither file exists, or a required property is missing or malformed.
+    """
+    meta = f"{base_path.rstrip('/')}/{META_DIR}"
+    text = _read_text(fs, f"{meta}/{PROPERTIES_FILE}")
+    if text is None:
+        text = _read_text(fs, f"{meta}/{PROPERTIES_BACKUP_FILE}")
+        if text is None:
+            raise HudiMetadataError(f"{base_path}: not a Hudi table (no {META_DIR}/{PROPERTIES_FILE})")
+        log.warning("%s: reading %s, %s is missing", base_path, PROPERTIES_BACKUP_FILE, PROPERTIES_FILE)
+    return table_config_from_properties(parse_properties(text), base_path)
+
+
+def table_config_from_properties(raw: dict[str, str], base_path: str = "") -> TableConfig:
+    """Interpret parsed ``hoodie.properties``; ``base_path`` only names the table in errors."""
+    name = raw.get(TABLE_NAME)
+    if not name:
+        raise HudiMetadataError(f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: no {TABLE_NAME}")
+    try:
+        version = int(raw.get(TABLE_VERSION) or "0")
+    except ValueError as e:
+        raise HudiMetadataError(
+            f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: bad {TABLE_VERSION} {raw[TABLE_VERSION]!r}") from e
+    table_type = (raw.get(TABLE_TYPE) or TABLE_TYPE_DEFAULT).upper()
+    if table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
+        raise HudiMetadataError(f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: bad {TABLE_TYPE} {table_type!r}")
+    ordering = _fields(raw.get(ORDERING_FIELDS))
+    if version >= FIRST_LAYOUT_2_VERSION:
+        timeline_dir = f"{META_DIR}/{raw.get(TIMELINE_PATH) or TIMELINE_PATH_DEFAULT}"
+    else:
+        timeline_dir = META_DIR
+    return TableConfig(
+        name=name,
+        table_type=table_type,
+        version=version,
+        # version 8+ may qualify a field with its key generator type: "ts:TIMESTAMP", "city:SIMPLE"
+        partition_fields=[f.split(":", 1)[0] for f in _fields(raw.get(PARTITION_FIELDS))],
+        record_key_fields=_fields(raw.get(RECORD_KEY_FIELDS)),
+        precombine_field=raw.get(PRECOMBINE_FIELD) or (ordering[0] if ordering else None),
+        hive_style_partitioning=_flag(raw, HIVE_STYLE_PARTITIONING, False),
+        url_encoded_partitions=_flag(raw, URL_ENCODED_PARTITIONS, False),
+        key_generator=raw.get(KEY_GENERATOR_CLASS) or raw.get(KEY_GENERATOR_TYPE) or None,
+        base_file_format=(raw.get(BASE_FILE_FORMAT) or BASE_FILE_FORMAT_DEFAULT).upper(),
+        timeline_dir=timeline_dir,
+        database=raw.get(DATABASE_NAME) or None,
+        raw=dict(raw),
+    )
+
+
+def _read_text(fs: pafs.FileSystem, path: str) -> str | None:
+    try:
+        with fs.open_input_stream(path) as stream:
+            # Properties.store writes ISO-8859-1, anything beyond it as \uXXXX
+            return stream.read().decode("latin-1")
+    except FileNotFoundError:
+        return None
+
+
+def _logical_lines(text: str):
+    """Lines with comments and blanks dropped and backslash continuations joined."""
+    pending: str | None = None
+    for physical in text.splitlines():
+        line = physical.lstrip(" \t\f")
+        if pending is None:
+            if not line or line[0] in "#!":
+                continue
+        else:
+            line = pending + line
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending = line[:-1]
+            continue
+        pending = None
+        yield line
+    if pending is not None:
+        yield pending
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char != "\\" or i + 1 == len(text):
+            out.append(char)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
+            out.append(chr(int(text[i + 2:i + 6], 16)))
+            i += 6
+            continue
+        out.append(_ESCAPES.get(nxt, nxt))
+        i += 2
+    return "".join(out)
+
+
+def _fields(value: str | None) -> list[str]:
+    return [f.strip() for f in (value or "").split(",") if f.strip()]
+
+
+def _flag(raw: dict[str, str], key: str, default: bool) -> bool:
+    value = raw.get(key)
+    return default if value is None or value == "" else value.strip().lower() == "true"

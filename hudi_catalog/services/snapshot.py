@@ -1,0 +1,242 @@
+"""The file snapshot of Hudi tables: completed instants applied to ``files``, and the file slices readers need.
+
+Applying an instant runs inside the transaction that completes it (``TimelineService.transition``) or
+imports it, so a reader sees all of its changes or none. ``tbl_version`` records every applied instant, which
+makes applying idempotent: an instant applied twice (an import re-run) changes nothing the second time.
+
+- commit, deltacommit, compaction, logcompaction, replacecommit, clustering: the files of the write stats
+  are added (creating their partitions); replaced file groups are hidden from then on.
+- clean: the deleted files are marked deleted.
+- rollback, restore: the files the rollback deleted are forgotten, the log files it appended rollback
+  blocks to are added (they stay on storage, and readers skip the rolled-back blocks), and the rolled-back
+  instants leave the timeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+from posixpath import basename
+
+from sqlalchemy import Connection, update
+
+from ..errors import HudiMetadataError, NoSuchObjectError
+from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
+from ..hudi.instants import InstantFile, instant_file_name
+from ..hudi.metadata import (
+    CleanMetadata,
+    CommitMetadata,
+    CompactionPlan,
+    RestoreMetadata,
+    RollbackMetadata,
+    decode_instant,
+    parse_log_file_name,
+)
+from ..hudi.partition_paths import partition_values
+from ..model import Instant, InstantState, Partition, TableKeys
+from ..names import normalize
+from ..partition_names import make_partition_name
+from ..store import instants as instant_store
+from ..store import params as params_store
+from ..store import partitions as partition_store
+from ..store import schema
+from ..store import snapshot as snapshot_store
+from ..store import tables as table_store
+from ..warehouse import join
+from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+TABLE_VERSION_PARAM = "hoodie.table.version"
+"""The table parameter holding the Hudi table version (6, 8, 9); it decides metadata formats and slicing."""
+DEFAULT_TABLE_VERSION = 8
+
+_WRITES = {"commit", "deltacommit", "compaction", "logcompaction", "replacecommit", "clustering"}
+
+
+def instant_file(instant: Instant, table_version: int) -> InstantFile:
+    """The storage view of a catalog instant, for decoding its metadata and naming it in errors."""
+    name = instant_file_name(instant.requested_time, instant.action, instant.state, table_version,
+                             instant.completion_time)
+    return InstantFile(instant.requested_time, instant.action, instant.state, instant.completion_time, name)
+
+
+class SnapshotService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # -- applying instants --------------------------------------------------------------------------
+
+    @staticmethod
+    def table_version(conn: Connection, table: TableKeys) -> int:
+        params = params_store.read_params(conn, schema.tbl_params, table.id)
+        return int(params.get(TABLE_VERSION_PARAM, DEFAULT_TABLE_VERSION))
+
+    def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
+        self.apply(conn, table, instant, metadata)
+
+    def apply(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
+        """Apply one completed instant to the snapshot, in the caller's transaction (idempotent).
+
+        Raises:
+            HudiMetadataError: the metadata cannot be decoded, or names a partition the table cannot have;
+                the message names the instant.
+        """
+        if not snapshot_store.record_applied(conn, table.id, instant.requested_time, self.ctx.now()):
+            return
+        version = self.table_version(conn, table)
+        decoded = decode_instant(instant_file(instant, version), metadata, version)
+        if isinstance(decoded, CommitMetadata) and instant.action in _WRITES:
+            self._apply_writes(conn, table, instant, decoded)
+        elif isinstance(decoded, CleanMetadata):
+            ids = self._partitions(conn, table, decoded.deleted_files, instant, create=False)
+            for path, names in decoded.deleted_files.items():
+                snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
+        elif isinstance(decoded, RollbackMetadata):
+            self._roll_back(conn, table, instant, decoded)
+        elif isinstance(decoded, RestoreMetadata):
+            for rollback in decoded.rollbacks:
+                self._roll_back(conn, table, instant, rollback)
+            self._forget_instants(conn, table, decoded.rolled_back_instants)
+        log.debug("%s: applied %s %s", table.qualified_name, instant.action, instant.requested_time)
+
+    def _apply_writes(self, conn: Connection, table: TableKeys, instant: Instant, commit: CommitMetadata) -> None:
+        paths = {s.partition_path for s in commit.write_stats} | set(commit.replaced_file_ids)
+        ids = self._partitions(conn, table, paths, instant, create=True)
+        snapshot_store.add_files(conn, table.id, [
+            {"part_id": ids.get(s.partition_path), "name": basename(s.path), "file_id": s.file_id,
+             "instant_ts": instant.requested_time, "size": s.file_size}
+            for s in commit.write_stats if s.path
+        ])
+        snapshot_store.replace_file_groups(
+            conn, table.id,
+            [(ids.get(path), file_id) for path, file_ids in commit.replaced_file_ids.items() for file_id in file_ids],
+            instant.requested_time,
+        )
+
+    def _roll_back(self, conn: Connection, table: TableKeys, instant: Instant, rollback: RollbackMetadata) -> None:
+        # log files stay on storage: those the rolled-back write left and those given rollback blocks
+        kept_logs = [(path, basename(name)) for logs in (rollback.failed_commit_log_files, rollback.appended_log_files)
+                     for path, names in logs.items() for name in names]
+        paths = set(rollback.deleted_files) | {path for path, _ in kept_logs}
+        ids = self._partitions(conn, table, paths, instant, create=False)
+        for path, names in rollback.deleted_files.items():
+            snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
+        snapshot_store.add_files(conn, table.id, [
+            {"part_id": ids.get(path), "name": name, "file_id": parse_log_file_name(name)[0],
+             "instant_ts": instant.requested_time, "size": 0}
+            for path, name in kept_logs
+        ])
+        snapshot_store.forget_replacements(conn, table.id, rollback.rolled_back_instants)
+        self._forget_instants(conn, table, rollback.rolled_back_instants)
+
+    @staticmethod
+    def _forget_instants(conn: Connection, table: TableKeys, times: list[str]) -> None:
+        """Rolled-back instants leave the timeline and the applied list, as Hudi deletes their files."""
+        snapshot_store.forget_applied(conn, table.id, times)
+        instant_store.delete_instants(conn, table.id, times)
+
+    def _partitions(self, conn: Connection, table: TableKeys, paths, instant: Instant, create: bool) -> dict:
+        """``{path: part_id}`` for Hudi partition paths (``""``: the unpartitioned table, no id); with
+        ``create``, partitions not known yet are added, with directories under the table's location."""
+        paths = {p for p in paths if p}
+        if paths and not table.partition_keys:
+            raise HudiMetadataError(
+                f"{instant.requested_time}.{instant.action}: partitions {sorted(paths)} in unpartitioned table "
+                f"{table.qualified_name}"
+            )
+        ids = snapshot_store.partition_ids_by_path(conn, table.id, paths)
+        missing = sorted(paths - set(ids))
+        if missing and create:
+            ids.update(self._add_partitions(conn, table, missing, instant))
+        elif missing:
+            log.info("%s: %s %s names unknown partitions %s", table.qualified_name, instant.action,
+                     instant.requested_time, missing)
+        return ids
+
+    def _add_partitions(self, conn: Connection, table: TableKeys, paths: list[str], instant: Instant) -> dict:
+        row = table_store.get_row(conn, table.database, table.name)
+        model = table_store.to_models(conn, [row])[0]
+        keys = [k.name for k in table.partition_keys]
+        entries, named_paths = [], {}
+        for path in paths:
+            try:
+                values = partition_values(path, keys)
+            except HudiMetadataError as error:
+                raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: {error}") from error
+            name = make_partition_name(keys, values)
+            sd = replace(model.sd, location=join(model.sd.location, path) if model.sd.location else None)
+            entries.append((name, Partition(table.database, table.name, values, sd=sd,
+                                            create_time=self.ctx.now()), row.schema_version))
+            named_paths[name] = path
+        by_name = partition_store.insert_many(conn, table.id, table.partition_keys, entries)
+        for name, part_id in by_name.items():
+            conn.execute(update(schema.partitions).where(schema.partitions.c.part_id == part_id)
+                         .values(hudi_path=named_paths[name]))
+        return {named_paths[name]: part_id for name, part_id in by_name.items()}
+
+    # -- reads --------------------------------------------------------------------------------------
+
+    def partition_paths(self, database: str, table: str) -> list[str]:
+        """The Hudi partition paths of the table (``[""]`` for an unpartitioned table with files)."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, normalize(database), normalize(table))
+            if not keys.partition_keys:
+                return [""] if snapshot_store.live_files(conn, keys.id, [None]) else []
+            return snapshot_store.partition_paths(conn, keys.id)
+
+    def latest_file_slices(
+        self, database: str, table: str, partition: str | None = None, as_of: str | None = None
+    ) -> dict[str, list[FileSlice]]:
+        """The latest file slice of every file group, by partition path (``partition``: only that one),
+        as Hudi's file system view defines it; ``as_of`` an instant time for time travel."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, normalize(database), normalize(table))
+            version = self.table_version(conn, keys)
+            if partition is None:
+                paths = snapshot_store.partition_paths(conn, keys.id) if keys.partition_keys else [""]
+            else:
+                paths = [partition]
+            ids = snapshot_store.partition_ids_by_path(conn, keys.id, [p for p in paths if p])
+            if partition and partition not in ids:
+                raise NoSuchObjectError(f"partition {partition} not found in {keys.qualified_name}")
+            path_of = {part_id: path for path, part_id in ids.items()}
+            part_ids = [ids.get(p) for p in paths]
+            rows = snapshot_store.live_files(conn, keys.id, part_ids)
+            files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
+            completed = instant_store.listing(conn, keys.id, states=[InstantState.COMPLETED])
+            completion_times = {i.requested_time: i.completion_time for i in completed}
+            replaced = {(path_of.get(p, ""), f): ts
+                        for (p, f), ts in snapshot_store.replaced_groups(conn, keys.id, part_ids).items()}
+            pending = self._pending_compactions(conn, keys, version)
+        slices = latest_file_slices(files, completion_times, version, as_of=as_of,
+                                    pending_compactions=pending, replaced_file_groups=replaced)
+        result: dict[str, list[FileSlice]] = {p: [] for p in paths}
+        for file_slice in slices:
+            result.setdefault(file_slice.partition_path, []).append(file_slice)
+        return result
+
+    @staticmethod
+    def _pending_compactions(conn: Connection, table: TableKeys, version: int) -> Mapping[tuple[str, str], str]:
+        """``{(partition path, file id): compaction time}`` of the compactions planned and not completed."""
+        pending = {}
+        for instant in instant_store.listing(conn, table.id, states=[InstantState.REQUESTED, InstantState.INFLIGHT],
+                                             actions=["compaction", "logcompaction"]):
+            data = instant_store.read_metadata(conn, table.id, instant.requested_time, instant.action,
+                                               InstantState.REQUESTED)
+            requested = replace(instant, state=InstantState.REQUESTED)
+            plan = decode_instant(instant_file(requested, version), data or b"", version)
+            if isinstance(plan, CompactionPlan):
+                for op in plan.operations:
+                    pending[(op.partition_path, op.file_id)] = instant.requested_time
+        return pending
+
+    def files_changed(self, database: str, table: str, begin: str, end: str) -> list[tuple[str, str, str]]:
+        """``(partition path, file id, file name)`` of the files that instants in ``(begin, end]`` added."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, normalize(database), normalize(table))
+            rows = snapshot_store.files_added_between(conn, keys.id, begin, end)
+            paths = {pid: path for path, pid in snapshot_store.partition_ids_by_path(
+                conn, keys.id, snapshot_store.partition_paths(conn, keys.id)).items()}
+        return [(paths.get(r.part_id, ""), r.file_id, r.name) for r in rows]

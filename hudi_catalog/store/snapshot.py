@@ -1,0 +1,151 @@
+"""Queries on ``files``, ``replaced_file_group`` and ``tbl_version``: the file snapshot of Hudi tables.
+
+A ``files`` row is one data file (base or log) of a partition (``part_id``; NULL for unpartitioned tables),
+with the file group it belongs to and ``instant_ts``, the requested time of the instant whose completion
+added it. Cleaned files stay as rows with ``is_deleted``; files of rolled-back instants are removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+
+from . import schema
+from .batches import chunks
+
+_f = schema.files.c
+_r = schema.replaced_file_group.c
+_v = schema.tbl_version.c
+_p = schema.partitions.c
+
+NO_PARTITION = 0
+"""``replaced_file_group.part_id`` of unpartitioned tables (its key cannot hold NULL)."""
+
+APPLIED = 1
+"""``tbl_version.snapshot_status`` of an instant whose changes are in the snapshot."""
+
+
+def _in_partition(part_id: int | None):
+    return _f.part_id.is_(None) if part_id is None else _f.part_id == part_id
+
+
+def partition_ids_by_path(conn: Connection, tbl_id: int, paths: Iterable[str]) -> dict[str, int]:
+    """``{hudi partition path: part_id}`` of the paths that exist."""
+    found: dict[str, int] = {}
+    for chunk in chunks(sorted(set(paths))):
+        rows = conn.execute(select(_p.hudi_path, _p.part_id).where(_p.tbl_id == tbl_id, _p.hudi_path.in_(chunk)))
+        found.update({r.hudi_path: r.part_id for r in rows})
+    return found
+
+
+def partition_paths(conn: Connection, tbl_id: int) -> list[str]:
+    """The Hudi partition paths of the table, sorted."""
+    rows = conn.execute(select(_p.hudi_path).where(_p.tbl_id == tbl_id, _p.hudi_path.is_not(None)))
+    return sorted(r.hudi_path for r in rows)
+
+
+def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
+    """Insert ``{part_id, name, file_id, instant_ts, size}`` rows; a file already present (a log file
+    appended to again) keeps its row and takes the new size. Returns the number of new rows."""
+    by_partition: dict[int | None, dict[str, dict]] = {}
+    for f in files:
+        by_partition.setdefault(f["part_id"], {})[f["name"]] = f
+    new_rows = []
+    for part_id, named in by_partition.items():
+        existing = set()
+        for chunk in chunks(sorted(named)):
+            existing.update(conn.execute(
+                select(_f.name).where(_f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk))
+            ).scalars())
+        for name, f in named.items():
+            if name in existing:
+                conn.execute(update(schema.files).where(
+                    _f.tbl_id == tbl_id, _in_partition(part_id), _f.name == name).values(size=f["size"]))
+            else:
+                new_rows.append({"tbl_id": tbl_id, "is_deleted": False, **f})
+    if new_rows:
+        conn.execute(insert(schema.files), new_rows)
+    return len(new_rows)
+
+
+def mark_deleted(conn: Connection, tbl_id: int, part_id: int | None, names: Collection[str]) -> None:
+    """Cleaned files: still known (their instants stay on the timeline), never listed again."""
+    for chunk in chunks(sorted(names)):
+        conn.execute(update(schema.files).where(
+            _f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk)).values(is_deleted=True))
+
+
+def forget_replacements(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
+    """Un-hide the file groups that rolled-back instants replaced."""
+    if instant_times:
+        conn.execute(delete(schema.replaced_file_group).where(
+            _r.tbl_id == tbl_id, _r.instant_ts.in_(list(instant_times))))
+
+
+def remove_named_files(conn: Connection, tbl_id: int, part_id: int | None, names: Collection[str]) -> None:
+    """Forget files a rollback deleted from storage."""
+    for chunk in chunks(sorted(names)):
+        conn.execute(delete(schema.files).where(_f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk)))
+
+
+def replace_file_groups(conn: Connection, tbl_id: int, groups: Iterable[tuple[int | None, str]], instant_ts: str) -> None:
+    rows = [{"tbl_id": tbl_id, "part_id": NO_PARTITION if part_id is None else part_id, "file_id": file_id,
+             "instant_ts": instant_ts} for part_id, file_id in set(groups)]
+    if rows:
+        keys = [(r["part_id"], r["file_id"]) for r in rows]
+        conn.execute(delete(schema.replaced_file_group).where(
+            _r.tbl_id == tbl_id, or_(*(and_(_r.part_id == p, _r.file_id == f) for p, f in keys))))
+        conn.execute(insert(schema.replaced_file_group), rows)
+
+
+def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
+    """``(part_id, name, file_id, instant_ts, size)`` of the files not cleaned, in the given partitions."""
+    rows = []
+    named = [p for p in part_ids if p is not None]
+    columns = (_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size)
+    for chunk in chunks(named):
+        rows += conn.execute(select(*columns).where(
+            _f.tbl_id == tbl_id, _f.part_id.in_(chunk), _f.is_deleted.is_(False))).all()
+    if None in part_ids:
+        rows += conn.execute(select(*columns).where(
+            _f.tbl_id == tbl_id, _f.part_id.is_(None), _f.is_deleted.is_(False))).all()
+    return rows
+
+
+def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> list:
+    """``(part_id, name, file_id, instant_ts, size)`` of files added by instants in ``(begin, end]``."""
+    return conn.execute(
+        select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size)
+        .where(_f.tbl_id == tbl_id, _f.instant_ts > begin, _f.instant_ts <= end)
+        .order_by(_f.part_id, _f.file_id, _f.name)
+    ).all()
+
+
+def replaced_groups(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> dict:
+    """``{(part_id, file_id): replacing instant}`` in the given partitions."""
+    keys = [NO_PARTITION if p is None else p for p in part_ids]
+    found = {}
+    for chunk in chunks(keys):
+        for row in conn.execute(select(_r.part_id, _r.file_id, _r.instant_ts).where(
+                _r.tbl_id == tbl_id, _r.part_id.in_(chunk))):
+            found[(None if row.part_id == NO_PARTITION else row.part_id, row.file_id)] = row.instant_ts
+    return found
+
+
+def record_applied(conn: Connection, tbl_id: int, instant_ts: str, now: int) -> bool:
+    """Record that an instant is in the snapshot; False if it already was (applying is idempotent)."""
+    if conn.execute(select(func.count()).where(_v.tbl_id == tbl_id, _v.version == instant_ts)).scalar_one():
+        return False
+    conn.execute(insert(schema.tbl_version).values(
+        tbl_id=tbl_id, version=instant_ts, snapshot_status=APPLIED, create_time=now))
+    return True
+
+
+def forget_applied(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
+    if instant_times:
+        conn.execute(delete(schema.tbl_version).where(_v.tbl_id == tbl_id, _v.version.in_(list(instant_times))))
+
+
+def latest_applied(conn: Connection, tbl_id: int) -> str | None:
+    return conn.execute(select(func.max(_v.version)).where(_v.tbl_id == tbl_id)).scalar_one()
