@@ -98,7 +98,7 @@ def main() -> int:
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
                                "--port", str(port), "--db-url", args.db_url, "--warehouse", warehouse,
-                               "--log-level", "WARNING"])
+                               "--log-level", "WARNING", "--no-metaserver"])
     try:
         for _ in range(100):
             try:

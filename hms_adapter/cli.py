@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 
 from hudi_catalog import Catalog
 from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
@@ -17,9 +18,10 @@ from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
 from .handler import MetastoreHandler
-from .idl import hive
+from .idl import hive, metaserver
+from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .processor import MetastoreProcessor
-from .server import DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
+from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
 
 log = logging.getLogger("hudi_metastore")
 
@@ -43,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--transport", choices=sorted(TRANSPORTS), default="buffered")
     serve.add_argument("--protocol", choices=sorted(PROTOCOLS), default="binary")
+    serve.add_argument("--metaserver-port", type=int, default=DEFAULT_METASERVER_PORT,
+                       help="port of Hudi's metaserver protocol (0: any free port)")
+    serve.add_argument("--no-metaserver", action="store_true", help="do not serve Hudi's metaserver protocol")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -64,18 +69,32 @@ def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffer
     return ThriftServer(processor, host, port, transport, protocol)
 
 
+def make_metaserver(catalog: Catalog, host: str, port: int) -> ThriftServer:
+    """Hudi's metaserver protocol, as its clients speak it: binary protocol over a plain socket."""
+    processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
+                                   METASERVER_PREFERENCES)
+    return ThriftServer(processor, host, port, "buffered", "binary", name="Hudi metaserver")
+
+
 def _serve(args: argparse.Namespace) -> int:
     catalog = Catalog.open(args.db_url, args.warehouse)
     server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
+    hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port)
 
     def _stop(signum, _frame) -> None:
         log.info("received signal %d, stopping", signum)
         server.stop()
+        if hudi_server is not None:
+            hudi_server.stop()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     log.info("catalog database %s, warehouse %s", catalog.store.engine.url.render_as_string(hide_password=True),
              catalog.warehouse.root)
+    if hudi_server is not None:
+        threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
+        print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{args.host}:{hudi_server.port}",
+              flush=True)
     print(f"hudi-metastore listening on thrift://{args.host}:{server.port}", flush=True)
     server.serve_forever()
     catalog.close()

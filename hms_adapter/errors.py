@@ -21,13 +21,18 @@ from hudi_catalog.errors import (
 
 from .idl import hive
 
-_PREFERENCES: list[tuple[type[Exception], tuple[type, ...]]] = [
+ErrorPreferences = list[tuple[type[Exception], tuple[type, ...]]]
+"""For each catalog error type, the Thrift exceptions to raise in order of preference (the last is the
+catch-all)."""
+
+HMS_PREFERENCES: ErrorPreferences = [
     (NoSuchTableError, (hive.NoSuchObjectException, hive.UnknownTableException, hive.MetaException)),
     (NoSuchDatabaseError, (hive.NoSuchObjectException, hive.UnknownDBException, hive.MetaException)),
     (NoSuchObjectError, (hive.NoSuchObjectException, hive.MetaException)),
     (AlreadyExistsError, (hive.AlreadyExistsException, hive.MetaException)),
     (InvalidObjectError, (hive.InvalidObjectException, hive.MetaException)),
     (InvalidOperationError, (hive.InvalidOperationException, hive.MetaException)),
+    (Exception, (hive.MetaException,)),
 ]
 
 
@@ -40,7 +45,7 @@ def declared_exceptions(result_struct) -> dict[type, str]:
     }
 
 
-def to_thrift_error(error: Exception, declared: dict[type, str]):
+def to_thrift_error(error: Exception, declared: dict[type, str], preferences: ErrorPreferences = HMS_PREFERENCES):
     """The Thrift exception to raise for ``error`` in a method with the ``declared`` slots.
 
     Returns ``(field name, exception)`` for a declared slot, or ``(None, TApplicationException)``.
@@ -49,12 +54,9 @@ def to_thrift_error(error: Exception, declared: dict[type, str]):
     for declared_type, slot in declared.items():
         if isinstance(error, declared_type):
             return slot, error
-    candidates: tuple[type, ...] = (hive.MetaException,)
+    candidates = preferences[-1][1]
     if isinstance(error, CatalogError):
-        for error_type, preferred in _PREFERENCES:
-            if isinstance(error, error_type):
-                candidates = preferred
-                break
+        candidates = next(preferred for error_type, preferred in preferences if isinstance(error, error_type))
     for candidate in candidates:
         if candidate in declared:
             return declared[candidate], candidate(message=message)

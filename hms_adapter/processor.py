@@ -17,15 +17,16 @@ from thriftpy2.thrift import TApplicationException, TException, TMessageType, TT
 from hudi_catalog.errors import CatalogError
 
 from .convert.partition_wire import EncodedPartitionList, speaks_binary
-from .errors import declared_exceptions, to_thrift_error
+from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
 log = logging.getLogger(__name__)
 
 
 class MetastoreProcessor:
-    def __init__(self, service, handler) -> None:
+    def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES) -> None:
         self._service = service
         self._handler = handler
+        self._error_preferences = error_preferences
         self._declared = {}
 
     def serves(self, api: str) -> bool:
@@ -49,7 +50,7 @@ class MetastoreProcessor:
         try:
             result.success = getattr(self._handler, api)(*(getattr(args, n) for n in names))
         except Exception as error:  # every error is answered: a bad call must not end the connection
-            slot, thrift_error = to_thrift_error(error, self._declared_of(api, result))
+            slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR
             log.log(level, "%s failed: %s: %s", api, type(error).__name__, error,
                     exc_info=level == logging.ERROR)

@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 TRANSPORTS = {"buffered": TCyBufferedTransportFactory, "framed": TCyFramedTransportFactory}
 PROTOCOLS = {"binary": TCyBinaryProtocolFactory, "compact": TCompactProtocolFactory}
 DEFAULT_PORT = 9083
+DEFAULT_METASERVER_PORT = 9090
 ACCEPT_POLL_SECONDS = 0.1
 STOP_GRACE_SECONDS = 30.0
 
@@ -28,8 +29,10 @@ class ThriftServer:
     """Serves one processor on a TCP port until ``stop()``."""
 
     def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
-                 transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False) -> None:
+                 transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False,
+                 name: str = "Hive Metastore") -> None:
         self.processor = processor
+        self.name = name
         self.host = host
         self.transport_factory = TRANSPORTS[transport]()
         self.protocol_factory = PROTOCOLS[protocol]()
@@ -47,7 +50,7 @@ class ThriftServer:
         self.port = self._listener.getsockname()[1]
 
     def serve_forever(self) -> None:
-        log.info("serving the Hive Metastore protocol on %s:%d", self.host, self.port)
+        log.info("serving the %s protocol on %s:%d", self.name, self.host, self.port)
         while not self._stopping.is_set():
             try:
                 conn, peer = self._listener.accept()

@@ -35,7 +35,7 @@ class Catalog:
     def __init__(self, store: Store, warehouse: Warehouse) -> None:
         self.store = store
         self.warehouse = warehouse
-        ctx = ServiceContext(store, warehouse)
+        self.ctx = ctx = ServiceContext(store, warehouse)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
         self.partitions = PartitionService(ctx)

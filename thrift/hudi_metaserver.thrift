@@ -47,7 +47,11 @@ enum TAction {
   SAVEPOINT = 5,
   REPLACECOMMIT = 6,
   COMPACTION = 7,
-  RESTORE = 8
+  RESTORE = 8,
+  // hudi-metastore additions, for actions newer than the upstream enum
+  CLUSTERING = 9,
+  LOGCOMPACTION = 10,
+  INDEXING = 11
 }
 
 // Instant states; numbering matches Hudi's thrift TState.
@@ -177,7 +181,7 @@ service ThriftHoodieMetaserver {
 
   // Latest file slice per file group in `partition`, as of `asOfInstant`
   // (inclusive; latest completed instant when absent).
-  // o3: asOfInstant unknown or not completed.
+  // o3: asOfInstant is not an instant time.
   list<THoodieFileSlice> getLatestFileSlices(1: string db, 2: string tb,
                                              3: string partition,
                                              4: optional string asOfInstant)

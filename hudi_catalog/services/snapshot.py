@@ -232,11 +232,12 @@ class SnapshotService:
                     pending[(op.partition_path, op.file_id)] = instant.requested_time
         return pending
 
-    def files_changed(self, database: str, table: str, begin: str, end: str) -> list[tuple[str, str, str]]:
-        """``(partition path, file id, file name)`` of the files that instants in ``(begin, end]`` added."""
+    def files_changed(self, database: str, table: str, begin: str, end: str) -> list[tuple[str, str, str, str]]:
+        """``(partition path, file id, file name, instant)`` of the files that instants in ``(begin, end]``
+        added (the instant is the requested time of the one that added it)."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
             rows = snapshot_store.files_added_between(conn, keys.id, begin, end)
             paths = {pid: path for path, pid in snapshot_store.partition_ids_by_path(
                 conn, keys.id, snapshot_store.partition_paths(conn, keys.id)).items()}
-        return [(paths.get(r.part_id, ""), r.file_id, r.name) for r in rows]
+        return [(paths.get(r.part_id, ""), r.file_id, r.name, r.instant_ts) for r in rows]

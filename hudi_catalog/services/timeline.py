@@ -41,10 +41,16 @@ class TimelineService:
         self.on_complete = on_complete
 
     def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> TableKeys:
-        keys = table_store.get_keys(conn, normalize(database), normalize(table))
-        if lock:  # serialises instant times and transitions of one table
-            table_store.get_row(conn, keys.database, keys.name, lock=True)
-        return keys
+        """The table's keys; with ``lock``, its row is locked for the transaction first.
+
+        Locking comes before any plain read: on MySQL a transaction's plain reads all see the snapshot taken
+        at its first plain read, so taking it after the lock makes them see what earlier lock holders
+        committed (the instants and files a concurrent completion wrote). Instant rows are read with
+        ``FOR UPDATE`` all the same.
+        """
+        if lock:
+            table_store.get_row(conn, normalize(database), normalize(table), lock=True)
+        return table_store.get_keys(conn, normalize(database), normalize(table))
 
     @staticmethod
     def _check(requested_time: str, action: str) -> None:
@@ -61,10 +67,9 @@ class TimelineService:
             keys = self._table(conn, database, table, lock=True)
             return self._draw(conn, keys.id)
 
-    @staticmethod
-    def _draw(conn: Connection, tbl_id: int) -> str:
+    def _draw(self, conn: Connection, tbl_id: int) -> str:
         last = instant_store.last_instant_time(conn, tbl_id, lock=True)
-        ts = next_instant_time(last)
+        ts = next_instant_time(last, self.ctx.clock())
         instant_store.set_last_instant_time(conn, tbl_id, last, ts)
         return ts
 
@@ -91,7 +96,7 @@ class TimelineService:
             raise InvalidOperationError("an instant is created pending; completing it is a transition")
         with self.ctx.store.write() as conn:
             keys = self._table(conn, database, table, lock=True)
-            if instant_store.find(conn, keys.id, requested_time) is not None:
+            if instant_store.find(conn, keys.id, requested_time, lock=True) is not None:
                 raise AlreadyExistsError(f"instant {requested_time} already exists in {keys.qualified_name}")
             instant = Instant(requested_time, action, state, None, heartbeat_seconds,
                               self.ctx.now() if heartbeat_seconds else 0)
@@ -127,7 +132,7 @@ class TimelineService:
             raise InvalidOperationError(f"cannot transition an instant from {from_state.value} to {to_state.value}")
         with self.ctx.store.write() as conn:
             keys = self._table(conn, database, table, lock=True)
-            current = instant_store.find(conn, keys.id, requested_time)
+            current = instant_store.find(conn, keys.id, requested_time, lock=True)
             if current is None or current.action != action:
                 raise NoSuchObjectError(f"instant {requested_time} ({action}) not found in {keys.qualified_name}")
             completion = self._draw(conn, keys.id) if to_state is InstantState.COMPLETED else None
@@ -155,7 +160,7 @@ class TimelineService:
         """
         with self.ctx.store.write() as conn:
             keys = self._table(conn, database, table, lock=True)
-            current = instant_store.find(conn, keys.id, requested_time)
+            current = instant_store.find(conn, keys.id, requested_time, lock=True)
             if current is None or current.action != action:
                 raise NoSuchObjectError(f"instant {requested_time} ({action}) not found in {keys.qualified_name}")
             if current.state is InstantState.COMPLETED:
@@ -173,7 +178,7 @@ class TimelineService:
         self._check(instant.requested_time, instant.action)
         with self.ctx.store.write() as conn:
             keys = self._table(conn, database, table, lock=True)
-            current = instant_store.find(conn, keys.id, instant.requested_time)
+            current = instant_store.find(conn, keys.id, instant.requested_time, lock=True)
             if current is not None and _ORDER[current.state] >= _ORDER[instant.state]:
                 return False
             if current is not None:

@@ -11,6 +11,7 @@ import time
 import pytest
 from sqlalchemy import create_engine, inspect
 
+from hms_adapter.idl import metaserver as metaserver_idl
 from hudi_catalog.store.schema import SCHEMA_VERSION
 from tests.conftest import hive
 
@@ -53,20 +54,26 @@ def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protoco
     from thriftpy2.rpc import make_client
     from thriftpy2.transport import TBufferedTransportFactory, TFramedTransportFactory
 
-    port = free_port()
+    port, metaserver_port = free_port(), free_port()
     process = subprocess.Popen(
         CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--db-url", db_url,
-               "--warehouse", str(tmp_path / "wh"), "--transport", transport, "--protocol", protocol],
+               "--warehouse", str(tmp_path / "wh"), "--transport", transport, "--protocol", protocol,
+               "--metaserver-port", str(metaserver_port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
         _wait_for_port(port, process)
+        hudi = make_client(metaserver_idl.ThriftHoodieMetaserver, "127.0.0.1", metaserver_port, timeout=30_000)
+        hudi.createDatabase("from_hudi")
+        with pytest.raises(metaserver_idl.NoSuchObjectException):
+            hudi.getTable("from_hudi", "missing")
+        hudi.close()
         client = make_client(
             hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000,
             proto_factory=TCompactProtocolFactory() if protocol == "compact" else TBinaryProtocolFactory(),
             trans_factory=TFramedTransportFactory() if transport == "framed" else TBufferedTransportFactory(),
         )
-        assert client.get_all_databases() == ["default"]
+        assert client.get_all_databases() == ["default", "from_hudi"]
         assert (tmp_path / "wh").is_dir()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0

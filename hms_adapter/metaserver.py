@@ -1,0 +1,147 @@
+"""Hudi's metaserver protocol (``ThriftHoodieMetaserver``) over the catalog's timeline and snapshot.
+
+Hudi writers configured with ``hoodie.metaserver.enabled=true`` and ``hoodie.metaserver.uris`` create
+instants and move them through their states here instead of writing instant files; completing an instant
+applies it to the table's file snapshot in the same transaction. The snapshot calls at the end of the IDL
+(``listPartitions``, ``getLatestFileSlices``, ``getFilesChanged``) are ours.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from hudi_catalog import Catalog
+from hudi_catalog.errors import (
+    AlreadyExistsError,
+    InvalidOperationError,
+    NoSuchDatabaseError,
+    NoSuchObjectError,
+    StorageError,
+)
+from hudi_catalog.instant_times import is_instant_time
+from hudi_catalog.model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, StorageDescriptor, Table
+from hudi_catalog.services.snapshot import TABLE_VERSION_PARAM
+from hudi_catalog.store.instants import ACTION_CODES, ACTIONS, STATE_CODES, STATES
+
+from .errors import ErrorPreferences
+from .idl import metaserver
+
+log = logging.getLogger(__name__)
+
+METASERVER_PREFERENCES: ErrorPreferences = [
+    (NoSuchDatabaseError, (metaserver.NoSuchObjectException, metaserver.MetaserverException)),
+    (NoSuchObjectError, (metaserver.NoSuchObjectException, metaserver.MetaserverException)),
+    (AlreadyExistsError, (metaserver.AlreadyExistException, metaserver.MetaserverException)),
+    (StorageError, (metaserver.MetaserverStorageException,)),
+    (Exception, (metaserver.MetaserverException, metaserver.MetaserverStorageException)),
+]
+"""Catalog errors as the metaserver's exceptions; every method declares at least the storage exception."""
+
+METASERVER_TABLE_VERSION = "6"
+"""The Hudi table version of tables created through the metaserver without one: its instants carry no
+completion time, as in version 6 timelines."""
+
+
+def _instant(thrift_instant) -> tuple[str, str, InstantState]:
+    if thrift_instant is None or thrift_instant.action not in ACTIONS or thrift_instant.state not in STATES:
+        raise InvalidOperationError(f"not a valid instant: {thrift_instant!r}")
+    return thrift_instant.timestamp or "", ACTIONS[thrift_instant.action], STATES[thrift_instant.state]
+
+
+def _thrift_instant(instant: Instant):
+    return metaserver.THoodieInstant(timestamp=instant.requested_time, action=ACTION_CODES[instant.action],
+                                     state=STATE_CODES[instant.state])
+
+
+class MetaserverHandler:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    # -- databases and tables -----------------------------------------------------------------------
+
+    def createDatabase(self, db):
+        self.catalog.databases.create(Database(db))
+
+    def createTable(self, table):
+        parameters = dict(table.parameters or {})
+        parameters.setdefault(TABLE_VERSION_PARAM, METASERVER_TABLE_VERSION)
+        if table.tableType:
+            parameters.setdefault("hoodie.table.type", table.tableType)
+        parameters.setdefault("EXTERNAL", "TRUE")
+        self.catalog.tables.create(Table(
+            table.databaseName, table.tableName, owner=table.owner, create_time=table.createTime or 0,
+            table_type=EXTERNAL_TABLE, parameters=parameters,
+            partition_keys=[Column(k.name, k.type or "string", k.comments) for k in table.partitionKeys or []],
+            sd=StorageDescriptor(location=table.location),
+        ))
+
+    def getTable(self, db, tb):
+        table = self.catalog.tables.get(db, tb)
+        return metaserver.Table(
+            tableName=table.name, databaseName=table.database, owner=table.owner, createTime=table.create_time,
+            location=table.sd.location, tableType=table.parameters.get("hoodie.table.type"),
+            partitionKeys=[metaserver.FieldSchema(name=k.name, type=k.type, comments=k.comment)
+                           for k in table.partition_keys],
+            parameters=dict(table.parameters),
+        )
+
+    # -- timeline -----------------------------------------------------------------------------------
+
+    def listInstants(self, db, tb, num):
+        """The table's instants in timeline order; ``num`` > 0 keeps only the latest ``num``."""
+        instants = self.catalog.timeline.instants(db, tb, limit=num if num and num > 0 else None)
+        return [_thrift_instant(i) for i in instants]
+
+    def getInstantMetadata(self, db, tb, instant):
+        ts, action, state = _instant(instant)
+        return self.catalog.timeline.metadata(db, tb, ts, action, state)
+
+    def createNewInstantTime(self, db, tb):
+        return self.catalog.timeline.new_instant_time(db, tb)
+
+    def createNewInstantWithTime(self, db, tb, instant, content):
+        ts, action, state = _instant(instant)
+        created = self.catalog.timeline.create(db, tb, ts, action, state, content or None)
+        return metaserver.HoodieInstantChangeResult(success=True, instant=_thrift_instant(created))
+
+    def transitionInstantState(self, db, tb, fromInstant, toInstant, metadata):
+        ts, action, from_state = _instant(fromInstant)
+        to_ts, to_action, to_state = _instant(toInstant)
+        if (to_ts, to_action) != (ts, action):
+            raise InvalidOperationError(f"a transition keeps the instant: {ts} {action} -> {to_ts} {to_action}")
+        moved = self.catalog.timeline.transition(db, tb, ts, action, from_state, to_state, metadata or None)
+        return metaserver.HoodieInstantChangeResult(success=True, instant=_thrift_instant(moved))
+
+    def deleteInstant(self, db, tb, instant):
+        ts, action, _ = _instant(instant)
+        self.catalog.timeline.delete(db, tb, ts, action)
+        return metaserver.HoodieInstantChangeResult(success=True, instant=instant)
+
+    # -- snapshot (hudi-metastore's additions) ------------------------------------------------------
+
+    def listPartitions(self, db, tb):
+        return self.catalog.snapshot.partition_paths(db, tb)
+
+    def getLatestFileSlices(self, db, tb, partition, asOfInstant):
+        if asOfInstant and not is_instant_time(asOfInstant):
+            raise InvalidOperationError(f"not an instant time: {asOfInstant!r}")
+        slices = self.catalog.snapshot.latest_file_slices(db, tb, partition or "", asOfInstant or None)
+        return [metaserver.THoodieFileSlice(partition=s.partition_path, fileId=s.file_id,
+                                            baseInstant=s.base_instant, baseFile=s.base_file,
+                                            logFiles=list(s.log_files))
+                for found in slices.values() for s in found]
+
+    def getFilesChanged(self, db, tb, beginInstant, endInstant):
+        """One entry per file group that instants in ``(begin, end]`` touched, with the files they added."""
+        for ts in (beginInstant, endInstant):
+            if not is_instant_time(ts or ""):
+                raise InvalidOperationError(f"not an instant time: {ts!r}")
+        groups: dict[tuple[str, str], metaserver.THoodieFileSlice] = {}
+        for path, file_id, name, instant_ts in self.catalog.snapshot.files_changed(db, tb, beginInstant, endInstant):
+            entry = groups.setdefault((path, file_id), metaserver.THoodieFileSlice(
+                partition=path, fileId=file_id, baseInstant=instant_ts, baseFile=None, logFiles=[]))
+            if name.startswith("."):
+                entry.logFiles.append(name)
+            else:
+                entry.baseFile, entry.baseInstant = name, instant_ts
+        return list(groups.values())
