@@ -23,6 +23,7 @@ from .migrations import MIGRATIONS
 log = logging.getLogger(__name__)
 
 _WRITE_OPTION = "hudi_metastore_write"
+INIT_LOCK_SECONDS = 120
 
 
 def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
@@ -124,11 +125,11 @@ class Store:
     def init_schema(self) -> int:
         """Create the tables that are missing and migrate an older layout; returns the layout version.
 
-        Safe to run on every start and from several processes: existing tables are left as they are.
+        Safe to run on every start and from several processes at once: existing tables are left as they
+        are, and concurrent initialisations take turns (a named lock on MySQL, the write lock on SQLite).
         """
-        with self.engine.begin() as conn:
+        with self._init_lock(), self.write() as conn:
             schema.metadata.create_all(conn, checkfirst=True)
-        with self.write() as conn:
             row = conn.execute(select(schema.schema_version.c.version)).first()
             if row is None:
                 conn.execute(insert(schema.schema_version).values(id=1, version=schema.SCHEMA_VERSION))
@@ -146,6 +147,22 @@ class Store:
                 version += 1
             conn.execute(update(schema.schema_version).values(version=version))
             return version
+
+    @contextmanager
+    def _init_lock(self) -> Iterator[None]:
+        """On MySQL, hold a named lock for the catalog database while its schema is created or migrated
+        (DDL commits implicitly there, so a transaction cannot serialise it). SQLite's write lock does."""
+        if self.dialect not in ("mysql", "mariadb"):
+            yield
+            return
+        name = f"hudi_metastore_init:{self.engine.url.database}"[:64]
+        with self.engine.connect() as lock_conn:
+            if lock_conn.exec_driver_sql("SELECT GET_LOCK(%s, %s)", (name, INIT_LOCK_SECONDS)).scalar() != 1:
+                raise StorageError("timed out waiting for another server to initialise the catalog schema")
+            try:
+                yield
+            finally:
+                lock_conn.exec_driver_sql("SELECT RELEASE_LOCK(%s)", (name,))
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -151,3 +151,74 @@ def test_concurrent_completions_over_the_wire_have_one_winner(catalog, metaserve
 
     with ThreadPoolExecutor(4) as pool:
         assert sorted(pool.map(complete, range(4))) == ["lost", "lost", "lost", "won"]
+
+
+def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
+    """Writers spread over two server processes sharing one MariaDB database: instant times stay unique and
+    increasing, each contended transition has one winner, and no completed commit loses its files."""
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    def free_port() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    ports, processes = [], []
+    for _ in range(2):
+        hms, port = free_port(), free_port()
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1", "--port", str(hms),
+             "--metaserver-port", str(port), "--db-url", mysql_db_url, "--warehouse", str(tmp_path / "wh"),
+             "--log-level", "WARNING"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        ports.append(port)
+    try:
+        for port in ports:
+            for _ in range(150):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    threading.Event().wait(0.2)
+        setup = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[0], timeout=60_000)
+        setup.createDatabase("m")
+        setup.createTable(ms.Table(
+            tableName="t", databaseName="m", owner="o", createTime=0, location=f"file:{tmp_path}/t",
+            tableType="COPY_ON_WRITE", partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)],
+            parameters={}))
+        setup.close()
+
+        def writer(index: int) -> list[tuple[str, str]]:
+            client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[index % 2], timeout=60_000)
+            written = []
+            for round_ in range(5):
+                ts = client.createNewInstantTime("m", "t")
+                file_id = f"w{index}-r{round_}"
+                commit = {"partitionToWriteStats": {"p=a": [{
+                    "fileId": file_id, "path": f"p=a/{file_id}_0-1-1_{ts}.parquet", "prevCommit": "null",
+                    "numWrites": 1, "fileSizeInBytes": 10, "partitionPath": "p=a"}]},
+                    "extraMetadata": {}, "operationType": "INSERT"}
+                client.createNewInstantWithTime("m", "t", thrift_instant(ts, "commit", INFLIGHT), b"")
+                client.transitionInstantState("m", "t", thrift_instant(ts, "commit", INFLIGHT),
+                                              thrift_instant(ts, "commit", COMPLETED), json.dumps(commit).encode())
+                written.append((ts, file_id))
+            client.close()
+            return written
+
+        with ThreadPoolExecutor(6) as pool:
+            per_writer = list(pool.map(writer, range(6)))
+        times = [ts for written in per_writer for ts, _ in written]
+        assert len(set(times)) == 30
+        assert all([ts for ts, _ in written] == sorted(ts for ts, _ in written) for written in per_writer)
+        reader = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[1], timeout=60_000)
+        assert reader.listPartitions("m", "t") == ["p=a"]
+        groups = {s.fileId for s in reader.getLatestFileSlices("m", "t", "p=a", None)}
+        assert groups == {file_id for written in per_writer for _, file_id in written}
+        assert len(reader.listInstants("m", "t", 0)) == 30
+        reader.close()
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(30)
