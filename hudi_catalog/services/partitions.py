@@ -216,14 +216,7 @@ class PartitionService:
         max_parts: int = -1,
     ) -> list[Partition]:
         """Partitions chosen by partial values, names and a Hive filter together, in name order."""
-        with self.ctx.store.read() as conn:
-            table, chosen = self._select(
-                conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
-            )
-            found = partition_store.read(conn, table, table.id, chosen)
-        if filter_text is not None:
-            log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
-        return found
+        return self._chosen(partition_store.read, database, table_name, values, names, filter_text, max_parts)[1]
 
     def read_encoded(
         self,
@@ -237,11 +230,15 @@ class PartitionService:
     ) -> tuple[TableKeys, list[EncodedPartition]]:
         """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
         for a front end that caches encodings: cached bytes where present, models for the rest."""
+        return self._chosen(partition_store.read_encoded, database, table_name, values, names, filter_text, max_parts)
+
+    def _chosen(self, reader, database, table_name, values, names, filter_text, max_parts) -> tuple[TableKeys, list]:
+        """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen."""
         with self.ctx.store.read() as conn:
             table, chosen = self._select(
                 conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
             )
-            found = partition_store.read_encoded(conn, table, table.id, chosen)
+            found = reader(conn, table, table.id, chosen)
         if filter_text is not None:
             log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return table, found
