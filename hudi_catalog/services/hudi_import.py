@@ -2,7 +2,8 @@
 
 The import reads only ``.hoodie`` (table config, active and archived timeline); it lists no data folder.
 It creates the database and the table the way Hudi's hive sync registers them (Hudi input formats, Spark's
-data source properties, ``last_commit_time_sync``), then records every instant in timeline order, one
+data source properties, ``last_commit_time_sync``; for MERGE_ON_READ also ``<table>_ro`` and ``<table>_rt``,
+which get the same partitions), then records every instant in timeline order, one
 transaction each, applying completed ones to the snapshot. Running it again records only what is new, so
 an interrupted import resumes where it stopped.
 """
@@ -24,7 +25,7 @@ from ..hudi.metadata import CommitMetadata, decode_instant
 from ..hudi.properties import TableConfig, read_table_config
 from ..model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, SerDe, StorageDescriptor, Table
 from ..names import normalize
-from .snapshot import TABLE_VERSION_PARAM, instant_file
+from .snapshot import TABLE_VERSION_PARAM, VIEW_OF_PARAM, instant_file
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +72,12 @@ class HudiImporter:
             if self.catalog.timeline.record(database, name, instant, metadata):
                 recorded += 1
         latest = self._latest_commit(found)
-        if latest is not None:
-            current = self.catalog.tables.get(database, name)
+        views = [f"{name}_ro", f"{name}_rt"] if config.table_type == "MERGE_ON_READ" else []
+        for table_name in [name, *views] if latest is not None else []:
+            current = self.catalog.tables.get(database, table_name)
             if current.parameters.get(LAST_COMMIT_SYNC) != latest:
                 current.parameters[LAST_COMMIT_SYNC] = latest
-                self.catalog.tables.alter(database, name, current)
+                self.catalog.tables.alter(database, table_name, current)
         log.info("imported %s into %s.%s: %d instants recorded, latest commit %s", base, database, name,
                  recorded, latest)
         return ImportResult(database, name, recorded, latest)
@@ -135,16 +137,21 @@ class HudiImporter:
             "spark.sql.sources.provider": "hudi",
             **_spark_schema_params(columns + partition_keys, [k.name for k in partition_keys]),
         }
-        self.catalog.tables.create(Table(
-            database, name, owner=None, table_type=EXTERNAL_TABLE, partition_keys=partition_keys,
-            parameters=parameters,
-            sd=StorageDescriptor(
-                columns=columns, location=location,
-                input_format=MERGE_ON_READ_INPUT if merge_on_read else COPY_ON_WRITE_INPUT,
-                output_format=PARQUET_OUTPUT,
-                serde=SerDe(serialization_lib=PARQUET_SERDE, parameters={"serialization.format": "1"}),
-            ),
-        ))
+
+        def register(table_name: str, input_format: str, extra: dict[str, str]) -> None:
+            self.catalog.tables.create(Table(
+                database, table_name, owner=None, table_type=EXTERNAL_TABLE, partition_keys=partition_keys,
+                parameters={**parameters, **extra},
+                sd=StorageDescriptor(
+                    columns=columns, location=location, input_format=input_format, output_format=PARQUET_OUTPUT,
+                    serde=SerDe(serialization_lib=PARQUET_SERDE, parameters={"serialization.format": "1"}),
+                ),
+            ))
+
+        register(name, MERGE_ON_READ_INPUT if merge_on_read else COPY_ON_WRITE_INPUT, {})
+        if merge_on_read:  # Hudi's hive sync registers a read-optimized and a real-time table
+            register(f"{name}_ro", COPY_ON_WRITE_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "true"})
+            register(f"{name}_rt", MERGE_ON_READ_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "false"})
 
     @staticmethod
     def _schema(config: TableConfig, found) -> tuple[list[Column], list[Column]]:

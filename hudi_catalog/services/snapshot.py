@@ -31,6 +31,8 @@ from ..hudi.metadata import (
     RestoreMetadata,
     RollbackMetadata,
     decode_instant,
+    is_log_file_name,
+    parse_base_file_name,
     parse_log_file_name,
 )
 from ..hudi.partition_paths import partition_values
@@ -48,6 +50,9 @@ from .context import ServiceContext
 
 log = logging.getLogger(__name__)
 
+VIEW_OF_PARAM = "hudi.metastore.view.of"
+"""Set on the ``_ro``/``_rt`` tables of a MERGE_ON_READ table to the name of the table that owns the timeline:
+they get every partition the owner gets, as Hudi's hive sync keeps them alike."""
 TABLE_VERSION_PARAM = "hoodie.table.version"
 """The table parameter holding the Hudi table version (6, 8, 9); it decides metadata formats and slicing."""
 DEFAULT_TABLE_VERSION = 8
@@ -60,6 +65,11 @@ def instant_file(instant: Instant, table_version: int) -> InstantFile:
     name = instant_file_name(instant.requested_time, instant.action, instant.state, table_version,
                              instant.completion_time)
     return InstantFile(instant.requested_time, instant.action, instant.state, instant.completion_time, name)
+
+
+def _name_instant(name: str) -> str:
+    """The instant time in a data file's name (a log file's base instant, a base file's commit)."""
+    return parse_log_file_name(name)[1] if is_log_file_name(name) else parse_base_file_name(name)[1]
 
 
 class SnapshotService:
@@ -174,6 +184,13 @@ class SnapshotService:
         for name, part_id in by_name.items():
             conn.execute(update(schema.partitions).where(schema.partitions.c.part_id == part_id)
                          .values(hudi_path=named_paths[name]))
+        for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
+            view_row = table_store.row_by_id(conn, view_id)
+            existing = partition_store.ids_by_name(conn, view_id, named_paths)
+            partition_store.insert_many(conn, view_id, table.partition_keys, [
+                (name, replace(part, table=view_row.name), view_row.schema_version)
+                for name, part, _ in entries if name not in existing
+            ])
         return {named_paths[name]: part_id for name, part_id in by_name.items()}
 
     # -- reads --------------------------------------------------------------------------------------
@@ -205,10 +222,11 @@ class SnapshotService:
             part_ids = [ids.get(p) for p in paths]
             rows = snapshot_store.live_files(conn, keys.id, part_ids)
             files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
-            completed = instant_store.listing(conn, keys.id, states=[InstantState.COMPLETED])
-            completion_times = {i.requested_time: i.completion_time for i in completed}
             replaced = {(path_of.get(p, ""), f): ts
                         for (p, f), ts in snapshot_store.replaced_groups(conn, keys.id, part_ids).items()}
+            # only the instants these files and replacements name: not the whole timeline
+            named = {r.instant_ts for r in rows} | {_name_instant(r.name) for r in rows} | set(replaced.values())
+            completion_times = instant_store.completion_times(conn, keys.id, named)
             pending = self._pending_compactions(conn, keys, version)
         slices = latest_file_slices(files, completion_times, version, as_of=as_of,
                                     pending_compactions=pending, replaced_file_groups=replaced)

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from ..model import Instant, InstantState
 from . import schema
+from .batches import chunks
 
 ACTION_CODES = {
     "commit": 1, "deltacommit": 2, "clean": 3, "rollback": 4, "savepoint": 5, "replacecommit": 6,
@@ -74,6 +75,16 @@ def listing(
     else:
         rows = conn.execute(query.order_by(_i.ts)).all()
     return [_instant(r) for r in rows]
+
+
+def completion_times(conn: Connection, tbl_id: int, times: Collection[str]) -> dict[str, str]:
+    """``{requested time: completion time}`` of those of ``times`` that are completed instants."""
+    found: dict[str, str] = {}
+    for chunk in chunks(sorted(set(times))):
+        rows = conn.execute(select(_i.ts, _i.completion_ts).where(
+            _i.tbl_id == tbl_id, _i.state == STATE_CODES[InstantState.COMPLETED], _i.ts.in_(chunk)))
+        found.update({r.ts: r.completion_ts or r.ts for r in rows})
+    return found
 
 
 def insert_instant(conn: Connection, tbl_id: int, instant: Instant) -> None:

@@ -51,6 +51,10 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys)
 
 
+def row_by_id(conn: Connection, tbl_id: int) -> Row:
+    return conn.execute(_table_query().where(_t.tbl_id == tbl_id)).one()
+
+
 def find_row(conn: Connection, database: str, name: str) -> Row | None:
     return conn.execute(_table_query().where(_d.name == database, _t.name == name)).first()
 
@@ -180,3 +184,12 @@ def metas(conn: Connection) -> list[TableMeta]:
         .order_by(_d.name, _t.name)
     )
     return [TableMeta(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def ids_with_param(conn: Connection, db_id: int, key: str, value: str) -> list[int]:
+    """The ids of the database's tables whose parameter ``key`` is ``value``."""
+    p = schema.tbl_params.c
+    return list(conn.execute(
+        select(_t.tbl_id).join(schema.tbl_params, p.tbl_id == _t.tbl_id)
+        .where(_t.db_id == db_id, p.param_key == key, p.param_value == value)
+    ).scalars())

@@ -82,6 +82,12 @@ def test_imported_table_is_registered_like_hive_sync(catalog, tmp_path, name):
     paths = catalog.snapshot.partition_paths("h", "t")
     assert len(names) == len(paths) == 3
     if merge_on_read:
+        for suffix, input_format in (("_ro", COPY_ON_WRITE_INPUT), ("_rt", MERGE_ON_READ_INPUT)):
+            view = catalog.tables.get("h", "t" + suffix)
+            assert view.sd.input_format == input_format and view.sd.location == table.sd.location
+            assert view.parameters[LAST_COMMIT_SYNC] == table.parameters[LAST_COMMIT_SYNC]
+            assert view.parameters["hoodie.query.as.ro.table"] == ("true" if suffix == "_ro" else "false")
+            assert [p.values for p in catalog.partitions.list("h", "t" + suffix)] == names
         assert [k.name for k in table.partition_keys] == ["region"]
         assert [p.values for p in catalog.partitions.by_filter("h", "t", 'region = "eu"')] == [["eu"]]
         assert catalog.partitions.get("h", "t", ["eu"]).sd.location == f"file:{base}/region=eu"
