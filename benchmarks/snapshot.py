@@ -10,6 +10,7 @@ inserts: ``--partitions`` partitions (default 10,000), ``--instants`` completed 
 - completing one commit that writes 1,000 files (``transitionInstantState`` to completed, which applies it).
 
 Usage: python benchmarks/snapshot.py [--db-url URL] [--partitions N] [--instants N] [--files N] [--repeat N]
+       [--reuse]
 The default URL is a database ``hms_snapshot_bench`` on the local MariaDB (created if missing).
 """
 
@@ -112,16 +113,19 @@ def main() -> int:
     parser.add_argument("--instants", type=int, default=5_000)
     parser.add_argument("--files", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--reuse", action="store_true",
+                        help="time the table a previous run loaded (same sizes) instead of loading it again")
     args = parser.parse_args()
 
-    ensure_mysql_database(args.db_url)
     warehouse = tempfile.mkdtemp(prefix="snapshot-bench-wh-")
-    catalog = Catalog.open(args.db_url, warehouse)
-    started = time.perf_counter()
-    load(catalog, args.partitions, args.instants, args.files)
-    print(f"loaded {args.partitions} partitions, {args.instants} instants, {args.files} files in "
-          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-    catalog.close()
+    if not args.reuse:
+        ensure_mysql_database(args.db_url)
+        catalog = Catalog.open(args.db_url, warehouse)
+        started = time.perf_counter()
+        load(catalog, args.partitions, args.instants, args.files)
+        print(f"loaded {args.partitions} partitions, {args.instants} instants, {args.files} files in "
+              f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+        catalog.close()
 
     port, hms_port = free_port(), free_port()
     server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",

@@ -125,6 +125,8 @@ class TableKeys:
     database: str
     name: str
     partition_keys: list[Column]
+    hudi_version: int | None = None
+    """The Hudi table version (``hoodie.table.version``) of a Hudi table; ``None`` for others."""
 
     @property
     def qualified_name(self) -> str:

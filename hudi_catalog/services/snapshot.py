@@ -40,7 +40,6 @@ from ..model import Instant, InstantState, Partition, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
-from ..store import params as params_store
 from ..store import partitions as partition_store
 from ..store import schema
 from ..store import snapshot as snapshot_store
@@ -53,7 +52,7 @@ log = logging.getLogger(__name__)
 VIEW_OF_PARAM = "hudi.metastore.view.of"
 """Set on the ``_ro``/``_rt`` tables of a MERGE_ON_READ table to the name of the table that owns the timeline:
 they get every partition the owner gets, as Hudi's hive sync keeps them alike."""
-TABLE_VERSION_PARAM = "hoodie.table.version"
+TABLE_VERSION_PARAM = table_store.HUDI_VERSION_PARAM
 """The table parameter holding the Hudi table version (6, 8, 9); it decides metadata formats and slicing."""
 DEFAULT_TABLE_VERSION = 8
 
@@ -79,9 +78,8 @@ class SnapshotService:
     # -- applying instants --------------------------------------------------------------------------
 
     @staticmethod
-    def table_version(conn: Connection, table: TableKeys) -> int:
-        params = params_store.read_params(conn, schema.tbl_params, table.id)
-        return int(params.get(TABLE_VERSION_PARAM, DEFAULT_TABLE_VERSION))
+    def table_version(table: TableKeys) -> int:
+        return table.hudi_version or DEFAULT_TABLE_VERSION
 
     def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
         self.apply(conn, table, instant, metadata)
@@ -95,7 +93,7 @@ class SnapshotService:
         """
         if not snapshot_store.record_applied(conn, table.id, instant.requested_time, self.ctx.now()):
             return
-        version = self.table_version(conn, table)
+        version = self.table_version(table)
         decoded = decode_instant(instant_file(instant, version), metadata, version)
         if isinstance(decoded, CommitMetadata) and instant.action in _WRITES:
             self._apply_writes(conn, table, instant, decoded)
@@ -210,7 +208,7 @@ class SnapshotService:
         as Hudi's file system view defines it; ``as_of`` an instant time for time travel."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
-            version = self.table_version(conn, keys)
+            version = self.table_version(keys)
             if partition is None:
                 paths = snapshot_store.partition_paths(conn, keys.id) if keys.partition_keys else [""]
             else:
@@ -224,9 +222,13 @@ class SnapshotService:
             files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
             replaced = {(path_of.get(p, ""), f): ts
                         for (p, f), ts in snapshot_store.replaced_groups(conn, keys.id, part_ids).items()}
-            # only the instants these files and replacements name: not the whole timeline
-            named = {r.instant_ts for r in rows} | {_name_instant(r.name) for r in rows} | set(replaced.values())
-            completion_times = instant_store.completion_times(conn, keys.id, named)
+            # completion times of the instants these files and replacements name, not of the whole timeline:
+            # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
+            completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
+            named = {_name_instant(r.name) for r in rows} | set(replaced.values())
+            written = {r.instant_ts for r in rows}
+            if named - written:
+                completion_times.update(instant_store.completion_times(conn, keys.id, named - written))
             pending = self._pending_compactions(conn, keys, version)
         slices = latest_file_slices(files, completion_times, version, as_of=as_of,
                                     pending_compactions=pending, replaced_file_groups=replaced)

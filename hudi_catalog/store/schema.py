@@ -286,5 +286,6 @@ files = Table(
     Column("is_deleted", Boolean, nullable=False, default=False),
     UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
     Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts"),
+    Index("idx_files_instant", "tbl_id", "instant_ts"),
     **_MYSQL_OPTIONS,
 )

@@ -11,8 +11,10 @@ from collections.abc import Collection, Iterable, Sequence
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 
+from ..model import InstantState
 from . import schema
 from .batches import chunks
+from .instants import STATE_CODES
 
 _f = schema.files.c
 _r = schema.replaced_file_group.c
@@ -21,6 +23,8 @@ _p = schema.partitions.c
 
 NO_PARTITION = 0
 """``replaced_file_group.part_id`` of unpartitioned tables (its key cannot hold NULL)."""
+
+COMPLETED = STATE_CODES[InstantState.COMPLETED]
 
 APPLIED = 1
 """``tbl_version.snapshot_status`` of an instant whose changes are in the snapshot."""
@@ -100,16 +104,20 @@ def replace_file_groups(conn: Connection, tbl_id: int, groups: Iterable[tuple[in
 
 
 def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
-    """``(part_id, name, file_id, instant_ts, size)`` of the files not cleaned, in the given partitions."""
+    """``(part_id, name, file_id, instant_ts, size, completion_ts)`` of the files not cleaned, in the given
+    partitions; ``completion_ts`` is the completion time of the instant that added the file, ``None`` while
+    that instant is not completed."""
+    i = schema.instant.c
+    writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
+    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size,
+                    func.coalesce(i.completion_ts, i.ts).label("completion_ts"))
+             .select_from(schema.files.outerjoin(schema.instant, writer))
+             .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False)))
     rows = []
-    named = [p for p in part_ids if p is not None]
-    columns = (_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size)
-    for chunk in chunks(named):
-        rows += conn.execute(select(*columns).where(
-            _f.tbl_id == tbl_id, _f.part_id.in_(chunk), _f.is_deleted.is_(False))).all()
+    for chunk in chunks([p for p in part_ids if p is not None]):
+        rows += conn.execute(query.where(_f.part_id.in_(chunk))).all()
     if None in part_ids:
-        rows += conn.execute(select(*columns).where(
-            _f.tbl_id == tbl_id, _f.part_id.is_(None), _f.is_deleted.is_(False))).all()
+        rows += conn.execute(query.where(_f.part_id.is_(None))).all()
     return rows
 
 

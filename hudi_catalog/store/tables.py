@@ -31,16 +31,21 @@ def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> R
     return row
 
 
+HUDI_VERSION_PARAM = "hoodie.table.version"
+
+
 def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
-    """The table's id, names and partition keys in one query; ``NoSuchTableError`` when missing."""
-    s = schema.schema.c
+    """The table's id, names, partition keys and Hudi table version in one query; ``NoSuchTableError`` when
+    missing."""
+    s, p = schema.schema.c, schema.tbl_params.c
     rows = conn.execute(
-        select(_t.tbl_id, _t.name, _d.name.label("db_name"), s.name.label("key_name"), s.type, s.comment)
+        select(_t.tbl_id, _t.name, _d.name.label("db_name"), s.name.label("key_name"), s.type, s.comment,
+               p.param_value.label("hudi_version"))
         .select_from(
             schema.tbl.join(schema.db, _d.db_id == _t.db_id).outerjoin(
                 schema.schema,
                 and_(s.tbl_id == _t.tbl_id, s.version == _t.schema_version, s.is_partition_col.is_(True)),
-            )
+            ).outerjoin(schema.tbl_params, and_(p.tbl_id == _t.tbl_id, p.param_key == HUDI_VERSION_PARAM))
         )
         .where(_d.name == database, _t.name == name)
         .order_by(s.position)
@@ -48,7 +53,9 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     if not rows:
         raise NoSuchTableError(f"{database}.{name} table not found")
     keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
-    return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys)
+    version = rows[0].hudi_version
+    return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys,
+                     int(version) if version and version.isdigit() else None)
 
 
 def row_by_id(conn: Connection, tbl_id: int) -> Row:

@@ -15,8 +15,10 @@ def _downgrade_to_version_1(catalog: Catalog) -> None:
     with catalog.store.engine.begin() as conn:
         if conn.dialect.name == "sqlite":
             conn.execute(text("DROP INDEX idx_partition_hudi_path"))
+            conn.execute(text("DROP INDEX idx_files_instant"))
         else:
             conn.execute(text("DROP INDEX idx_partition_hudi_path ON partitions"))
+            conn.execute(text("DROP INDEX idx_files_instant ON files"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN hudi_path"))
         conn.execute(text("DROP TABLE replaced_file_group"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN encoded"))
