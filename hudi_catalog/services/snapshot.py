@@ -252,6 +252,16 @@ class SnapshotService:
                     pending[(op.partition_path, op.file_id)] = instant.requested_time
         return pending
 
+    def live_files(self, database: str, table: str, partition: str) -> list[str]:
+        """Names of every data file of a partition that no clean has removed, of every slice and file group
+        (what a cleaner chooses from), sorted."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, normalize(database), normalize(table))
+            part_id = snapshot_store.partition_ids_by_path(conn, keys.id, [partition]).get(partition) if partition else None
+            if partition and part_id is None:
+                raise NoSuchObjectError(f"partition {partition} not found in {keys.qualified_name}")
+            return sorted(r.name for r in snapshot_store.live_files(conn, keys.id, [part_id]))
+
     def files_changed(self, database: str, table: str, begin: str, end: str) -> list[tuple[str, str, str, str]]:
         """``(partition path, file id, file name, instant)`` of the files that instants in ``(begin, end]``
         added (the instant is the requested time of the one that added it)."""

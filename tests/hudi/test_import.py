@@ -57,6 +57,10 @@ def test_import_matches_hudi_rs(catalog, tmp_path, name):
         theirs_then = {(p, f, b) for p, f, b, _ in oracle_slices(oracle, as_of=ts)}
         assert ours_then == theirs_then, f"as of {ts}"
 
+    for path, found in catalog.snapshot.latest_file_slices("h", "t").items():
+        live = set(catalog.snapshot.live_files("h", "t", path))
+        assert {n for s in found for n in (s.base_file, *s.log_files) if n} <= live
+
     assert HudiImporter(catalog).run(str(base), database="h", table="t").recorded == 0
     assert result.latest_commit == (max(ts for ts, _ in theirs) if theirs else None)
 
