@@ -12,6 +12,7 @@ import sys
 import threading
 
 from hudi_catalog import Catalog
+from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, SnapshotSyncer
 from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
 from hudi_catalog.errors import CatalogError
 from hudi_catalog.partition_names import make_partition_name
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--metaserver-port", type=int, default=DEFAULT_METASERVER_PORT,
                        help="port of Hudi's metaserver protocol (0: any free port)")
     serve.add_argument("--no-metaserver", action="store_true", help="do not serve Hudi's metaserver protocol")
+    serve.add_argument("--snapshot-sync", choices=SNAPSHOT_SYNC_MODES, default="inline",
+                       help="apply completed instants to the file snapshot inline (in the completing call) or "
+                            "asynchronously (a background thread)")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -77,7 +81,8 @@ def make_metaserver(catalog: Catalog, host: str, port: int) -> ThriftServer:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    catalog = Catalog.open(args.db_url, args.warehouse)
+    catalog = Catalog.open(args.db_url, args.warehouse, snapshot_sync=args.snapshot_sync)
+    syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" else None
     server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
     hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port)
 
@@ -95,8 +100,12 @@ def _serve(args: argparse.Namespace) -> int:
         threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
         print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{args.host}:{hudi_server.port}",
               flush=True)
+    if syncer is not None:
+        syncer.start()
     print(f"hudi-metastore listening on thrift://{args.host}:{server.port}", flush=True)
     server.serve_forever()
+    if syncer is not None:
+        syncer.stop()
     catalog.close()
     return 0
 

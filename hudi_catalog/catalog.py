@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
@@ -28,11 +29,17 @@ from .warehouse import Warehouse
 
 log = logging.getLogger(__name__)
 
+SNAPSHOT_SYNC_MODES = ("inline", "async")
+
 
 class Catalog:
     """Databases, tables, partitions, functions and Hudi timelines over one store and one warehouse."""
 
-    def __init__(self, store: Store, warehouse: Warehouse) -> None:
+    def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline") -> None:
+        """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
+        transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``)."""
+        if snapshot_sync not in SNAPSHOT_SYNC_MODES:
+            raise ValueError(f"snapshot_sync must be one of {SNAPSHOT_SYNC_MODES}")
         self.store = store
         self.warehouse = warehouse
         self.ctx = ctx = ServiceContext(store, warehouse)
@@ -40,13 +47,13 @@ class Catalog:
         self.tables = TableService(ctx)
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
-        self.snapshot = SnapshotService(ctx)
+        self.snapshot = SnapshotService(ctx, asynchronous=snapshot_sync == "async")
         self.timeline = TimelineService(ctx, on_complete=self.snapshot)
 
     @classmethod
-    def open(cls, db_url: str, warehouse: str, init: bool = True) -> "Catalog":
+    def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline") -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
-        catalog = cls(Store(db_url), Warehouse(warehouse))
+        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync)
         if init:
             catalog.init()
         return catalog
@@ -59,3 +66,28 @@ class Catalog:
 
     def close(self) -> None:
         self.store.dispose()
+
+
+class SnapshotSyncer:
+    """A background thread applying completed instants to the snapshot (``snapshot_sync="async"``)."""
+
+    def __init__(self, catalog: Catalog, interval_seconds: float = 1.0) -> None:
+        self.catalog = catalog
+        self.interval = interval_seconds
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="snapshot-sync", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                self.catalog.snapshot.sync_pending()
+            except Exception:  # logged and retried on the next pass: the pending rows stay
+                log.exception("snapshot sync failed; retrying in %.1f s", self.interval)
+            self._stopping.wait(self.interval)

@@ -4,6 +4,11 @@ Applying an instant runs inside the transaction that completes it (``TimelineSer
 imports it, so a reader sees all of its changes or none. ``tbl_version`` records every applied instant, which
 makes applying idempotent: an instant applied twice (an import re-run) changes nothing the second time.
 
+In asynchronous mode completing an instant only records it as pending in ``tbl_version``; ``sync_pending``
+(run by a background thread of the server) applies pending instants in completion order, one transaction
+each, so writers do not wait for the snapshot. Pending rows survive restarts; the snapshot then lags the
+timeline until they are applied, and still never shows half an instant.
+
 - commit, deltacommit, compaction, logcompaction, replacecommit, clustering: the files of the write stats
   are added (creating their partitions); replaced file groups are hidden from then on.
 - clean: the deleted files are marked deleted.
@@ -72,8 +77,9 @@ def _name_instant(name: str) -> str:
 
 
 class SnapshotService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, asynchronous: bool = False) -> None:
         self.ctx = ctx
+        self.asynchronous = asynchronous
 
     # -- applying instants --------------------------------------------------------------------------
 
@@ -82,17 +88,44 @@ class SnapshotService:
         return table.hudi_version or DEFAULT_TABLE_VERSION
 
     def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
-        self.apply(conn, table, instant, metadata)
+        if self.asynchronous:
+            version = self.table_version(table)
+            decode_instant(instant_file(instant, version), metadata, version)  # refuse what could never apply
+            snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now(),
+                                          snapshot_store.PENDING)
+        elif snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now()):
+            self._apply(conn, table, instant, metadata)
 
-    def apply(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
-        """Apply one completed instant to the snapshot, in the caller's transaction (idempotent).
+    def sync_pending(self) -> int:
+        """Apply every instant that completed in asynchronous mode and is not applied yet; returns how many."""
+        with self.ctx.store.read() as conn:
+            pending = snapshot_store.pending_versions(conn)
+        applied = 0
+        for tbl_id, instant_time in pending:
+            with self.ctx.store.write() as conn:
+                row = table_store.row_by_id(conn, tbl_id, lock=True)
+                if row is None or not snapshot_store.claim_pending(conn, tbl_id, instant_time):
+                    continue
+                table = table_store.get_keys(conn, row.db_name, row.name)
+                instant = instant_store.find(conn, tbl_id, instant_time, lock=True)
+                if instant is None:  # rolled back and removed before it was applied
+                    snapshot_store.forget_applied(conn, tbl_id, [instant_time])
+                    continue
+                metadata = instant_store.read_metadata(conn, tbl_id, instant_time, instant.action,
+                                                       InstantState.COMPLETED)
+                self._apply(conn, table, instant, metadata or b"")
+                applied += 1
+        if applied:
+            log.info("applied %d pending instants to the snapshot", applied)
+        return applied
+
+    def _apply(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
+        """Apply one completed instant to the snapshot, in the caller's transaction.
 
         Raises:
             HudiMetadataError: the metadata cannot be decoded, or names a partition the table cannot have;
                 the message names the instant.
         """
-        if not snapshot_store.record_applied(conn, table.id, instant.requested_time, self.ctx.now()):
-            return
         version = self.table_version(table)
         decoded = decode_instant(instant_file(instant, version), metadata, version)
         if isinstance(decoded, CommitMetadata) and instant.action in _WRITES:
@@ -184,6 +217,8 @@ class SnapshotService:
                          .values(hudi_path=named_paths[name]))
         for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
             view_row = table_store.row_by_id(conn, view_id)
+            if view_row is None:
+                continue
             existing = partition_store.ids_by_name(conn, view_id, named_paths)
             partition_store.insert_many(conn, view_id, table.partition_keys, [
                 (name, replace(part, table=view_row.name), view_row.schema_version)

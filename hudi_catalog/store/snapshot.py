@@ -26,8 +26,8 @@ NO_PARTITION = 0
 
 COMPLETED = STATE_CODES[InstantState.COMPLETED]
 
-APPLIED = 1
-"""``tbl_version.snapshot_status`` of an instant whose changes are in the snapshot."""
+PENDING, APPLIED = 0, 1
+"""``tbl_version.snapshot_status``: completed but not applied yet (asynchronous sync), or in the snapshot."""
 
 
 def _in_partition(part_id: int | None):
@@ -141,13 +141,33 @@ def replaced_groups(conn: Connection, tbl_id: int, part_ids: Collection[int | No
     return found
 
 
-def record_applied(conn: Connection, tbl_id: int, instant_ts: str, now: int) -> bool:
-    """Record that an instant is in the snapshot; False if it already was (applying is idempotent)."""
+def record_version(conn: Connection, tbl_id: int, instant_ts: str, now: int, status: int = APPLIED) -> bool:
+    """Record a completed instant as applied (or pending); False if it was recorded before (applying is
+    idempotent)."""
     if conn.execute(select(func.count()).where(_v.tbl_id == tbl_id, _v.version == instant_ts)).scalar_one():
         return False
     conn.execute(insert(schema.tbl_version).values(
-        tbl_id=tbl_id, version=instant_ts, snapshot_status=APPLIED, create_time=now))
+        tbl_id=tbl_id, version=instant_ts, snapshot_status=status, create_time=now))
     return True
+
+
+def pending_versions(conn: Connection) -> list:
+    """``(tbl_id, version)`` of every completed instant not applied yet, in completion order per table."""
+    i = schema.instant.c
+    return conn.execute(
+        select(_v.tbl_id, _v.version)
+        .select_from(schema.tbl_version.outerjoin(schema.instant, and_(i.tbl_id == _v.tbl_id, i.ts == _v.version)))
+        .where(_v.snapshot_status == PENDING)
+        .order_by(_v.tbl_id, func.coalesce(i.completion_ts, _v.version), _v.version)
+    ).all()
+
+
+def claim_pending(conn: Connection, tbl_id: int, instant_ts: str) -> bool:
+    """Mark a pending version applied, if it still is pending: the caller then applies it in the same
+    transaction. False when another syncer got there first, or a rollback removed it."""
+    claimed = conn.execute(update(schema.tbl_version).where(
+        _v.tbl_id == tbl_id, _v.version == instant_ts, _v.snapshot_status == PENDING).values(snapshot_status=APPLIED))
+    return claimed.rowcount == 1
 
 
 def forget_applied(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:

@@ -58,8 +58,9 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
                      int(version) if version and version.isdigit() else None)
 
 
-def row_by_id(conn: Connection, tbl_id: int) -> Row:
-    return conn.execute(_table_query().where(_t.tbl_id == tbl_id)).one()
+def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
+    query = _table_query().where(_t.tbl_id == tbl_id)
+    return conn.execute(query.with_for_update() if lock else query).first()
 
 
 def find_row(conn: Connection, database: str, name: str) -> Row | None:
