@@ -255,8 +255,7 @@ class SnapshotService:
             part_ids = [ids.get(p) for p in paths]
             rows = snapshot_store.live_files(conn, keys.id, part_ids)
             files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
-            replaced = {(path_of.get(p, ""), f): ts
-                        for (p, f), ts in snapshot_store.replaced_groups(conn, keys.id, part_ids).items()}
+            replaced = {(path_of.get(r.part_id, ""), r.file_id): r.replaced_ts for r in rows if r.replaced_ts}
             # completion times of the instants these files and replacements name, not of the whole timeline:
             # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
             completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}

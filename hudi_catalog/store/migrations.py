@@ -54,14 +54,17 @@ def add_partition_encodings(conn: Connection) -> None:
 
 
 def add_hudi_partition_paths(conn: Connection) -> None:
-    """Version 3 -> 4: ``partitions.hudi_path`` and its index, and ``files`` by instant
-    (``replaced_file_group`` is a new table, made by ``create_all``)."""
+    """Version 3 -> 4: ``partitions.hudi_path`` and its index, ``files`` by instant, and the file group index
+    covering snapshot reads (``replaced_file_group`` is a new table, made by ``create_all``)."""
     partitions = schema.partitions
     table_name = conn.dialect.identifier_preparer.format_table(partitions)
     path_type = partitions.c.hudi_path.type.compile(dialect=conn.dialect)
     conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN hudi_path {path_type}")
     next(i for i in partitions.indexes if i.name == "idx_partition_hudi_path").create(conn)
     next(i for i in schema.files.indexes if i.name == "idx_files_instant").create(conn)
+    group_index = next(i for i in schema.files.indexes if i.name == "idx_files_group")
+    group_index.drop(conn)  # widened to cover the columns a snapshot read needs
+    group_index.create(conn)
 
 
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {

@@ -285,7 +285,7 @@ files = Table(
     Column("size", BigInteger, nullable=False, default=0),
     Column("is_deleted", Boolean, nullable=False, default=False),
     UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
-    Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts"),
+    Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts", "name", "is_deleted"),
     Index("idx_files_instant", "tbl_id", "instant_ts"),
     **_MYSQL_OPTIONS,
 )

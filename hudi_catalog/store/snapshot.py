@@ -104,14 +104,15 @@ def replace_file_groups(conn: Connection, tbl_id: int, groups: Iterable[tuple[in
 
 
 def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
-    """``(part_id, name, file_id, instant_ts, size, completion_ts)`` of the files not cleaned, in the given
-    partitions; ``completion_ts`` is the completion time of the instant that added the file, ``None`` while
-    that instant is not completed."""
-    i = schema.instant.c
+    """``(part_id, name, file_id, instant_ts, completion_ts, replaced_ts)`` of the files not cleaned, in the
+    given partitions: ``completion_ts`` is the completion time of the instant that added the file (``None``
+    while it is not completed), ``replaced_ts`` the instant that replaced its file group, if any."""
+    i, r = schema.instant.c, _r
     writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
-    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size,
-                    func.coalesce(i.completion_ts, i.ts).label("completion_ts"))
-             .select_from(schema.files.outerjoin(schema.instant, writer))
+    replaced = and_(r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION), r.file_id == _f.file_id)
+    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts,
+                    func.coalesce(i.completion_ts, i.ts).label("completion_ts"), r.instant_ts.label("replaced_ts"))
+             .select_from(schema.files.outerjoin(schema.instant, writer).outerjoin(schema.replaced_file_group, replaced))
              .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False)))
     rows = []
     for chunk in chunks([p for p in part_ids if p is not None]):
@@ -128,17 +129,6 @@ def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> 
         .where(_f.tbl_id == tbl_id, _f.instant_ts > begin, _f.instant_ts <= end)
         .order_by(_f.part_id, _f.file_id, _f.name)
     ).all()
-
-
-def replaced_groups(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> dict:
-    """``{(part_id, file_id): replacing instant}`` in the given partitions."""
-    keys = [NO_PARTITION if p is None else p for p in part_ids]
-    found = {}
-    for chunk in chunks(keys):
-        for row in conn.execute(select(_r.part_id, _r.file_id, _r.instant_ts).where(
-                _r.tbl_id == tbl_id, _r.part_id.in_(chunk))):
-            found[(None if row.part_id == NO_PARTITION else row.part_id, row.file_id)] = row.instant_ts
-    return found
 
 
 def record_version(conn: Connection, tbl_id: int, instant_ts: str, now: int, status: int = APPLIED) -> bool:
