@@ -132,6 +132,10 @@ class SnapshotService:
             self._apply_writes(conn, table, instant, decoded)
         elif isinstance(decoded, CleanMetadata):
             ids = self._partitions(conn, table, decoded.deleted_files, instant, create=False)
+            unknown = sorted(p for p in decoded.deleted_files if p and p not in ids)
+            if unknown:  # a clean deletes files of completed writes, whose partitions the catalog has
+                raise HudiMetadataError(f"{instant_file(instant, version).file_name}: clean of partitions "
+                                        f"{unknown} that {table.qualified_name} does not have")
             for path, names in decoded.deleted_files.items():
                 snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
         elif isinstance(decoded, RollbackMetadata):

@@ -157,3 +157,17 @@ def test_cli_import_timeline_and_snapshot_json(db_url, tmp_path):
                              "log_files": list(expected.log_file_names)}]},
     }
     assert run("timeline", "h.t").splitlines()[0].split() == ["requested", "completed", "action", "state"]
+
+
+def test_imported_table_through_the_hms_protocol(catalog, client, tmp_path):
+    base = unpack("sample_table_mor_avro_v9_txns_simple_meta", tmp_path)
+    HudiImporter(catalog).run(str(base), database="h", table="t")
+    assert set(client.get_all_tables("h")) == {"t", "t_ro", "t_rt"}
+    table = client.get_table("h", "t_ro")
+    assert table.sd.inputFormat == COPY_ON_WRITE_INPUT and table.tableType == "EXTERNAL_TABLE"
+    assert [k.name for k in table.partitionKeys] == ["region"]
+    names = client.get_partition_names("h", "t_rt", -1)
+    assert names == [f"region={p.split('=')[1]}" for p in catalog.snapshot.partition_paths("h", "t")]
+    [eu] = client.get_partitions_by_filter("h", "t", 'region = "eu"', -1)
+    assert eu.values == ["eu"] and eu.sd.location == f"file:{base}/region=eu"
+    assert client.get_num_partitions_by_filter("h", "t_ro", 'region > "b"') == len([n for n in names if n > "region=b"])

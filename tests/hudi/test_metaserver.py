@@ -222,3 +222,39 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
         for process in processes:
             process.terminate()
             process.wait(30)
+
+
+def test_bad_instants_are_refused_naming_them_and_change_nothing(catalog, client):
+    from tests.hudi.test_decoding import CLEAN_PARTITION, _avro_file, _schema
+
+    client.createDatabase("b")
+    client.createTable(ms.Table(tableName="t", databaseName="b", owner="o", createTime=0, location="file:/tmp/b/t",
+                                tableType="COPY_ON_WRITE", parameters={"hoodie.table.version": "8"},
+                                partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)]))
+    # createNewInstantWithTime declares no MetaserverException upstream: bad input comes as the storage one
+    with pytest.raises(ms.MetaserverStorageException, match="not a valid instant"):
+        client.createNewInstantWithTime("b", "t", ms.THoodieInstant(timestamp=client.createNewInstantTime("b", "t"),
+                                                                   action=99, state=1), b"")
+    corrupt = client.createNewInstantTime("b", "t")
+    client.createNewInstantWithTime("b", "t", thrift_instant(corrupt, "commit", INFLIGHT), b"")
+    with pytest.raises(ms.MetaserverException, match=f"{corrupt}.*commit"):
+        client.transitionInstantState("b", "t", thrift_instant(corrupt, "commit", INFLIGHT),
+                                      thrift_instant(corrupt, "commit", COMPLETED), b"Obj\x01 truncated")
+
+    clean_time = client.createNewInstantTime("b", "t")
+    clean = _avro_file(_schema("HoodieCleanMetadata", [
+        ("startCleanTime", "string"), ("earliestCommitToRetain", "string"),
+        ("partitionMetadata", {"type": "map", "values": CLEAN_PARTITION})]), [{
+            "startCleanTime": clean_time, "earliestCommitToRetain": corrupt, "partitionMetadata": {
+                "p=missing": {"partitionPath": "p=missing", "policy": "KEEP_LATEST_COMMITS", "deletePathPatterns": [],
+                              "successDeleteFiles": ["f-0_0-1-1_1.parquet"], "failedDeleteFiles": [],
+                              "isPartitionDeleted": None}}}])
+    client.createNewInstantWithTime("b", "t", thrift_instant(clean_time, "clean", INFLIGHT), b"")
+    with pytest.raises(ms.MetaserverException, match=f"{clean_time}.*p=missing"):
+        client.transitionInstantState("b", "t", thrift_instant(clean_time, "clean", INFLIGHT),
+                                      thrift_instant(clean_time, "clean", COMPLETED), clean)
+
+    assert [(i.timestamp, i.state) for i in client.listInstants("b", "t", 0)] == [
+        (corrupt, STATE_CODES[INFLIGHT]), (clean_time, STATE_CODES[INFLIGHT])]
+    assert client.listPartitions("b", "t") == []
+    assert catalog.snapshot.latest_file_slices("b", "t") == {}
