@@ -59,7 +59,8 @@ def load(catalog: Catalog, partitions: int, instants: int, files: int) -> str:
                                 parameters={"EXTERNAL": "TRUE", "hoodie.table.version": "8"}))
     paths = [f"p={i:05d}" for i in range(partitions)]
     for start in range(0, partitions, 5000):
-        catalog.partitions.add("bench", "t", [Partition("bench", "t", [p.split("=")[1]]) for p in paths[start:start + 5000]])
+        batch = paths[start:start + 5000]
+        catalog.partitions.add("bench", "t", [Partition("bench", "t", [p.split("=")[1]]) for p in batch])
     with catalog.store.write() as conn:
         tbl_id = conn.execute(select(schema.tbl.c.tbl_id).where(schema.tbl.c.name == "t")).scalar_one()
         rows = conn.execute(select(schema.partitions.c.part_id, schema.partitions.c.part_name)

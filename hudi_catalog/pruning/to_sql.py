@@ -3,7 +3,8 @@
 Each comparison of a partition key with a literal becomes ``part_id IN (...)`` over that key's
 ``partition_key_val`` rows of the table, an index range scan. Tests of one key joined by AND or OR share one
 such lookup (a partition has exactly one row per key, so ``dt >= a AND dt < b`` is one range scan of the rows
-between ``a`` and ``b``, not the intersection of two half-table scans). Keys of numeric, date and timestamp types compare by value through the row's
+between ``a`` and ``b``, not the intersection of two half-table scans). Keys of numeric, date and timestamp
+types compare by value through the row's
 ``typed_val`` (an order-preserving text key written with the partition, see ``hudi_catalog.typed_keys``), so
 ``hr > 9`` matches ``hr=10`` and the comparison is a range over an index. Other keys compare as strings. The
 default partition (``__HIVE_DEFAULT_PARTITION__``) has no typed key and never satisfies a typed comparison.

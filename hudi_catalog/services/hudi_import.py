@@ -64,7 +64,7 @@ class HudiImporter:
         config = read_table_config(fs, base)
         database = normalize(database or config.database or "default")
         name = normalize(table or config.name)
-        found = self._timeline(fs, base, config)
+        found = self.read_timeline(fs, base, config)
         self._validate(found, config)
         self._ensure_table(database, name, config, base, found)
         recorded = 0
@@ -83,7 +83,7 @@ class HudiImporter:
         return ImportResult(database, name, recorded, latest)
 
     @staticmethod
-    def _timeline(fs, base: str, config: TableConfig) -> list[tuple[Instant, dict[InstantState, bytes]]]:
+    def read_timeline(fs, base: str, config: TableConfig) -> list[tuple[Instant, dict[InstantState, bytes]]]:
         """Every instant of the table (archived ones first), in its latest state, with each state's bytes."""
         states: dict[str, dict[InstantState, tuple[InstantFile, bytes]]] = defaultdict(dict)
         for file, data in read_archived_instants(fs, base, config):

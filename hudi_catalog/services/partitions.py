@@ -287,7 +287,8 @@ class PartitionService:
     def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
         return self.read(database, table_name, names=names)
 
-    def by_filter(self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1) -> list[Partition]:
+    def by_filter(self, database: str, table_name: str, filter_text: str | None,
+                  max_parts: int = -1) -> list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
         return self.read(database, table_name, filter_text=filter_text or "", max_parts=max_parts)
 

@@ -295,7 +295,9 @@ class SnapshotService:
         (what a cleaner chooses from), sorted."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
-            part_id = snapshot_store.partition_ids_by_path(conn, keys.id, [partition]).get(partition) if partition else None
+            part_id = None
+            if partition:
+                part_id = snapshot_store.partition_ids_by_path(conn, keys.id, [partition]).get(partition)
             if partition and part_id is None:
                 raise NoSuchObjectError(f"partition {partition} not found in {keys.qualified_name}")
             return sorted(r.name for r in snapshot_store.live_files(conn, keys.id, [part_id]))

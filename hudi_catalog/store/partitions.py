@@ -223,7 +223,9 @@ def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) ->
     ).all()
     if rows:
         conn.execute(
-            update(schema.partitions).where(_p.part_id == bindparam("pid")).values(location=bindparam("loc"), **_CHANGED),
+            update(schema.partitions)
+            .where(_p.part_id == bindparam("pid"))
+            .values(location=bindparam("loc"), **_CHANGED),
             [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix):]} for r in rows],
         )
 

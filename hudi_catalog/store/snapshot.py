@@ -93,7 +93,9 @@ def remove_named_files(conn: Connection, tbl_id: int, part_id: int | None, names
         conn.execute(delete(schema.files).where(_f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk)))
 
 
-def replace_file_groups(conn: Connection, tbl_id: int, groups: Iterable[tuple[int | None, str]], instant_ts: str) -> None:
+def replace_file_groups(
+    conn: Connection, tbl_id: int, groups: Iterable[tuple[int | None, str]], instant_ts: str
+) -> None:
     rows = [{"tbl_id": tbl_id, "part_id": NO_PARTITION if part_id is None else part_id, "file_id": file_id,
              "instant_ts": instant_ts} for part_id, file_id in set(groups)]
     if rows:
@@ -109,10 +111,12 @@ def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) 
     while it is not completed), ``replaced_ts`` the instant that replaced its file group, if any."""
     i, r = schema.instant.c, _r
     writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
-    replaced = and_(r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION), r.file_id == _f.file_id)
+    replaced = and_(r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION),
+                    r.file_id == _f.file_id)
     query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts,
                     func.coalesce(i.completion_ts, i.ts).label("completion_ts"), r.instant_ts.label("replaced_ts"))
-             .select_from(schema.files.outerjoin(schema.instant, writer).outerjoin(schema.replaced_file_group, replaced))
+             .select_from(schema.files.outerjoin(schema.instant, writer)
+                          .outerjoin(schema.replaced_file_group, replaced))
              .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False)))
     rows = []
     for chunk in chunks([p for p in part_ids if p is not None]):

@@ -72,7 +72,7 @@ def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_pa
         parameters={"hoodie.table.version": str(config.version)},
     ))
     events = []
-    for instant, metadata in HudiImporter._timeline(fs, path, config):
+    for instant, metadata in HudiImporter.read_timeline(fs, path, config):
         events.append((instant.requested_time, 0, instant, metadata))
         if instant.state is COMPLETED:
             events.append((instant.completion_time or instant.requested_time, 1, instant, metadata))
@@ -81,7 +81,8 @@ def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_pa
         ts, action = instant.requested_time, instant.action
         if kind == 0:
             first = REQUESTED if REQUESTED in metadata or INFLIGHT not in metadata else INFLIGHT
-            client.createNewInstantWithTime("replayed", "t", thrift_instant(ts, action, first), metadata.get(first, b""))
+            client.createNewInstantWithTime("replayed", "t", thrift_instant(ts, action, first),
+                                            metadata.get(first, b""))
             if first is REQUESTED and instant.state is not REQUESTED:
                 client.transitionInstantState("replayed", "t", thrift_instant(ts, action, REQUESTED),
                                               thrift_instant(ts, action, INFLIGHT), metadata.get(INFLIGHT, b""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime, timedelta, timezone
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -112,16 +113,18 @@ def test_only_pending_instants_can_be_deleted(timeline):
 
 
 def test_expired_heartbeats_name_dead_writers(timeline):
+    moment = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+    timeline.ctx.clock = lambda: moment[0]
     alive, dead, unwatched = (timeline.new_instant_time("h", "t") for _ in range(3))
     timeline.create("h", "t", alive, "commit", heartbeat_seconds=60)
     timeline.create("h", "t", dead, "commit", heartbeat_seconds=60)
     timeline.create("h", "t", unwatched, "commit")
-    now = timeline.ctx.now()
+    start = timeline.ctx.now()
+    moment[0] += timedelta(seconds=50)
     timeline.heartbeat("h", "t", alive)
-    assert timeline.expired("h", "t", now=now + 30) == []
-    assert [i.requested_time for i in timeline.expired("h", "t", now=now + 61)] == [alive, dead]
-    timeline.heartbeat("h", "t", alive)
-    assert {i.requested_time for i in timeline.expired("h", "t", now=now + 61)} >= {dead}
+    assert timeline.expired("h", "t", now=start + 60) == []
+    assert [i.requested_time for i in timeline.expired("h", "t", now=start + 61)] == [dead]
+    assert [i.requested_time for i in timeline.expired("h", "t", now=start + 111)] == [alive, dead]
     with pytest.raises(NoSuchObjectError):
         timeline.heartbeat("h", "t", "20000101000000000")
 
