@@ -83,8 +83,14 @@ def make_metaserver(catalog: Catalog, host: str, port: int) -> ThriftServer:
 def _serve(args: argparse.Namespace) -> int:
     catalog = Catalog.open(args.db_url, args.warehouse, snapshot_sync=args.snapshot_sync)
     syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" else None
-    server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
-    hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port)
+    try:
+        server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
+        hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port)
+    except OSError as error:  # a port in use: say which, without a traceback
+        print(f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}): {error}; "
+              "choose others with --port / --metaserver-port, or --no-metaserver", file=sys.stderr)
+        catalog.close()
+        return 1
 
     def _stop(signum, _frame) -> None:
         log.info("received signal %d, stopping", signum)

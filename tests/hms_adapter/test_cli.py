@@ -81,3 +81,18 @@ def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protoco
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_serve_on_a_port_in_use_says_so(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            CLI + ["serve", "--host", "127.0.0.1", "--port", str(free_port()), "--metaserver-port", str(port),
+                   "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert done.returncode == 1
+    assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
+    assert "Traceback" not in done.stderr
