@@ -8,6 +8,7 @@ writers queue on the database lock instead of failing when they upgrade a read l
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,6 +49,22 @@ def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
                 raise DisconnectionError(str(error)) from error
 
 
+def _use_wal(cursor) -> None:
+    """Switch a SQLite file to WAL mode (persistent, so only the first connection of a new file does it).
+
+    The switch needs the file to itself and fails at once, without waiting, while another connection holds
+    it (several servers opening one new file): it is retried for up to the busy timeout.
+    """
+    deadline = time.monotonic() + config.SQLITE_BUSY_TIMEOUT_MS / 1000
+    while cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
@@ -56,7 +73,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={config.SQLITE_BUSY_TIMEOUT_MS}")
         if engine.url.database not in (None, "", ":memory:"):
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _use_wal(cursor)
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
