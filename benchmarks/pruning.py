@@ -13,37 +13,21 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pymysql
-from sqlalchemy.engine import make_url
-
 from hudi_catalog import Catalog
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench_server import ensure_mysql_database, free_port, peak_rss_mib, running_server  # noqa: E402
 from java_client import compile_timer, time_calls  # noqa: E402
 
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_bench"
 BATCH = 5000
 START = dt.date(2020, 1, 1)
-
-
-def ensure_mysql_database(url: str) -> None:
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("mysql"):
-        return
-    conn = pymysql.connect(host=parsed.host, port=parsed.port or 3306, user=parsed.username,
-                           password=parsed.password or "", autocommit=True)
-    with conn.cursor() as cur:
-        cur.execute(f"DROP DATABASE IF EXISTS {parsed.database}")
-        cur.execute(f"CREATE DATABASE {parsed.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
-    conn.close()
 
 
 def day(i: int) -> str:
@@ -61,19 +45,6 @@ def fill(catalog: Catalog, size: int) -> None:
              for i in range(size)]
     for start in range(0, size, BATCH):
         catalog.partitions.add("bench", table, parts[start:start + BATCH])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> int:
@@ -96,16 +67,7 @@ def main() -> int:
     catalog.close()
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
-                               "--port", str(port), "--db-url", args.db_url, "--warehouse", warehouse,
-                               "--log-level", "WARNING", "--no-metaserver"])
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+    with running_server(args.db_url, warehouse, ["--port", str(port), "--no-metaserver"], port) as server:
         calls = []
         for size in sizes:
             days = size // 24
@@ -126,9 +88,6 @@ def main() -> int:
             print(f"| {int(size):,} | {label} | {timing['first_ms']:.1f} | {timing['p50_ms']:.1f} | "
                   f"{timing['p95_ms']:.1f} | {timing['result']:,} |")
         print(f"server peak RSS: {peak_rss_mib(server.pid):.0f} MiB")
-    finally:
-        server.terminate()
-        server.wait(30)
     return 0
 
 

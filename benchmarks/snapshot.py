@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +36,7 @@ from hudi_catalog.store import instants as instant_store
 from hudi_catalog.store import schema
 
 sys.path.insert(0, str(Path(__file__).parent))
-from pruning import ensure_mysql_database, free_port, peak_rss_mib  # noqa: E402
+from bench_server import ensure_mysql_database, free_port, peak_rss_mib, running_server  # noqa: E402
 
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_snapshot_bench"
 BATCH = 20_000
@@ -129,16 +127,8 @@ def main() -> int:
         catalog.close()
 
     port, hms_port = free_port(), free_port()
-    server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
-                               "--port", str(hms_port), "--metaserver-port", str(port), "--db-url", args.db_url,
-                               "--warehouse", warehouse, "--log-level", "WARNING"])
-    try:
-        for _ in range(150):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+    options = ["--port", str(hms_port), "--metaserver-port", str(port)]
+    with running_server(args.db_url, warehouse, options, port) as server:
         client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", port, timeout=600_000)
         step = max(1, args.partitions // args.repeat)
         slices = len(client.getLatestFileSlices("bench", "t", "p=00000", None))
@@ -172,9 +162,6 @@ def main() -> int:
               f"{changed_count} file groups |")
         print(f"| complete a commit writing 1,000 files (once) | {apply_ms:.0f} | | |")
         print(f"server peak RSS: {peak_rss_mib(server.pid):.0f} MiB")
-    finally:
-        server.terminate()
-        server.wait(30)
     return 0
 
 

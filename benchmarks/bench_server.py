@@ -1,0 +1,59 @@
+"""What the benchmarks share: a fresh MySQL database, a free port, and ``hudi-metastore serve`` in its own
+process, started, waited for and stopped."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pymysql
+from sqlalchemy.engine import make_url
+
+
+def ensure_mysql_database(url: str) -> None:
+    """Drop and create the MySQL database of ``url`` (nothing for other databases)."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("mysql"):
+        return
+    conn = pymysql.connect(host=parsed.host, port=parsed.port or 3306, user=parsed.username,
+                           password=parsed.password or "", autocommit=True)
+    with conn.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS {parsed.database}")
+        cur.execute(f"CREATE DATABASE {parsed.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+    conn.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@contextmanager
+def running_server(db_url: str, warehouse: str, options: list[str], ready_port: int) -> Iterator[subprocess.Popen]:
+    """``hudi-metastore serve`` on 127.0.0.1 with ``options``, once ``ready_port`` accepts connections."""
+    server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
+                               "--db-url", db_url, "--warehouse", warehouse, "--log-level", "WARNING", *options])
+    try:
+        for _ in range(150):
+            try:
+                socket.create_connection(("127.0.0.1", ready_port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield server
+    finally:
+        server.terminate()
+        server.wait(30)
