@@ -167,7 +167,3 @@ def claim_pending(conn: Connection, tbl_id: int, instant_ts: str) -> bool:
 def forget_applied(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
     if instant_times:
         conn.execute(delete(schema.tbl_version).where(_v.tbl_id == tbl_id, _v.version.in_(list(instant_times))))
-
-
-def latest_applied(conn: Connection, tbl_id: int) -> str | None:
-    return conn.execute(select(func.max(_v.version)).where(_v.tbl_id == tbl_id)).scalar_one()
