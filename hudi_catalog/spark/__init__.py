@@ -1,0 +1,1 @@
+"""Spark integration: metastore-driven reads of Hudi tables and Spark-scale imports."""
