@@ -23,6 +23,7 @@ from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .processor import MetastoreProcessor
 from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
+from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
 
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot-sync", choices=SNAPSHOT_SYNC_MODES, default="inline",
                        help="apply completed instants to the file snapshot inline (in the completing call) or "
                             "asynchronously (a background thread)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="server processes sharing the ports (SO_REUSEPORT); one Python process uses one core")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -68,29 +71,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
-                protocol: str = "binary") -> ThriftServer:
+                protocol: str = "binary", reuse_port: bool = False) -> ThriftServer:
     processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog))
-    return ThriftServer(processor, host, port, transport, protocol)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port)
 
 
-def make_metaserver(catalog: Catalog, host: str, port: int) -> ThriftServer:
+def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False) -> ThriftServer:
     """Hudi's metaserver protocol, as its clients speak it: binary protocol over a plain socket."""
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES)
-    return ThriftServer(processor, host, port, "buffered", "binary", name="Hudi metaserver")
+    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver")
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.workers == 1:
+        return _serve_process(args)
+    return _serve_workers(args)
+
+
+def _port_error(args: argparse.Namespace, error: OSError) -> int:
+    print(f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}): {error}; "
+          "choose others with --port / --metaserver-port, or --no-metaserver", file=sys.stderr)
+    return 1
+
+
+def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
+    """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
     catalog = Catalog.open(args.db_url, args.warehouse, snapshot_sync=args.snapshot_sync)
-    syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" else None
+    # with several workers one of them applies pending instants: the work is per database, not per process
+    syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" and not worker else None
+    reuse_port = worker is not None
     try:
-        server = make_server(catalog, args.host, args.port, args.transport, args.protocol)
-        hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port)
+        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port)
+        hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
+                                                                      reuse_port)
     except OSError as error:  # a port in use: say which, without a traceback
-        print(f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}): {error}; "
-              "choose others with --port / --metaserver-port, or --no-metaserver", file=sys.stderr)
         catalog.close()
-        return 1
+        return _port_error(args, error)
 
     def _stop(signum, _frame) -> None:
         log.info("received signal %d, stopping", signum)
@@ -104,16 +124,53 @@ def _serve(args: argparse.Namespace) -> int:
              catalog.warehouse.root)
     if hudi_server is not None:
         threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
-        print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{args.host}:{hudi_server.port}",
-              flush=True)
     if syncer is not None:
         syncer.start()
-    print(f"hudi-metastore listening on thrift://{args.host}:{server.port}", flush=True)
+    if ready is not None:
+        ready.set()
+    else:
+        _print_listening(args.host, server.port, None if hudi_server is None else hudi_server.port)
     server.serve_forever()
     if syncer is not None:
         syncer.stop()
     catalog.close()
     return 0
+
+
+def _print_listening(host: str, port: int, metaserver_port: int | None, workers: int = 1) -> None:
+    if metaserver_port is not None:
+        print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{host}:{metaserver_port}", flush=True)
+    suffix = f" ({workers} worker processes)" if workers > 1 else ""
+    print(f"hudi-metastore listening on thrift://{host}:{port}{suffix}", flush=True)
+
+
+def _serve_workers(args: argparse.Namespace) -> int:
+    """``--workers N``: reserve the ports, create or migrate the schema once, then run N server processes."""
+    try:
+        reserved = [reserve_port(args.host, args.port)]
+        if not args.no_metaserver:
+            reserved.append(reserve_port(args.host, args.metaserver_port))
+    except OSError as error:
+        return _port_error(args, error)
+    args.port = reserved[0].getsockname()[1]
+    if not args.no_metaserver:
+        args.metaserver_port = reserved[1].getsockname()[1]
+    Catalog.open(args.db_url, args.warehouse).close()  # schema ready before the workers start
+
+    def run_worker(index: int, ready) -> None:
+        for sock in reserved:
+            sock.close()
+        sys.exit(_serve_process(args, worker=index, ready=ready))
+
+    pool = WorkerPool(run_worker, args.workers)
+    install_stop_handlers(pool)
+    if not pool.start():
+        return 1
+    _print_listening(args.host, args.port, None if args.no_metaserver else args.metaserver_port, args.workers)
+    code = pool.supervise()
+    for sock in reserved:
+        sock.close()
+    return code
 
 
 def _init_db(args: argparse.Namespace) -> int:

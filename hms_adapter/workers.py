@@ -1,0 +1,132 @@
+"""``serve --workers N``: N server processes sharing the ports through ``SO_REUSEPORT``.
+
+One Python process runs Python code on one core at a time, so a metastore busy with many clients serves
+them from several processes. The supervisor (the ``serve`` process itself) reserves the ports first: it
+binds them with ``SO_REUSEPORT`` but never listens, so a port in use fails at once with one clear error and
+port 0 becomes one concrete port that every worker joins. The kernel then spreads new connections over
+the workers' listening sockets.
+
+Each worker opens its own catalog (its own connection pool) after the fork. Nothing is shared between
+workers but the database, which is what already keeps several server processes correct.
+
+A worker that dies while serving is started again; one that dies before it listens is a configuration
+problem (the database is unreachable, say), and the supervisor stops with an error rather than restarting
+it in a loop. SIGTERM or SIGINT to the supervisor stops every worker gracefully.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
+
+log = logging.getLogger(__name__)
+
+READY_TIMEOUT_SECONDS = 120.0
+STOP_TIMEOUT_SECONDS = 40.0
+POLL_SECONDS = 0.2
+
+
+def reserve_port(host: str, port: int) -> socket.socket:
+    """Binds (without listening) a ``SO_REUSEPORT`` socket on ``host:port``; raises ``OSError`` if taken.
+
+    A bound socket that does not listen receives no connections, so holding it costs nothing while it
+    keeps port 0's choice for the workers to join.
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+@dataclass
+class _Worker:
+    index: int
+    process: BaseProcess
+    ready: Event
+
+
+class WorkerPool:
+    """Runs ``target(index, ready)`` in ``count`` forked processes and keeps them running until stopped.
+
+    ``target`` must call ``ready.set()`` once it listens, then serve until SIGTERM.
+    """
+
+    def __init__(self, target: Callable, count: int) -> None:
+        self._context = multiprocessing.get_context("fork")
+        self._target = target
+        self._count = count
+        self._workers: dict[int, _Worker] = {}
+        self._stopping = False
+
+    def start(self) -> bool:
+        """Starts every worker and waits until each one listens; False if one failed first."""
+        for index in range(self._count):
+            self._start(index)
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        for index in range(self._count):
+            while not self._workers[index].ready.wait(POLL_SECONDS):
+                if not self._workers[index].process.is_alive() or time.monotonic() > deadline:
+                    log.error("worker %d did not start (exit code %s)", index,
+                              self._workers[index].process.exitcode)
+                    self.stop()
+                    return False
+        return True
+
+    def _start(self, index: int) -> None:
+        ready = self._context.Event()
+        process = self._context.Process(target=self._target, args=(index, ready), name=f"hms-worker-{index}")
+        process.start()
+        self._workers[index] = _Worker(index, process, ready)
+        log.info("worker %d started (pid %d)", index, process.pid)
+
+    def supervise(self) -> int:
+        """Restarts workers that die until ``stop()``; returns 0, or 1 if a worker keeps failing at start."""
+        while not self._stopping:
+            time.sleep(POLL_SECONDS)
+            for index, worker in list(self._workers.items()):
+                if self._stopping or worker.process.is_alive():
+                    continue
+                code = worker.process.exitcode
+                if not worker.ready.is_set():
+                    log.error("worker %d exited with %s before it listened; stopping", index, code)
+                    self.stop()
+                    return 1
+                log.warning("worker %d (pid %d) exited with %s; starting it again", index, worker.process.pid,
+                            code)
+                self._start(index)
+        return 0
+
+    def stop(self) -> None:
+        """Asks every worker to stop (SIGTERM) and waits for them; kills those that do not stop in time."""
+        self._stopping = True
+        for worker in self._workers.values():
+            if worker.process.is_alive():
+                worker.process.terminate()
+        deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+        for worker in self._workers.values():
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                log.warning("worker %d did not stop in time; killing it", worker.index)
+                worker.process.kill()
+                worker.process.join()
+
+
+def install_stop_handlers(pool: WorkerPool) -> None:
+    def _stop(signum, _frame) -> None:
+        log.info("received signal %d, stopping the workers", signum)
+        pool.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)

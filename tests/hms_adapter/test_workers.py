@@ -1,0 +1,146 @@
+"""``hudi-metastore serve --workers N``: N processes on one port, restarted when they die, stopped together."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from thriftpy2.rpc import make_client
+
+from tests.conftest import hive
+from tests.hms_adapter.test_cli import CLI
+
+LISTENING = re.compile(r"listening on thrift://[^:]+:(\d+) \((\d+) worker processes\)")
+METASERVER = re.compile(r"metaserver protocol on thrift://[^:]+:(\d+)")
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def listening_socket_inodes(port: int) -> set[str]:
+    """Inodes of the TCP sockets listening on ``port`` (state 0A in /proc/net/tcp)."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A":
+            inodes.add(fields[9])
+    return inodes
+
+
+def socket_inodes_of(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def wait_until(condition, seconds: float = 60, message: str = "condition") -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {message}")
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def workers(db_url, tmp_path):
+    """A ``serve --workers 2`` process on port 0; yields (process, port, metaserver port)."""
+    process = subprocess.Popen(
+        CLI + ["serve", "--workers", "2", "--host", "127.0.0.1", "--port", "0", "--metaserver-port", "0",
+               "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        lines = [process.stdout.readline() for _ in range(2)]
+        assert process.poll() is None, process.stderr.read()
+        listening = LISTENING.search(lines[1])
+        assert listening and listening.group(2) == "2", lines
+        yield process, int(listening.group(1)), int(METASERVER.search(lines[0]).group(1))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            for child in children(process.pid):
+                os.kill(child, signal.SIGKILL)
+
+
+def test_each_worker_listens_on_the_one_port_and_all_answer(workers):
+    process, port, metaserver_port = workers
+    pids = children(process.pid)
+    assert len(pids) == 2
+    for inodes in (listening_socket_inodes(port), listening_socket_inodes(metaserver_port)):
+        assert len(inodes) == 2
+        assert all(socket_inodes_of(pid) & inodes for pid in pids)
+
+    first = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
+    first.create_database(hive.Database(name="shared", description="", locationUri="", parameters={}))
+    first.close()
+
+    def answer(_):
+        client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
+        try:
+            return client.get_database("shared").name, client.get_all_databases()
+        finally:
+            client.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(answer, range(40)))
+    assert answers == [("shared", ["default", "shared"])] * 40
+
+
+def test_a_dead_worker_is_replaced_and_sigterm_stops_all(workers):
+    process, port, _ = workers
+    before = children(process.pid)
+    victim = min(before)
+    os.kill(victim, signal.SIGKILL)
+    wait_until(lambda: len(children(process.pid) - {victim}) == 2, message="a replacement worker")
+    replacement = (children(process.pid) - before).pop()
+    wait_until(lambda: socket_inodes_of(replacement) & listening_socket_inodes(port),
+               message="the replacement to listen")
+
+    client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
+    assert client.get_all_databases() == ["default"]
+    client.close()
+
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=90) == 0
+    assert children(process.pid) == set()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_a_port_in_use_is_one_error_before_any_worker_starts(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        done = subprocess.run(
+            CLI + ["serve", "--workers", "2", "--host", "127.0.0.1", "--port", str(taken.getsockname()[1]),
+                   "--no-metaserver", "--db-url", f"sqlite:///{tmp_path / 'c.db'}",
+                   "--warehouse", str(tmp_path / "wh")],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert done.returncode == 1
+    assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "c.db").exists()
+
