@@ -24,6 +24,7 @@ from ..store import tables as table_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from .context import DDL_TIME, ServiceContext
+from .read_cache import RevisionCache
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ def _check_columns(table: Table) -> None:
 class TableService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        self._cache: RevisionCache[Table] = RevisionCache()
 
     def create(self, table: Table, environment: Mapping[str, str] | None = None) -> Table:
         """Create a table; a managed table without location gets ``<database location>/<name>``.
@@ -109,8 +111,14 @@ class TableService:
         return table
 
     def get(self, database: str, name: str) -> Table:
+        """The table; its parameters and columns come from the read cache while its revision is unchanged."""
         with self.ctx.store.read() as conn:
-            return table_store.get_table(conn, normalize(database), normalize(name))
+            row = table_store.get_row(conn, normalize(database), normalize(name))
+            table = self._cache.get(row.tbl_id, row.revision)
+            if table is None:
+                table = table_store.to_models(conn, [row])[0]
+                self._cache.put(row.tbl_id, row.revision, table)
+            return table
 
     def get_many(self, database: str, names: list[str]) -> list[Table]:
         """The named tables that exist, in name order; missing names are skipped."""

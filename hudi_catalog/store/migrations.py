@@ -67,8 +67,15 @@ def add_hudi_partition_paths(conn: Connection) -> None:
     group_index.create(conn)
 
 
+def add_table_revisions(conn: Connection) -> None:
+    """Version 4 -> 5: ``tbl.revision``, the key of the table read cache."""
+    table_name = conn.dialect.identifier_preparer.format_table(schema.tbl)
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN revision BIGINT NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
     3: add_hudi_partition_paths,
+    4: add_table_revisions,
 }

@@ -30,7 +30,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -135,6 +135,8 @@ tbl = Table(
     Column("view_expanded_text", LongText),
     Column("is_rewrite_enabled", Boolean, nullable=False, default=False),
     *_storage_descriptor_columns(),
+    # raised by every change of the row, its parameters or its schema: the key of the table read cache
+    Column("revision", BigInteger, nullable=False, default=0),
     UniqueConstraint("db_id", "name", name="uniq_tbl"),
     **_MYSQL_OPTIONS,
 )

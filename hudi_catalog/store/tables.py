@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, Row, and_, delete, insert, select, update
@@ -103,6 +104,13 @@ def get_table(conn: Connection, database: str, name: str) -> Table:
     return to_models(conn, [get_row(conn, database, name)])[0]
 
 
+def first_revision() -> int:
+    """A new table's revision: the time in microseconds. SQLite may give a dropped table's id to a new
+    table; starting above every revision the dropped one reached (one per change, each taking longer than a
+    microsecond) keeps a read cache keyed on (id, revision) from confusing the two."""
+    return time.time_ns() // 1000
+
+
 def insert_table(conn: Connection, db_id: int, table: Table) -> int:
     result = conn.execute(
         insert(schema.tbl).values(
@@ -117,6 +125,7 @@ def insert_table(conn: Connection, db_id: int, table: Table) -> int:
             view_original_text=table.view_original_text,
             view_expanded_text=table.view_expanded_text,
             is_rewrite_enabled=table.rewrite_enabled,
+            revision=first_revision(),
             **descriptors.descriptor_to_row(table.sd, schema_version=1),
         )
     )
@@ -141,6 +150,7 @@ def update_table(conn: Connection, tbl_id: int, db_id: int, table: Table, schema
             view_original_text=table.view_original_text,
             view_expanded_text=table.view_expanded_text,
             is_rewrite_enabled=table.rewrite_enabled,
+            revision=_t.revision + 1,
             **descriptors.descriptor_to_row(table.sd, schema_version=schema_version),
         )
     )

@@ -11,8 +11,10 @@ from hudi_catalog.store import schema
 
 def _downgrade_to_version_1(catalog: Catalog) -> None:
     """Put the store back in layout version 1: no ``typed_val`` column, no index on it, no partition
-    ``revision``, ``encoded`` or ``hudi_path`` columns, no ``replaced_file_group`` table."""
+    ``revision``, ``encoded`` or ``hudi_path`` columns, no ``replaced_file_group`` table, no table
+    ``revision``."""
     with catalog.store.engine.begin() as conn:
+        conn.execute(text("ALTER TABLE tbl DROP COLUMN revision"))
         if conn.dialect.name == "sqlite":
             conn.execute(text("DROP INDEX idx_partition_hudi_path"))
             conn.execute(text("DROP INDEX idx_files_instant"))
@@ -48,6 +50,12 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         _, found = migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")
         assert [(e.revision, e.encoded, e.partition.values) for e in found] == [(0, None, ["a", "2"])]
         migrated.partitions.save_encodings([(found[0].part_id, 0, b"cached")])
+        with migrated.store.read() as conn:
+            assert conn.execute(select(schema.tbl.c.revision)).scalar_one() == 0
+        table = migrated.tables.get("m", "t")
+        table.parameters["after"] = "migration"
+        migrated.tables.alter("m", "t", table)
+        assert migrated.tables.get("m", "t").parameters["after"] == "migration"
         assert [e.encoded for e in migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")[1]] == [b"cached"]
     finally:
         migrated.close()
