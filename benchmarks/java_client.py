@@ -2,21 +2,31 @@
 
 Benchmarks time calls through this Java client because engines (Spark, Hive, Trino) are Java clients: a
 Python client would spend more time decoding large answers than either server spends making them.
+
+A call is ``(label, repeat, [method, args...])``; the functions below build the ``[method, args...]`` part.
+``repeat`` calls follow one warm-up call; ``repeat`` 0 is one call, timed, with no warm-up (for calls that
+change the catalog). Each answer comes back as a dict: ``first_ms``, ``p50_ms``, ``p95_ms``, ``max_ms``,
+``samples_ms``, ``result`` (the size of the answer) and ``digest`` (:func:`digest` of the answer's items:
+names, :func:`partition_item`, :func:`table_item`, or the database name), or ``error``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pyspark
 
 SOURCE = Path(__file__).parent / "java" / "HmsCallTimer.java"
 JARS = Path(pyspark.__file__).parent / "jars"
+
+Call = list[str]
 
 
 def compile_timer() -> Path:
@@ -28,13 +38,154 @@ def compile_timer() -> Path:
     return out
 
 
-def time_calls(classes: Path, host: str, port: int, calls: Sequence[tuple[str, int, Sequence[str]]]) -> list[dict]:
-    """Time ``(label, repeat, [method, args...])`` calls on one connection; one result dict per call."""
+def time_calls(classes: Path, host: str, port: int, calls: Sequence[tuple[str, int, Sequence[str]]], *,
+               errors: str = "raise", timeout: float = 3600,
+               progress: Callable[[dict], None] | None = None) -> list[dict]:
+    """Time ``(label, repeat, [method, args...])`` calls on one connection; one result dict per call.
+
+    ``errors="raise"`` raises on the first failed call; ``errors="return"`` returns its
+    ``{"label", "error"}`` dict among the others. ``progress`` sees each result as it arrives.
+    """
+    for label, repeat, call in calls:
+        if any("\t" in part or "\n" in part for part in [label, *call]):
+            raise ValueError(f"tab or newline in call {label!r}")
     lines = "".join("\t".join([label, str(repeat), *call]) + "\n" for label, repeat, call in calls)
-    done = subprocess.run(
+    process = subprocess.Popen(
         ["java", "-cp", f"{classes}:{JARS}/*", "HmsCallTimer", host, str(port)],
-        input=lines, capture_output=True, text=True, timeout=3600,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    if done.returncode != 0:
-        raise RuntimeError(f"HmsCallTimer failed:\n{done.stderr[-3000:]}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    stderr: list[str] = []
+
+    def feed() -> None:
+        try:
+            process.stdin.write(lines)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+
+    threads = [threading.Thread(target=feed, daemon=True),
+               threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True)]
+    for thread in threads:
+        thread.start()
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    results = []
+    try:
+        for line in process.stdout:
+            if not line.startswith("{"):
+                continue
+            result = json.loads(line)
+            results.append(result)
+            if progress is not None:
+                progress(result)
+            if "error" in result and errors == "raise":
+                raise RuntimeError(f"{result['label']}: {result['error']}")
+        process.wait()
+    finally:
+        timer.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for thread in threads:
+            thread.join(5)
+    if process.returncode != 0:
+        raise RuntimeError(f"HmsCallTimer failed ({process.returncode}):\n{''.join(stderr)[-3000:]}")
+    return results
+
+
+def digest(items: Iterable[str]) -> str:
+    """What the timer answers as ``digest`` for an answer of these items."""
+    return hashlib.sha1("\n".join(sorted(items)).encode()).hexdigest()
+
+
+def partition_item(values: Sequence[str], altered: bool = False) -> str:
+    return "/".join(values) + (" hmsbench.altered=true" if altered else "")
+
+
+def table_item(db: str, table: str, keys: Sequence[tuple[str, str]]) -> str:
+    return f"{db}.{table} " + ",".join(f"{name}:{type_}" for name, type_ in keys)
+
+
+# -- calls: reads ---------------------------------------------------------------------------------------
+
+def get_database(db: str) -> Call:
+    return ["get_database", db]
+
+
+def get_table(db: str, table: str) -> Call:
+    return ["get_table", db, table]
+
+
+def get_all_tables(db: str) -> Call:
+    return ["get_all_tables", db]
+
+
+def get_partition_names(db: str, table: str, max_parts: int = -1) -> Call:
+    return ["get_partition_names", db, table, str(max_parts)]
+
+
+def get_partitions(db: str, table: str, max_parts: int = -1) -> Call:
+    return ["get_partitions", db, table, str(max_parts)]
+
+
+def get_partitions_by_filter(db: str, table: str, filter_text: str, max_parts: int = -1) -> Call:
+    return ["get_partitions_by_filter", db, table, filter_text, str(max_parts)]
+
+
+def get_partitions_by_names(db: str, table: str, names: Sequence[str]) -> Call:
+    return ["get_partitions_by_names", db, table, ",".join(names)]
+
+
+def get_partition_by_name(db: str, table: str, name: str) -> Call:
+    return ["get_partition_by_name", db, table, name]
+
+
+def get_partition(db: str, table: str, values: Sequence[str]) -> Call:
+    return ["get_partition", db, table, *values]
+
+
+# -- calls: changes (the benchmark table: external, Parquet, columns id bigint, name string, amount double,
+# partition keys dt string, hr int; partition locations <table location>/dt=<dt>/hr=<hr>) --------------
+
+BENCH_KEYS = (("dt", "string"), ("hr", "int"))
+
+
+def create_database(db: str, location: str) -> Call:
+    return ["create_database", db, location]
+
+
+def drop_database(db: str) -> Call:
+    """Drop an empty database, its directory too (as engines drop)."""
+    return ["drop_database", db]
+
+
+def drop_database_if_exists(db: str) -> Call:
+    """Drop a database with whatever it holds (cascade), leaving the data; nothing if it does not exist."""
+    return ["drop_database_if_exists", db]
+
+
+def create_table(db: str, table: str, location: str) -> Call:
+    return ["create_table", db, table, location]
+
+
+def add_partitions(db: str, table: str, location: str, values: Sequence[Sequence[str]]) -> Call:
+    """Thrift ``add_partitions`` of partitions of two values (``dt``, ``hr``)."""
+    return ["add_partitions", db, table, location, ",".join("/".join(v) for v in values)]
+
+
+def alter_partition(db: str, table: str, location: str, values: Sequence[str]) -> Call:
+    """``alter_partition`` with parameter ``hmsbench.altered=true``."""
+    return ["alter_partition", db, table, location, *values]
+
+
+def drop_partition(db: str, table: str, values: Sequence[str]) -> Call:
+    return ["drop_partition", db, table, *values]
+
+
+def drop_table(db: str, table: str) -> Call:
+    return ["drop_table", db, table]
+
+
+def concurrent(threads: int, call: Call) -> Call:
+    """``call`` on ``threads`` connections at once; the answer has ``calls_per_s``, no digest."""
+    return ["concurrent", str(threads), *call]

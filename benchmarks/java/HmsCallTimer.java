@@ -1,13 +1,30 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.hadoop.hive.metastore.api.Database;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.SerDeInfo;
+import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
+import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
+import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * Times metastore calls the way engines make them: Hive 2.3.10's generated Thrift client over a plain socket
@@ -16,16 +33,40 @@ import org.apache.thrift.transport.TSocket;
  * <p>Arguments: host port. Reads one call per line on stdin, tab-separated:
  * {@code label, repeat, method, args...}; runs it once to warm up, then {@code repeat} times, and prints one
  * JSON line per call: {@code {"label": ..., "first_ms": ..., "p50_ms": ..., "p95_ms": ..., "max_ms": ...,
- * "result": n}} (first_ms: the warm-up call), where
- * {@code n} is the size of the answer (partitions, names, or 1 for a single object).
+ * "result": n, "samples_ms": [...], "digest": "..."}} (first_ms: the warm-up call), where {@code n} is the
+ * size of the answer (partitions, names, or 1 for a single object) and {@code digest} the SHA-1 of the
+ * answer's sorted items, one per line (see {@link #items}), so that a caller can check the answer without
+ * reading it. {@code repeat} 0 makes one call with no warm-up, timed as the only sample: calls that change
+ * the catalog are timed that way. A call that fails prints {@code {"label": ..., "error": "..."}} and the
+ * next line runs (on a new connection if the transport broke).
+ *
+ * <p>{@code label, repeat, concurrent, threads, method, args...} runs the call on {@code threads}
+ * connections at once: each thread calls once to warm up, waits for the others, then calls {@code repeat}
+ * times; the line has {@code calls_per_s} (all timed calls over the wall time from the start of the timed
+ * calls to the end of the last thread's), {@code threads}, {@code calls}, {@code errors} and the percentiles
+ * of all timed calls.
+ *
+ * <p>Methods and their arguments (values of one partition are the remaining arguments; a partition list
+ * is {@code v1/v2,v1/v2,...}):
+ * get_database db; get_table db tbl; get_all_tables db; get_partition_names db tbl max;
+ * get_partitions db tbl max; get_partitions_by_filter db tbl filter max; get_partitions_by_names db tbl
+ * name,name,...; get_partition_by_name db tbl name; get_partition db tbl v...;
+ * create_database db location; drop_database db (deleteData, no cascade); drop_database_if_exists db
+ * (cascade, no data deleted; no error if missing); create_table db tbl location (the benchmark table:
+ * external, Parquet, columns id bigint, name string, amount double, partition keys dt string, hr int);
+ * add_partitions db tbl tableLocation partitionList (Thrift add_partitions, locations
+ * tableLocation/dt=v1/hr=v2); alter_partition db tbl tableLocation v... (sets parameter hmsbench.altered);
+ * drop_partition db tbl v... (deleteData); drop_table db tbl (deleteData).
  */
 public final class HmsCallTimer {
   private HmsCallTimer() {}
 
+  private static final String ALTERED = "hmsbench.altered";
+
   public static void main(String[] args) throws Exception {
-    TSocket socket = new TSocket(args[0], Integer.parseInt(args[1]), 600_000);
-    socket.open();
-    ThriftHiveMetastore.Client client = new ThriftHiveMetastore.Client(new TBinaryProtocol(socket));
+    String host = args[0];
+    int port = Integer.parseInt(args[1]);
+    ThriftHiveMetastore.Client client = connect(host, port);
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
     for (String line; (line = in.readLine()) != null; ) {
       if (line.isEmpty()) {
@@ -35,54 +76,305 @@ public final class HmsCallTimer {
       String label = f[0];
       int repeat = Integer.parseInt(f[1]);
       String[] call = Arrays.copyOfRange(f, 2, f.length);
-      long warmUp = System.nanoTime();
-      int result = call(client, call);
-      double firstMs = (System.nanoTime() - warmUp) / 1e6;
-      List<Double> samples = new ArrayList<>();
-      for (int i = 0; i < repeat; i++) {
-        long started = System.nanoTime();
-        result = call(client, call);
-        samples.add((System.nanoTime() - started) / 1e6);
+      try {
+        if (call[0].equals("concurrent")) {
+          System.out.println(concurrent(host, port, label, repeat, Integer.parseInt(call[1]),
+              Arrays.copyOfRange(call, 2, call.length)));
+        } else {
+          System.out.println(timed(client, label, repeat, call));
+        }
+      } catch (Exception e) {
+        System.out.println("{\"label\": " + quote(label) + ", \"error\": " + quote(describe(e)) + "}");
+        if (e instanceof TTransportException) {
+          client.getInputProtocol().getTransport().close();
+          client = connect(host, port);
+        }
       }
-      Collections.sort(samples);
-      System.out.printf(
-          "{\"label\": \"%s\", \"first_ms\": %.3f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f, "
-              + "\"result\": %d}%n",
-          label.replace("\"", "\\\""), firstMs, percentile(samples, 0.50), percentile(samples, 0.95),
-          samples.get(samples.size() - 1), result);
       System.out.flush();
     }
-    socket.close();
+    client.getInputProtocol().getTransport().close();
+  }
+
+  private static ThriftHiveMetastore.Client connect(String host, int port) throws TTransportException {
+    // no cap on message size: a table's whole partition list can exceed libthrift's default of 100 MB
+    TConfiguration config = new TConfiguration(Integer.MAX_VALUE, Integer.MAX_VALUE,
+        TConfiguration.DEFAULT_RECURSION_DEPTH);
+    TSocket socket = new TSocket(config, host, port, 600_000);
+    socket.open();
+    return new ThriftHiveMetastore.Client(new TBinaryProtocol(socket));
+  }
+
+  private static String timed(ThriftHiveMetastore.Client client, String label, int repeat, String[] call)
+      throws Exception {
+    long warmUp = System.nanoTime();
+    Object answer = call(client, call);
+    double firstMs = (System.nanoTime() - warmUp) / 1e6;
+    List<Double> samples = new ArrayList<>();
+    if (repeat == 0) {
+      samples.add(firstMs);
+    }
+    for (int i = 0; i < repeat; i++) {
+      long started = System.nanoTime();
+      answer = call(client, call);
+      samples.add((System.nanoTime() - started) / 1e6);
+    }
+    List<String> items = items(answer);
+    List<Double> sorted = new ArrayList<>(samples);
+    Collections.sort(sorted);
+    return String.format(Locale.ROOT,
+        "{\"label\": %s, \"first_ms\": %.3f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f, "
+            + "\"result\": %d, \"digest\": \"%s\", \"samples_ms\": %s}",
+        quote(label), firstMs, percentile(sorted, 0.50), percentile(sorted, 0.95),
+        sorted.get(sorted.size() - 1), size(answer, items), digest(items), json(samples));
+  }
+
+  private static String concurrent(String host, int port, String label, int repeat, int threads, String[] call)
+      throws Exception {
+    List<ThriftHiveMetastore.Client> clients = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      clients.add(connect(host, port));
+    }
+    CyclicBarrier ready = new CyclicBarrier(threads + 1);
+    AtomicInteger errors = new AtomicInteger();
+    AtomicReference<String> firstError = new AtomicReference<>();
+    List<List<Double>> perThread = new ArrayList<>();
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      ThriftHiveMetastore.Client c = clients.get(t);
+      List<Double> samples = new ArrayList<>();
+      perThread.add(samples);
+      Thread worker = new Thread(() -> {
+        try {
+          try {
+            call(c, call);
+          } catch (Exception e) {
+            errors.incrementAndGet();
+            firstError.compareAndSet(null, describe(e));
+          }
+          ready.await();
+          for (int i = 0; i < repeat; i++) {
+            long started = System.nanoTime();
+            try {
+              call(c, call);
+            } catch (Exception e) {
+              errors.incrementAndGet();
+              firstError.compareAndSet(null, describe(e));
+            }
+            samples.add((System.nanoTime() - started) / 1e6);
+          }
+        } catch (Exception e) {
+          errors.incrementAndGet();
+          firstError.compareAndSet(null, describe(e));
+        }
+      });
+      workers.add(worker);
+      worker.start();
+    }
+    ready.await();
+    long started = System.nanoTime();
+    for (Thread worker : workers) {
+      worker.join();
+    }
+    double wallS = (System.nanoTime() - started) / 1e9;
+    for (ThriftHiveMetastore.Client c : clients) {
+      c.getInputProtocol().getTransport().close();
+    }
+    List<Double> all = new ArrayList<>();
+    for (List<Double> samples : perThread) {
+      all.addAll(samples);
+    }
+    Collections.sort(all);
+    StringBuilder out = new StringBuilder();
+    out.append(String.format(Locale.ROOT,
+        "{\"label\": %s, \"threads\": %d, \"calls\": %d, \"errors\": %d, \"wall_s\": %.3f, "
+            + "\"calls_per_s\": %.1f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f",
+        quote(label), threads, all.size(), errors.get(), wallS, all.size() / wallS,
+        percentile(all, 0.50), percentile(all, 0.95), all.isEmpty() ? 0.0 : all.get(all.size() - 1)));
+    if (firstError.get() != null) {
+      out.append(", \"error\": ").append(quote(firstError.get()));
+    }
+    return out.append("}").toString();
   }
 
   private static double percentile(List<Double> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return 0.0;
+    }
     int index = (int) Math.ceil(p * sorted.size()) - 1;
     return sorted.get(Math.max(0, Math.min(index, sorted.size() - 1)));
   }
 
-  private static int call(ThriftHiveMetastore.Client c, String[] a) throws Exception {
+  private static Object call(ThriftHiveMetastore.Client c, String[] a) throws Exception {
     switch (a[0]) {
       case "get_database":
-        c.get_database(a[1]);
-        return 1;
+        return c.get_database(a[1]);
       case "get_table":
-        c.get_table(a[1], a[2]);
-        return 1;
+        return c.get_table(a[1], a[2]);
       case "get_all_tables":
-        return c.get_all_tables(a[1]).size();
+        return c.get_all_tables(a[1]);
       case "get_partition_names":
-        return c.get_partition_names(a[1], a[2], Short.parseShort(a[3])).size();
+        return c.get_partition_names(a[1], a[2], Short.parseShort(a[3]));
       case "get_partitions":
-        return c.get_partitions(a[1], a[2], Short.parseShort(a[3])).size();
+        return c.get_partitions(a[1], a[2], Short.parseShort(a[3]));
       case "get_partitions_by_filter":
-        return c.get_partitions_by_filter(a[1], a[2], a[3], Short.parseShort(a[4])).size();
+        return c.get_partitions_by_filter(a[1], a[2], a[3], Short.parseShort(a[4]));
       case "get_partitions_by_names":
-        return c.get_partitions_by_names(a[1], a[2], Arrays.asList(a[3].split(","))).size();
+        return c.get_partitions_by_names(a[1], a[2], Arrays.asList(a[3].split(",")));
       case "get_partition_by_name":
-        c.get_partition_by_name(a[1], a[2], a[3]);
-        return 1;
+        return c.get_partition_by_name(a[1], a[2], a[3]);
+      case "get_partition":
+        return c.get_partition(a[1], a[2], values(a, 3));
+      case "create_database":
+        c.create_database(new Database(a[1], "hmsbench", a[2], new HashMap<>()));
+        return null;
+      case "drop_database":
+        c.drop_database(a[1], true, false);
+        return null;
+      case "drop_database_if_exists":
+        try {
+          c.get_database(a[1]);
+        } catch (NoSuchObjectException e) {
+          return null; // (Hive 2.3 answers dropping a missing database with cascade by a MetaException)
+        }
+        c.drop_database(a[1], false, true);
+        return null;
+      case "create_table":
+        c.create_table(table(a[1], a[2], a[3]));
+        return null;
+      case "add_partitions": {
+        List<Partition> parts = new ArrayList<>();
+        for (String spec : a[4].split(",")) {
+          parts.add(partition(a[1], a[2], a[3], Arrays.asList(spec.split("/"))));
+        }
+        return c.add_partitions(parts);
+      }
+      case "alter_partition": {
+        Partition part = partition(a[1], a[2], a[3], values(a, 4));
+        part.getParameters().put(ALTERED, "true");
+        c.alter_partition(a[1], a[2], part);
+        return null;
+      }
+      case "drop_partition":
+        return c.drop_partition(a[1], a[2], values(a, 3), true);
+      case "drop_table":
+        c.drop_table(a[1], a[2], true);
+        return null;
       default:
         throw new IllegalArgumentException("unknown method " + a[0]);
     }
+  }
+
+  private static List<String> values(String[] a, int from) {
+    return Arrays.asList(Arrays.copyOfRange(a, from, a.length));
+  }
+
+  private static List<FieldSchema> columns() {
+    return new ArrayList<>(Arrays.asList(new FieldSchema("id", "bigint", null),
+        new FieldSchema("name", "string", null), new FieldSchema("amount", "double", null)));
+  }
+
+  private static StorageDescriptor sd(String location) {
+    Map<String, String> serdeParams = new HashMap<>();
+    serdeParams.put("serialization.format", "1");
+    SerDeInfo serde = new SerDeInfo(null, "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+        serdeParams);
+    StorageDescriptor sd = new StorageDescriptor(columns(), location,
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat", false, -1, serde,
+        new ArrayList<>(), new ArrayList<>(), new HashMap<>());
+    return sd;
+  }
+
+  private static Table table(String db, String name, String location) {
+    Map<String, String> params = new HashMap<>();
+    params.put("EXTERNAL", "TRUE");
+    List<FieldSchema> keys = Arrays.asList(new FieldSchema("dt", "string", null),
+        new FieldSchema("hr", "int", null));
+    int now = (int) (System.currentTimeMillis() / 1000);
+    return new Table(name, db, "hmsbench", now, 0, 0, sd(location), new ArrayList<>(keys), params, null, null,
+        "EXTERNAL_TABLE");
+  }
+
+  private static Partition partition(String db, String tbl, String tableLocation, List<String> values) {
+    String location = tableLocation + "/dt=" + values.get(0) + "/hr=" + values.get(1);
+    int now = (int) (System.currentTimeMillis() / 1000);
+    return new Partition(new ArrayList<>(values), db, tbl, now, 0, sd(location), new HashMap<>());
+  }
+
+  /** The answer as lines: names, or one per object (see the class comment of the benchmark). */
+  private static List<String> items(Object answer) {
+    List<String> items = new ArrayList<>();
+    if (answer instanceof List) {
+      for (Object item : (List<?>) answer) {
+        items.add(item(item));
+      }
+    } else if (answer != null) {
+      items.add(item(answer));
+    }
+    Collections.sort(items);
+    return items;
+  }
+
+  private static String item(Object o) {
+    if (o instanceof Partition) {
+      Partition p = (Partition) o;
+      String altered = p.getParameters() == null ? null : p.getParameters().get(ALTERED);
+      return String.join("/", p.getValues()) + (altered == null ? "" : " " + ALTERED + "=" + altered);
+    }
+    if (o instanceof Table) {
+      Table t = (Table) o;
+      List<String> keys = new ArrayList<>();
+      for (FieldSchema k : t.getPartitionKeys()) {
+        keys.add(k.getName() + ":" + k.getType());
+      }
+      return t.getDbName() + "." + t.getTableName() + " " + String.join(",", keys);
+    }
+    if (o instanceof Database) {
+      return ((Database) o).getName();
+    }
+    return String.valueOf(o);
+  }
+
+  private static int size(Object answer, List<String> items) {
+    if (answer instanceof Integer) {
+      return (Integer) answer;
+    }
+    return items.size();
+  }
+
+  private static String digest(List<String> items) throws Exception {
+    MessageDigest sha = MessageDigest.getInstance("SHA-1");
+    sha.update(String.join("\n", items).getBytes(StandardCharsets.UTF_8));
+    StringBuilder hex = new StringBuilder();
+    for (byte b : sha.digest()) {
+      hex.append(String.format("%02x", b));
+    }
+    return hex.toString();
+  }
+
+  private static String describe(Throwable e) {
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  private static String json(List<Double> samples) {
+    StringBuilder out = new StringBuilder("[");
+    for (int i = 0; i < samples.size(); i++) {
+      out.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3f", samples.get(i)));
+    }
+    return out.append("]").toString();
+  }
+
+  private static String quote(String s) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char ch : String.valueOf(s).toCharArray()) {
+      if (ch == '"' || ch == '\\') {
+        out.append('\\').append(ch);
+      } else if (ch < 0x20) {
+        out.append(String.format("\\u%04x", (int) ch));
+      } else {
+        out.append(ch);
+      }
+    }
+    return out.append('"').toString();
   }
 }

@@ -1,0 +1,497 @@
+"""An hbench-style workload against Hive Metastore servers: ours, Apache Hive Metastore 2.3.10, or any URI.
+
+For each partition count N (``--partitions 1000,10000,100000``), on each server:
+
+1. create a database and an external table partitioned by ``dt`` string and ``hr`` int (24 hours a day);
+2. add N partitions in batches of ``--batch`` (1000), each batch one timed ``add_partitions`` call;
+3. ``--iterations`` K timed calls (after one warm-up call) of each read: getDatabase, getTable,
+   getAllTables, listPartitionNames, getPartitionsByFilter on one partition (``dt = "<day>" and hr = 7``)
+   and on a 10% range of days, getPartitionsByNames (100 names), getPartitions (all N), getPartition;
+4. with ``--concurrency C``: C client threads at once on getTable and on the one-partition filter, each
+   ``--concurrent-calls`` times, for calls per second;
+5. K timed alterPartition calls (one partition, one parameter changed), then dropPartition of 100
+   partitions one by one, then dropTable and dropDatabase, each timed.
+
+Every answer is checked (sizes, and names through a digest of the sorted answer: database, table, table
+names, partition names, partition values, the altered parameter, what is left after the drops); a wrong
+answer or a failed call is reported and the run goes on. Calls are made by Hive 2.3.10's Java Thrift client
+(``benchmarks/java/HmsCallTimer.java``), as engines make them. Before each run the server gets a small
+warm-up workload (a table of 48 partitions) that is not reported.
+
+Servers: ``--ours`` starts ``hudi-metastore serve`` on its own MariaDB database (``--ours-db-url``);
+``--peer`` starts Apache Hive Metastore 2.3.10 from the pyspark wheel on another (``--peer-db-url``,
+``benchmarks/peer.py``; it needs ``benchmarks/install_peer_deps.sh``); ``--compare`` is both; ``--uri
+thrift://host:port`` measures a server already running. With no server option, ``--ours``. The servers
+take turns at each partition count.
+
+Prints a markdown table per partition count (p50/p95/max per operation and server, and the ratio of
+p50s ours/HMS when both run), then the whole result as JSON (or writes it to ``--json PATH``). ``--plot
+PATH`` draws the p50 of each operation against the partition count per server (PNG, needs matplotlib).
+
+Usage: python benchmarks/hmsbench.py [--compare | --ours | --peer | --uri thrift://host:port]
+       [--partitions 1000,10000,100000] [--iterations 10] [--concurrency 8] [--plot docs/hmsbench.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+sys.path.insert(0, str(Path(__file__).parent))
+import java_client as jc  # noqa: E402
+from bench_server import ensure_mysql_database, free_port, peak_rss_mib, running_server  # noqa: E402
+
+OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
+PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
+DB = "hmsbench"
+TABLE = "bench"
+START = dt.date(2020, 1, 1)
+BY_NAMES = 100
+DROPS = 100
+
+# operations in the order of the tables; addPartitions(<batch>) is inserted after createTable
+READS = ["getDatabase", "getTable", "getAllTables", "listPartitionNames", "getPartitionsByFilter (1 partition)",
+         "getPartitionsByFilter (10% range)", "getPartitionsByNames (100)", "getPartitions (all)", "getPartition"]
+CHANGES = ["alterPartition", "dropPartition", "dropTable", "dropDatabase"]
+
+
+def day(i: int) -> str:
+    return (START + dt.timedelta(days=i)).isoformat()
+
+
+def values(i: int) -> tuple[str, str]:
+    return day(i // 24), str(i % 24)
+
+
+def name(v: tuple[str, str]) -> str:
+    return f"dt={v[0]}/hr={v[1]}"
+
+
+@dataclass
+class Target:
+    """A server under test: ``key`` (``ours``, ``hms`` or the URI), where it listens, its process id if we
+    started it."""
+    key: str
+    host: str
+    port: int
+    pid: int | None = None
+
+
+@dataclass
+class Expect:
+    """What a call must answer: ``result`` (size) and/or the items whose digest it must match."""
+    result: int | None = None
+    items: list[str] | None = None
+
+
+@dataclass
+class Workload:
+    """The calls of one run (one server, one partition count) and what each must answer."""
+    calls: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    expect: dict[str, Expect] = field(default_factory=dict)
+
+    def add(self, label: str, repeat: int, call: list[str], expect: Expect | None = None) -> None:
+        self.calls.append((label, repeat, call))
+        if expect is not None:
+            self.expect[label] = expect
+
+
+def workload(n: int, db: str, location: str, iterations: int, batch: int, concurrency: list[int],
+             concurrent_calls: int, prefix: str = "") -> Workload:
+    """The hbench-style calls on a table of ``n`` partitions; ``prefix`` labels a warm-up run."""
+    w = Workload()
+    table_location = f"{location}/tables/{TABLE}"
+    parts = [values(i) for i in range(n)]
+    names = [name(v) for v in parts]
+    days = max(1, n // 24)
+    middle_day = days // 2
+    tenth = max(1, days // 10)
+
+    w.add(f"{prefix}setup", 0, jc.drop_database_if_exists(db))
+    w.add(f"{prefix}createDatabase", 0, jc.create_database(db, f"{location}/{db}.db"))
+    w.add(f"{prefix}createTable", 0, jc.create_table(db, TABLE, table_location))
+    for number, start in enumerate(range(0, n, batch)):
+        chunk = parts[start:start + batch]
+        w.add(f"{prefix}addPartitions ({batch})#{number}", 0, jc.add_partitions(db, TABLE, table_location, chunk),
+              Expect(result=len(chunk)))
+
+    one = f'dt = "{day(middle_day)}" and hr = 7'
+    one_parts = [v for v in parts if v[0] == day(middle_day) and v[1] == "7"]
+    low, high = day(middle_day), day(middle_day + tenth)
+    range_filter = f'dt >= "{low}" and dt < "{high}"'
+    range_parts = [v for v in parts if low <= v[0] < high]
+    step = max(1, n // BY_NAMES)
+    by_names = [names[i] for i in range(0, n, step)][:BY_NAMES]
+    by_names_parts = [parts[i] for i in range(0, n, step)][:BY_NAMES]
+    target = parts[n // 2]
+    items = jc.partition_item
+    reads = {
+        "getDatabase": (jc.get_database(db), [db]),
+        "getTable": (jc.get_table(db, TABLE), [jc.table_item(db, TABLE, jc.BENCH_KEYS)]),
+        "getAllTables": (jc.get_all_tables(db), [TABLE]),
+        "listPartitionNames": (jc.get_partition_names(db, TABLE), names),
+        "getPartitionsByFilter (1 partition)": (jc.get_partitions_by_filter(db, TABLE, one),
+                                                [items(v) for v in one_parts]),
+        "getPartitionsByFilter (10% range)": (jc.get_partitions_by_filter(db, TABLE, range_filter),
+                                              [items(v) for v in range_parts]),
+        "getPartitionsByNames (100)": (jc.get_partitions_by_names(db, TABLE, by_names),
+                                       [items(v) for v in by_names_parts]),
+        "getPartitions (all)": (jc.get_partitions(db, TABLE), [items(v) for v in parts]),
+        "getPartition": (jc.get_partition(db, TABLE, target), [items(target)]),
+    }
+    assert list(reads) == READS
+    for op, (call, expected) in reads.items():
+        w.add(f"{prefix}{op}", iterations, call, Expect(len(expected), expected))
+
+    for threads in concurrency:
+        for op in ("getTable", "getPartitionsByFilter (1 partition)"):
+            w.add(f"{prefix}concurrent {op} x{threads}", concurrent_calls, jc.concurrent(threads, reads[op][0]))
+
+    w.add(f"{prefix}alterPartition", iterations, jc.alter_partition(db, TABLE, table_location, target))
+    w.add(f"{prefix}check: altered partition", 0, jc.get_partition(db, TABLE, target),
+          Expect(1, [items(target, altered=True)]))
+    dropped = set()
+    drop_step = max(1, n // DROPS)
+    for number, i in enumerate(range(drop_step // 2, n, drop_step)):
+        if number == DROPS:
+            break
+        dropped.add(i)
+        w.add(f"{prefix}dropPartition#{number}", 0, jc.drop_partition(db, TABLE, parts[i]), Expect(1, ["true"]))
+    left = [names[i] for i in range(n) if i not in dropped]
+    w.add(f"{prefix}check: names after the drops", 0, jc.get_partition_names(db, TABLE), Expect(len(left), left))
+    w.add(f"{prefix}dropTable", 0, jc.drop_table(db, TABLE))
+    w.add(f"{prefix}check: tables after dropTable", 0, jc.get_all_tables(db), Expect(0, []))
+    w.add(f"{prefix}dropDatabase", 0, jc.drop_database(db))
+    return w
+
+
+def op_of(label: str) -> str:
+    return label.split("#")[0]
+
+
+def percentile(sorted_samples: list[float], p: float) -> float:
+    index = math.ceil(p * len(sorted_samples)) - 1
+    return sorted_samples[max(0, min(index, len(sorted_samples) - 1))]
+
+
+def summarize(results: list[dict], w: Workload) -> dict:
+    """Per operation: p50/p95/max (and the warm-up call) over its samples; errors: failed calls and wrong
+    answers."""
+    samples: dict[str, list[float]] = {}
+    first: dict[str, float] = {}
+    concurrent: dict[str, dict] = {}
+    errors: list[str] = []
+    for r in results:
+        label = r["label"]
+        if "error" in r:
+            errors.append(f"{label}: {r['error'][:500]}")
+            if "threads" not in r:
+                continue
+        if "threads" in r:
+            concurrent[label.removeprefix("concurrent ")] = {
+                k: r[k] for k in ("threads", "calls", "errors", "wall_s", "calls_per_s", "p50_ms", "p95_ms",
+                                  "max_ms")}
+            continue
+        expect = w.expect.get(label)
+        if expect is not None:
+            if expect.result is not None and r["result"] != expect.result:
+                errors.append(f"{label}: answered {r['result']} items, expected {expect.result}")
+            elif expect.items is not None and r["digest"] != jc.digest(expect.items):
+                errors.append(f"{label}: answered other items than expected ({r['result']} items)")
+        if label.startswith(("check:", "setup")):
+            continue
+        op = op_of(label)
+        samples.setdefault(op, []).extend(r["samples_ms"])
+        first.setdefault(op, r["first_ms"])
+    missing = {op_of(label) for label, _, _ in w.calls} - set(samples) - {"setup"}
+    missing = {op for op in missing if not op.startswith(("check:", "concurrent "))}
+    ops = {}
+    for op, values_ms in samples.items():
+        ordered = sorted(values_ms)
+        ops[op] = {"p50_ms": round(percentile(ordered, 0.5), 3), "p95_ms": round(percentile(ordered, 0.95), 3),
+                   "max_ms": round(ordered[-1], 3), "first_ms": round(first[op], 3), "samples": len(ordered),
+                   "total_ms": round(sum(ordered), 3)}
+    return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
+
+
+def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
+    """The workload on ``target`` with ``n`` partitions, after the warm-up workload."""
+    warm = workload(48, f"{DB}_warmup", f"{location}/warmup", 2, args.batch, [], 0, prefix="warmup: ")
+    main = workload(n, DB, location, args.iterations, args.batch, args.concurrency, args.concurrent_calls)
+    batches = sum(1 for label, _, _ in main.calls if label.startswith("addPartitions"))
+    started = time.perf_counter()
+
+    def progress(r: dict) -> None:
+        label = r["label"]
+        if label.startswith("addPartitions") and (int(label.split("#")[1]) + 1) % 10 == 0:
+            print(f"  {target.key} n={n:,}: {int(label.split('#')[1]) + 1}/{batches} batches added "
+                  f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+        elif not label.startswith(("addPartitions", "dropPartition", "warmup")):
+            print(f"  {target.key} n={n:,}: {label} done ({time.perf_counter() - started:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    results = jc.time_calls(classes, target.host, target.port, warm.calls + main.calls, errors="return",
+                            timeout=args.timeout, progress=progress)
+    summary = summarize([r for r in results if r["label"].startswith("warmup: ")], warm)
+    out = summarize([r for r in results if not r["label"].startswith("warmup: ")], main)
+    out["errors"] = [f"warm-up {e}" for e in summary["errors"]] + out["errors"]
+    out["wall_s"] = round(time.perf_counter() - started, 1)
+    if target.pid is not None:
+        out["peak_rss_mib"] = round(peak_rss_mib(target.pid))
+    return out
+
+
+# -- servers -----------------------------------------------------------------------------------------------
+
+@contextmanager
+def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
+    ensure_mysql_database(db_url)
+    port = free_port()
+    with running_server(db_url, warehouse, ["--port", str(port), "--no-metaserver", *options], port) as server:
+        yield Target("ours", "127.0.0.1", port, server.pid)
+
+
+@contextmanager
+def hms(db_url: str, heap: str) -> Iterator[Target]:
+    from peer import running_peer
+
+    with running_peer(db_url, heap=heap) as peer:
+        yield Target("hms", peer.host, peer.port, peer.process.pid)
+
+
+@contextmanager
+def remote(uri: str) -> Iterator[Target]:
+    parsed = urlparse(uri)
+    if parsed.scheme != "thrift" or not parsed.hostname:
+        raise SystemExit(f"--uri wants thrift://host:port, not {uri}")
+    yield Target(uri, parsed.hostname, parsed.port or 9083)
+
+
+# -- output ------------------------------------------------------------------------------------------------
+
+def ordered_ops(report: dict) -> list[str]:
+    seen: list[str] = []
+    for per_n in report.values():
+        for op in per_n["ops"]:
+            if op not in seen:
+                seen.append(op)
+    order = ["createDatabase", "createTable"] + [op for op in seen if op.startswith("addPartitions")] + READS + CHANGES
+    return [op for op in order if op in seen] + [op for op in seen if op not in order]
+
+
+def ratio_pair(keys: list[str]) -> tuple[str, str] | None:
+    """Which two servers the ratio column compares: the other one over ``hms``."""
+    if len(keys) == 2 and "hms" in keys:
+        other = keys[0] if keys[1] == "hms" else keys[1]
+        return other, "hms"
+    return None
+
+
+def fmt(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    return f"{ms:,.1f}" if ms < 10_000 else f"{ms:,.0f}"
+
+
+def markdown(result: dict) -> str:
+    servers: dict[str, dict] = result["servers"]
+    keys = list(servers)
+    pair = ratio_pair(keys)
+    lines = []
+    for n in result["settings"]["partitions"]:
+        lines.append(f"### {n:,} partitions, {result['settings']['iterations']} iterations\n")
+        header = ["operation"]
+        for key in keys:
+            header += [f"{key} p50 ms", f"{key} p95 ms", f"{key} max ms"]
+        if pair:
+            header.append(f"{pair[0]}/{pair[1]} p50")
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|---|" + "---:|" * (len(header) - 1))
+        runs = {key: servers[key][str(n)] for key in keys}
+        for op in ordered_ops({key: runs[key] for key in keys}):
+            row = [op]
+            for key in keys:
+                stats = runs[key]["ops"].get(op)
+                row += [fmt(stats["p50_ms"]), fmt(stats["p95_ms"]), fmt(stats["max_ms"])] if stats else ["", "", ""]
+            if pair:
+                a, b = (runs[k]["ops"].get(op) for k in pair)
+                row.append(f"{a['p50_ms'] / b['p50_ms']:.2f}" if a and b and b["p50_ms"] > 0 else "")
+            lines.append("| " + " | ".join(row) + " |")
+        concurrent = sorted({label for key in keys for label in runs[key]["concurrency"]})
+        if concurrent:
+            lines.append("")
+            header = ["concurrent calls"] + [f"{key} calls/s" for key in keys] + [f"{key} p50 ms" for key in keys]
+            if pair:
+                header.append(f"{pair[0]}/{pair[1]} calls/s")
+            lines.append("| " + " | ".join(header) + " |")
+            lines.append("|---|" + "---:|" * (len(header) - 1))
+            for label in concurrent:
+                stats = [runs[key]["concurrency"].get(label) for key in keys]
+                row = [label] + [f"{s['calls_per_s']:,.0f}" if s else "" for s in stats]
+                row += [fmt(s["p50_ms"]) if s else "" for s in stats]
+                if pair:
+                    a, b = (runs[k]["concurrency"].get(label) for k in pair)
+                    row.append(f"{a['calls_per_s'] / b['calls_per_s']:.2f}" if a and b and b["calls_per_s"] else "")
+                lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+        for key in keys:
+            run = runs[key]
+            add = sum(stats["total_ms"] for op, stats in run["ops"].items() if op.startswith("addPartitions"))
+            extra = f", peak RSS {run['peak_rss_mib']} MiB" if "peak_rss_mib" in run else ""
+            lines.append(f"- {key}: {n:,} partitions added in {add / 1000:.1f} s, run {run['wall_s']} s{extra}; "
+                         f"errors: {len(run['errors'])}")
+            lines += [f"  - {e}" for e in run["errors"][:20]]
+            if run["not_measured"]:
+                lines.append(f"  - not measured: {', '.join(run['not_measured'])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(result: dict, path: str) -> None:
+    """p50 per operation against the partition count, one panel per operation, one line per server."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+    servers = result["servers"]
+    sizes = result["settings"]["partitions"]
+    ops = ordered_ops({f"{key}|{n}": run for key, runs in servers.items() for n, run in runs.items()})
+    columns = 4
+    rows = math.ceil(len(ops) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 2.7 * rows + 0.8), squeeze=False)
+    styles = {"ours": dict(color="tab:blue", marker="o"), "hms": dict(color="tab:orange", marker="s", ls="--")}
+    labels = {"ours": "hudi-metastore", "hms": "Hive Metastore 2.3.10"}
+    plain = FuncFormatter(lambda y, _: f"{y:g}")
+    for ax, op in zip(axes.flat, ops):
+        for key, runs in servers.items():
+            points = [(n, runs[str(n)]["ops"][op]["p50_ms"]) for n in sizes if op in runs[str(n)]["ops"]]
+            if points:
+                ax.plot(*zip(*points), label=labels.get(key, key), **styles.get(key, dict(marker="^")))
+        ax.set_title(op, fontsize=9)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(min(sizes) / 2, max(sizes) * 2)
+        ax.xaxis.set_major_locator(FixedLocator(sizes))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.tick_params(labelsize=7)
+        ax.grid(True, which="major", alpha=0.3)
+    for ax in list(axes.flat)[len(ops):]:
+        ax.axis("off")
+    for row in axes:
+        row[0].set_ylabel("p50 ms", fontsize=8)
+    handles, names = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(servers), fontsize=9, frameon=False)
+    fig.suptitle(f"p50 latency per call against partitions in the table ({result['settings']['iterations']} "
+                 "iterations, Hive 2.3.10 Java client; log scales)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.98))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# -- main --------------------------------------------------------------------------------------------------
+
+def int_list(text: str) -> list[int]:
+    return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    servers = parser.add_argument_group("servers (default: --ours)")
+    servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
+    servers.add_argument("--peer", action="store_true",
+                         help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url")
+    servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
+    servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
+    servers.add_argument("--ours-db-url", default=OURS_URL, help="dropped and created (default %(default)s)")
+    servers.add_argument("--ours-option", action="append", default=[],
+                         help="extra option of hudi-metastore serve (repeat; e.g. --ours-option=--workers=2)")
+    servers.add_argument("--peer-db-url", default=PEER_URL, help="dropped and created (default %(default)s)")
+    servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
+    parser.add_argument("--partitions", type=int_list, default=[1000, 10000, 100000],
+                        help="partition counts, comma-separated (default 1000,10000,100000)")
+    parser.add_argument("--iterations", type=int, default=10, help="timed calls per read (default %(default)s)")
+    parser.add_argument("--batch", type=int, default=1000, help="partitions per add_partitions (default %(default)s)")
+    parser.add_argument("--concurrency", type=int_list, default=[],
+                        help="client threads for the concurrent getTable and filter (comma-separated list)")
+    parser.add_argument("--concurrent-calls", type=int, default=200, help="calls per thread (default %(default)s)")
+    parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
+    parser.add_argument("--plot", metavar="PATH", help="write the p50-against-partitions plot (PNG)")
+    parser.add_argument("--timeout", type=float, default=6 * 3600, help="seconds per server and partition count")
+    args = parser.parse_args()
+    # SIGTERM unwinds like Ctrl-C, so that the servers started here are stopped
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    if args.iterations < 1:
+        parser.error("--iterations must be at least 1")
+    if args.plot:
+        import matplotlib  # noqa: F401  (fail now rather than after the run)
+    start_ours = args.ours or args.compare or not (args.peer or args.uri)
+    start_peer = args.peer or args.compare
+
+    classes = jc.compile_timer()
+    work = tempfile.mkdtemp(prefix="hmsbench-")
+    result: dict = {
+        "settings": {"partitions": args.partitions, "iterations": args.iterations, "batch": args.batch,
+                     "concurrency": args.concurrency, "concurrent_calls": args.concurrent_calls,
+                     "client": "Hive 2.3.10 ThriftHiveMetastore.Client, TBinaryProtocol over TSocket"},
+        "servers": {},
+    }
+    started = time.perf_counter()
+    try:
+        with ExitStack() as stack:
+            targets: list[Target] = []
+            if start_ours:
+                targets.append(stack.enter_context(ours(args.ours_db_url, args.ours_option, f"{work}/ours")))
+                result["settings"]["ours"] = {"db_url": args.ours_db_url, "options": args.ours_option}
+            if start_peer:
+                print("starting Hive Metastore 2.3.10 ...", file=sys.stderr, flush=True)
+                targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap)))
+                result["settings"]["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap}
+            for uri in args.uri:
+                targets.append(stack.enter_context(remote(uri)))
+            for target in targets:
+                result["servers"][target.key] = {}
+            for n in args.partitions:
+                for target in targets:
+                    print(f"{target.key}: {n:,} partitions ...", file=sys.stderr, flush=True)
+                    location = f"file:{work}/{target.key.replace('/', '_').replace(':', '_')}/{n}"
+                    result["servers"][target.key][str(n)] = run_one(classes, target, n, args, location)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result["wall_s"] = round(time.perf_counter() - started, 1)
+
+    print(markdown(result))
+    text = json.dumps(result, indent=1)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+        print(f"JSON written to {args.json}")
+    else:
+        print(text)
+    if args.plot:
+        plot(result, args.plot)
+        print(f"plot written to {args.plot}")
+    errors = sum(len(run["errors"]) for runs in result["servers"].values() for run in runs.values())
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
