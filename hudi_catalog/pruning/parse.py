@@ -22,6 +22,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
+from .equality_lists import equality_disjunction
 
 
 _BARE_DATE = re.compile(r"(?<![\w.])(\d{4}-\d{2}-\d{2})(?![\w.:-])")
@@ -61,3 +62,10 @@ def parse_filter(text: str) -> exp.Expression:
     if expression is None:
         raise InvalidFilterError(f"Error parsing partition filter : empty filter {text!r}")
     return expression
+
+
+def parse_partition_filter(text: str) -> exp.Expression:
+    """``parse_filter`` for partition filters: Hudi's hive sync pushdown (ORs of key equalities nested a
+    thousand deep) is read as one ``IN`` (``equality_lists``) first."""
+    listed = equality_disjunction(text)
+    return listed if listed is not None else parse_filter(text)

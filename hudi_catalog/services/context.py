@@ -6,8 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from sqlalchemy import Connection, Row
+
+from ..model import Table
+from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
+from .read_cache import RevisionCache
 
 
 def _utc_now() -> datetime:
@@ -20,6 +25,17 @@ class ServiceContext:
     warehouse: Warehouse
     clock: Callable[[], datetime] = field(default=_utc_now)
     """The current time; instant times and Hive's create and DDL times come from it."""
+    table_cache: RevisionCache[Table] = field(default_factory=RevisionCache)
+    """Table models by ``(tbl_id)`` at their ``tbl.revision``: shared by every service of one catalog."""
+
+    def table_model(self, conn: Connection, row: Row) -> Table:
+        """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,
+        else read in ``conn`` and cached."""
+        table = self.table_cache.get(row.tbl_id, row.revision)
+        if table is None:
+            table = table_store.to_models(conn, [row])[0]
+            self.table_cache.put(row.tbl_id, row.revision, table)
+        return table
 
     def now(self) -> int:
         """The current time in seconds since the epoch, as Hive records create and DDL times."""

@@ -23,7 +23,7 @@ from ..errors import (
 from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
-from ..pruning import filter_to_clause, parse_filter, where_to_filter
+from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
 from ..stats import should_update, update_fast_stats
 from ..store import descriptors
 from ..store import partitions as partition_store
@@ -48,11 +48,10 @@ class PartitionService:
 
     # -- helpers ----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _table(conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
+    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
         """The table's ``tbl`` row and model; the row carries ``tbl_id`` and the current ``schema_version``."""
         row = table_store.get_row(conn, normalize(database), normalize(table), lock=lock)
-        return row, table_store.to_models(conn, [row])[0]
+        return row, self.ctx.table_model(conn, row)
 
     @staticmethod
     def _name(table: Table, values: Sequence[str]) -> str:
@@ -264,7 +263,7 @@ class PartitionService:
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_filter(filter_text), table.partition_keys, table.id)
+            where = filter_to_clause(parse_partition_filter(filter_text), table.partition_keys, table.id)
         chosen = partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )

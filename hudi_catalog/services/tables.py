@@ -24,7 +24,6 @@ from ..store import tables as table_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from .context import DDL_TIME, ServiceContext
-from .read_cache import RevisionCache
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +60,6 @@ def _check_columns(table: Table) -> None:
 class TableService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
-        self._cache: RevisionCache[Table] = RevisionCache()
 
     def create(self, table: Table, environment: Mapping[str, str] | None = None) -> Table:
         """Create a table; a managed table without location gets ``<database location>/<name>``.
@@ -113,12 +111,7 @@ class TableService:
     def get(self, database: str, name: str) -> Table:
         """The table; its parameters and columns come from the read cache while its revision is unchanged."""
         with self.ctx.store.read() as conn:
-            row = table_store.get_row(conn, normalize(database), normalize(name))
-            table = self._cache.get(row.tbl_id, row.revision)
-            if table is None:
-                table = table_store.to_models(conn, [row])[0]
-                self._cache.put(row.tbl_id, row.revision, table)
-            return table
+            return self.ctx.table_model(conn, table_store.get_row(conn, normalize(database), normalize(name)))
 
     def get_many(self, database: str, names: list[str]) -> list[Table]:
         """The named tables that exist, in name order; missing names are skipped."""
@@ -178,7 +171,7 @@ class TableService:
             row = table_store.find_row(conn, database, name)
             if row is None:
                 raise InvalidOperationError(f"table {database}.{name} doesn't exist")
-            old = table_store.to_models(conn, [row])[0]
+            old = self.ctx.table_model(conn, row)
             renamed = (new.database, new.name) != (database, name)
             target_db = db_store.get_row(conn, new.database) if renamed else None
             if renamed and table_store.find_row(conn, new.database, new.name) is not None:

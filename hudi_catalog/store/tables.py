@@ -100,10 +100,6 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
     return tables
 
 
-def get_table(conn: Connection, database: str, name: str) -> Table:
-    return to_models(conn, [get_row(conn, database, name)])[0]
-
-
 def first_revision() -> int:
     """A new table's revision: the time in microseconds. SQLite may give a dropped table's id to a new
     table; starting above every revision the dropped one reached (one per change, each taking longer than a
