@@ -3,7 +3,8 @@
 Hudi writers configured with ``hoodie.metaserver.enabled=true`` and ``hoodie.metaserver.uris`` create
 instants and move them through their states here instead of writing instant files; completing an instant
 applies it to the table's file snapshot in the same transaction. The snapshot calls at the end of the IDL
-(``listPartitions``, ``getLatestFileSlices``, ``getFilesChanged``) are ours.
+(``listPartitions``, ``getLatestFileSlices``, ``getFilesChanged``, ``listPartitionsByWhere``) are ours; a
+remote ``hudi_catalog.spark.read_table`` reads through them (``metaserver_client.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hudi_catalog.errors import (
 from hudi_catalog.instant_times import is_instant_time
 from hudi_catalog.model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, StorageDescriptor, Table
 from hudi_catalog.services.snapshot import TABLE_VERSION_PARAM
+from hudi_catalog.spark.source import LocalCatalogSource
 from hudi_catalog.store.instants import ACTION_CODES, ACTIONS, STATE_CODES, STATES
 
 from .errors import ErrorPreferences
@@ -83,6 +85,7 @@ class MetaserverHandler:
             partitionKeys=[metaserver.FieldSchema(name=k.name, type=k.type, comments=k.comment)
                            for k in table.partition_keys],
             parameters=dict(table.parameters),
+            columns=[metaserver.FieldSchema(name=c.name, type=c.type, comments=c.comment) for c in table.sd.columns],
         )
 
     # -- timeline -----------------------------------------------------------------------------------
@@ -130,6 +133,11 @@ class MetaserverHandler:
                                             baseInstant=s.base_instant, baseFile=s.base_file,
                                             logFiles=list(s.log_files))
                 for found in slices.values() for s in found]
+
+    def listPartitionsByWhere(self, db, tb, whereClause):
+        """The partitions a remote ``read_table`` reads, pruned as an in-process read prunes them."""
+        return [metaserver.THoodiePartition(path=p.path, values=list(p.values))
+                for p in LocalCatalogSource(self.catalog).partitions(db, tb, whereClause or None)]
 
     def getFilesChanged(self, db, tb, beginInstant, endInstant):
         """One entry per file group that instants in ``(begin, end]`` touched, with the files they added."""

@@ -52,3 +52,8 @@ class HudiMetadataError(CatalogError):
 
 class StorageError(CatalogError):
     """The warehouse file system or the catalog database failed."""
+
+
+class UnsupportedReadError(CatalogError):
+    """A read of a table cannot be served as asked (not a Hudi table, a query type or file format the reader
+    cannot serve); the message says what and why, and no partial or different result is returned instead."""

@@ -31,7 +31,11 @@ struct Table {
   5: string location,
   6: string tableType,      // "COPY_ON_WRITE" / "MERGE_ON_READ"
   7: list<FieldSchema> partitionKeys,
-  8: map<string, string> parameters
+  8: map<string, string> parameters,
+  // hudi-metastore addition (not in upstream Hudi; stock clients skip it):
+  // the data columns (Hive types, Hudi meta columns first, partition keys
+  // excluded), as getTable answers them. Ignored by createTable.
+  9: optional list<FieldSchema> columns
 }
 
 // ---------------------------------------------------------------------------
@@ -107,6 +111,14 @@ struct THoodieFileSlice {
   3: string baseInstant,
   4: optional string baseFile,   // absent for log-only slices (MOR)
   5: list<string> logFiles
+}
+
+// A partition of a Hudi table: its path relative to the table base path
+// ("" for non-partitioned tables) and its values in partition-key order,
+// as the catalog holds them.
+struct THoodiePartition {
+  1: string path,
+  2: list<string> values
 }
 
 // ---------------------------------------------------------------------------
@@ -198,6 +210,17 @@ service ThriftHoodieMetaserver {
   list<THoodieFileSlice> getFilesChanged(1: string db, 2: string tb,
                                          3: string beginInstant,
                                          4: string endInstant)
+    throws (1: MetaserverStorageException o1,
+            2: NoSuchObjectException o2,
+            3: MetaserverException o3)
+
+  // Partitions holding Hudi files that may hold rows matching `whereClause`,
+  // an engine's WHERE clause over partition columns (never fewer than the
+  // true set; every partition when absent or empty), pruned in the catalog.
+  // Non-partitioned tables answer the one partition "".
+  // o3: the clause is not SQL.
+  list<THoodiePartition> listPartitionsByWhere(1: string db, 2: string tb,
+                                               3: optional string whereClause)
     throws (1: MetaserverStorageException o1,
             2: NoSuchObjectException o2,
             3: MetaserverException o3)
