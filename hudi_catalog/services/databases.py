@@ -62,7 +62,7 @@ class DatabaseService:
 
     def get(self, name: str) -> Database:
         with self.ctx.store.read() as conn:
-            return db_store.to_model(conn, db_store.get_row(conn, normalize(name)))
+            return db_store.get_database(conn, normalize(name))
 
     def names(self, pattern: str | None = None) -> list[str]:
         with self.ctx.store.read() as conn:

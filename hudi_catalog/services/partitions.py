@@ -380,12 +380,18 @@ class PartitionService:
         Raises:
             NoSuchPartitionError: it does not exist (Hive's ``Partition doesn't exist.`` wording).
         """
-        with self.ctx.store.read() as conn:
-            _, table = self._table(conn, database, table_name)
-        if name is not None:
-            values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
-        self.drop_by_names(database, table_name, [self._name(table, values)], delete_data, if_exists=False,
-                           missing_message=f"Partition doesn't exist. {_java_list(list(values))}")
+        with self.ctx.store.write() as conn:
+            row, table = self._table(conn, database, table_name)
+            if name is not None:
+                values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
+            found = partition_store.id_and_location(conn, row.tbl_id, self._name(table, values))
+            if found is None:
+                raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
+            partition_store.delete_ids(conn, [found.part_id])
+        if delete_data and table.table_type == MANAGED_TABLE and found.location:
+            self.ctx.warehouse.delete_dir(found.location)
+            if table.sd.location:
+                self.ctx.warehouse.delete_empty_parents(found.location, table.sd.location)
 
     def drop_by_names(self, database: str, table_name: str, names: Sequence[str], delete_data: bool,
                       if_exists: bool, missing_message: str | None = None) -> list[Partition]:

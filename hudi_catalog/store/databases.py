@@ -35,6 +35,30 @@ def to_model(conn: Connection, row: Row) -> Database:
     )
 
 
+def get_database(conn: Connection, name: str) -> Database:
+    """A database with its parameters in one query (the row joined to its parameter rows);
+    ``NoSuchDatabaseError`` with Hive's text when missing."""
+    p = schema.db_params.c
+    rows = conn.execute(
+        select(schema.db, p.param_key, p.param_value)
+        .select_from(schema.db.outerjoin(schema.db_params, p.db_id == _db.db_id))
+        .where(_db.name == name)
+    ).all()
+    if not rows:
+        raise NoSuchDatabaseError(f"There is no database named {name}")
+    row = rows[0]
+    return Database(
+        name=row.name,
+        description=row.description,
+        location=row.location_uri,
+        managed_location=row.managed_location_uri,
+        parameters={r.param_key: r.param_value for r in rows if r.param_key is not None},
+        owner_name=row.owner_name,
+        owner_type=row.owner_type,
+        create_time=row.create_time,
+    )
+
+
 def exists(conn: Connection, name: str) -> bool:
     return conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name)).scalar_one() > 0
 

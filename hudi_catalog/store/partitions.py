@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, delete, func, insert, select, update
 
 from ..model import Column, EncodedPartition, Partition, Table, TableKeys
 from ..typed_keys import typed_key
@@ -146,6 +146,13 @@ def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dic
     return found
 
 
+def id_and_location(conn: Connection, tbl_id: int, part_name: str) -> Row | None:
+    """The ``part_id`` and ``location`` of one partition, or None."""
+    return conn.execute(
+        select(_p.part_id, _p.location).where(_p.tbl_id == tbl_id, _p.part_name == part_name)
+    ).first()
+
+
 def _key_rows(part_id: int, tbl_id: int, keys: Sequence[Column], values: Sequence[str]) -> list[dict]:
     return [
         {"part_id": part_id, "tbl_id": tbl_id, "key_index": i, "key_name": key.name, "key_val": value,
@@ -206,6 +213,7 @@ def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
         conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
         conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
         conn.execute(delete(schema.files).where(schema.files.c.part_id.in_(chunk)))
+        conn.execute(delete(schema.replaced_file_group).where(schema.replaced_file_group.c.part_id.in_(chunk)))
         conn.execute(delete(schema.partitions).where(_p.part_id.in_(chunk)))
 
 

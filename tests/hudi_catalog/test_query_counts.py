@@ -193,3 +193,25 @@ def test_get_partitions_through_thrift_costs_the_same(qc, server, client):
     with counting(qc) as large:
         assert len(client.get_partitions("qc", "large", -1)) == LARGE
     assert len(small) == len(large), (small, large)
+
+
+def _sql(statements: list[str]) -> list[str]:
+    return [s for s in statements if not s.startswith("BEGIN")]  # SQLite begins explicitly
+
+
+def test_get_database_is_one_query_with_its_parameters(qc):
+    qc.databases.alter("qc", Database("qc", parameters={"a": "1", "b": "2"}))
+    with counting(qc) as statements:
+        database = qc.databases.get("qc")
+    assert database.parameters == {"a": "1", "b": "2"}
+    assert len(_sql(statements)) == 1
+
+
+def test_drop_partition_reads_only_what_it_deletes(qc):
+    _table_with(qc, "t", SMALL)
+    qc.tables.get("qc", "t")  # the table is cached from here on
+    with counting(qc) as statements:
+        qc.partitions.drop("qc", "t", values=["2024-01-01", "3"], delete_data=False)
+    assert len(qc.partitions.names("qc", "t")) == SMALL - 1
+    # the table row, the partition's id and location, then one DELETE per table holding partition rows
+    assert len(_sql(statements)) == 7
