@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 
 from hudi_catalog import Catalog
@@ -21,6 +22,9 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
     imported.add_argument("path", metavar="PATH", help="the table's base path (local path or URI)")
     imported.add_argument("--database", help="default: hoodie.database.name, else 'default'")
     imported.add_argument("--table", help="default: hoodie.table.name")
+    imported.add_argument("--spark", action="store_true",
+                          help="read and decode the instant files in Spark tasks (needs pyspark): for big timelines")
+    imported.add_argument("--master", help="with --spark: the Spark master (default: spark-submit's, else local[*])")
 
     timeline = commands.add_parser("timeline", help="print a Hudi table's timeline")
     add_store_options(timeline)
@@ -44,9 +48,20 @@ def _split(name: str) -> tuple[str, str]:
 
 
 def _import(args: argparse.Namespace) -> int:
+    if args.master and not args.spark:
+        raise SystemExit("hudi-metastore: --master goes with --spark")
     catalog = Catalog.open(args.db_url, args.warehouse)
     try:
-        result = HudiImporter(catalog).run(args.path, args.database, args.table)
+        if args.spark:
+            from hudi_catalog.spark.importer import SparkHudiImporter, SparkUnavailableError
+
+            try:
+                result = SparkHudiImporter(catalog, master=args.master).run(args.path, args.database, args.table)
+            except SparkUnavailableError as error:
+                print(f"hudi-metastore: {error}", file=sys.stderr)
+                return 2
+        else:
+            result = HudiImporter(catalog).run(args.path, args.database, args.table)
     finally:
         catalog.close()
     print(f"{result.database}.{result.table}: {result.recorded} instants recorded, "

@@ -3,9 +3,18 @@
 The import reads only ``.hoodie`` (table config, active and archived timeline); it lists no data folder.
 It creates the database and the table the way Hudi's hive sync registers them (Hudi input formats, Spark's
 data source properties, ``last_commit_time_sync``; for MERGE_ON_READ also ``<table>_ro`` and ``<table>_rt``,
-which get the same partitions), then records every instant in timeline order, one
-transaction each, applying completed ones to the snapshot. Running it again records only what is new, so
-an interrupted import resumes where it stopped.
+which get the same partitions), then records every instant in timeline order, applying completed ones to
+the snapshot. Running it again records only what is new, so an interrupted import resumes where it stopped.
+
+An import has three steps, which the single-process import (``HudiImporter.run``) and the Spark import
+(``hudi_catalog.spark.importer``, which runs the middle step in Spark tasks) share:
+
+1. ``timeline_entries``: list the timeline (each instant's files; archived instants come with their bytes);
+2. ``decode_entry``: read an instant's files and decode every state, into a ``DecodedInstant``: the bytes
+   the catalog keeps and the completed metadata the snapshot applies. Every instant is decoded before the
+   first write, so a corrupt one fails the import, naming its file, with the catalog untouched;
+3. ``HudiImporter.write``: register the table and write the decoded instants in batches, each batch one
+   transaction (its instant rows and metadata in bulk, then its completed instants applied in order).
 """
 
 from __future__ import annotations
@@ -13,18 +22,25 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow.fs as pafs
+from sqlalchemy import Connection, insert, select
 
-from ..errors import NoSuchDatabaseError, NoSuchTableError
+from ..errors import HudiMetadataError, NoSuchDatabaseError, NoSuchTableError
 from ..hudi.avro_schema import hive_columns
 from ..hudi.instants import InstantFile, list_instants, read_archived_instants, read_instant
-from ..hudi.metadata import CommitMetadata, decode_instant
+from ..hudi.metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
 from ..hudi.properties import TableConfig, read_table_config
-from ..model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, SerDe, StorageDescriptor, Table
+from ..instant_times import is_instant_time
+from ..model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, SerDe, StorageDescriptor, Table, TableKeys
 from ..names import normalize
+from ..store import instants as instant_store
+from ..store import schema
+from ..store import tables as table_store
+from ..store.batches import IN_CHUNK
 from .snapshot import TABLE_VERSION_PARAM, VIEW_OF_PARAM, instant_file
 
 log = logging.getLogger(__name__)
@@ -34,9 +50,15 @@ PARQUET_OUTPUT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat
 COPY_ON_WRITE_INPUT = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
 MERGE_ON_READ_INPUT = "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInputFormat"
 LAST_COMMIT_SYNC = "last_commit_time_sync"
+BATCH_INSTANTS = 500
+"""The most instants written in one transaction."""
+BATCH_FILES = 50_000
+"""A batch also ends once its completed writes name this many files."""
 _SPARK_TYPES = {"string": "string", "int": "integer", "bigint": "long", "boolean": "boolean", "float": "float",
                 "double": "double", "binary": "binary", "date": "date", "timestamp": "timestamp",
                 "tinyint": "byte", "smallint": "short"}
+_STATE_RANK = {state: rank for rank, state in enumerate(InstantState)}
+_NOT_COMMITS = ("clean", "rollback", "restore", "savepoint", "indexing")
 
 
 @dataclass(frozen=True)
@@ -48,6 +70,56 @@ class ImportResult:
     latest_commit: str | None
 
 
+@dataclass(frozen=True)
+class TableSource:
+    """A Hudi table on storage: its file system, base path (within it) and table config."""
+
+    fs: pafs.FileSystem
+    base: str
+    config: TableConfig
+
+    @classmethod
+    def open(cls, path: str) -> TableSource:
+        fs, base = open_path(path)
+        return cls(fs, base, read_table_config(fs, base))
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One instant as the timeline lists it: its latest state and the file of each state. Archived states
+    come with their bytes (the archive was read to list them); active ones are read by ``read``."""
+
+    instant: Instant
+    files: dict[InstantState, InstantFile]
+    archived: dict[InstantState, bytes] = field(default_factory=dict)
+
+    def read(self, fs: pafs.FileSystem, base: str, config: TableConfig) -> dict[InstantState, bytes]:
+        """The bytes of each state."""
+        return {state: self.archived[state] if state in self.archived else read_instant(fs, base, config, file)
+                for state, file in self.files.items()}
+
+
+@dataclass(frozen=True)
+class DecodedInstant:
+    """An instant as the import writes it: the bytes of each state (kept by the catalog) and its completed
+    metadata decoded for the snapshot (``None`` while pending), without the writer's schema, which only
+    ``has_schema`` records (the table's columns come from the latest instant that has one)."""
+
+    instant: Instant
+    metadata: dict[InstantState, bytes]
+    completed: InstantMetadata | None
+    has_schema: bool
+
+    @property
+    def file_count(self) -> int:
+        return len(self.completed.write_stats) if isinstance(self.completed, CommitMetadata) else 0
+
+    @property
+    def removes_instants(self) -> bool:
+        """A rollback or restore: applying it deletes instants, so a batch writes nothing after it first."""
+        return isinstance(self.completed, (RollbackMetadata, RestoreMetadata))
+
+
 def open_path(path: str) -> tuple[pafs.FileSystem, str]:
     """The file system and the path within it of a table location (local path or URI)."""
     if "://" in path or path.startswith("file:"):
@@ -55,69 +127,126 @@ def open_path(path: str) -> tuple[pafs.FileSystem, str]:
     return pafs.LocalFileSystem(), str(Path(path).resolve())
 
 
+def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> list[TimelineEntry]:
+    """Every instant of the table (archived ones first), in timeline order, in its latest state."""
+    states: dict[str, dict[InstantState, tuple[InstantFile, bytes | None]]] = defaultdict(dict)
+    for file, data in read_archived_instants(fs, base, config):
+        states[file.requested_time][file.state] = (file, data)
+    for file in list_instants(fs, base, config):
+        states[file.requested_time][file.state] = (file, None)
+    entries = []
+    for requested_time in sorted(states):
+        by_state = states[requested_time]
+        pending = [f for s, (f, _) in by_state.items() if s is not InstantState.COMPLETED]
+        last_state = max(by_state, key=_STATE_RANK.__getitem__)
+        last_file = by_state[last_state][0]
+        # a completed compaction or clustering is written as commit/replacecommit: its plan names it
+        action = pending[0].action if pending else last_file.action
+        instant = Instant(requested_time, action, last_state, last_file.completion_time)
+        entries.append(TimelineEntry(instant, {s: f for s, (f, _) in by_state.items()},
+                                     {s: data for s, (_, data) in by_state.items() if data is not None}))
+    return entries
+
+
+def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], table_version: int) -> DecodedInstant:
+    """Decode every state of an instant (``metadata``: the bytes ``entry.read`` gave).
+
+    Raises:
+        HudiMetadataError: a state cannot be decoded, or the instant time is malformed; the message starts
+            with the instant's file name.
+    """
+    instant = entry.instant
+    if not is_instant_time(instant.requested_time):
+        raise HudiMetadataError(f"{entry.files[instant.state].file_name}: {instant.requested_time!r} is not an "
+                                "instant time (yyyyMMddHHmmssSSS)")
+    completed = None
+    for state, data in metadata.items():
+        decoded = decode_instant(instant_file(replace(instant, state=state), table_version), data, table_version)
+        if state is InstantState.COMPLETED:
+            completed = decoded
+    if isinstance(completed, CommitMetadata):
+        return DecodedInstant(instant, metadata, replace(completed, extra={}), bool(completed.schema))
+    return DecodedInstant(instant, metadata, completed, False)
+
+
 class HudiImporter:
-    def __init__(self, catalog) -> None:
+    """``hudi-metastore import``: the single-process import, and the writing both import paths share."""
+
+    def __init__(self, catalog, batch_instants: int = BATCH_INSTANTS, batch_files: int = BATCH_FILES) -> None:
         self.catalog = catalog
+        self.batch_instants = min(batch_instants, IN_CHUNK)  # a batch's instant times are one IN list
+        self.batch_files = batch_files
 
     def run(self, path: str, database: str | None = None, table: str | None = None) -> ImportResult:
-        fs, base = open_path(path)
-        config = read_table_config(fs, base)
+        source = TableSource.open(path)
+        version = source.config.version
+        decoded = [decode_entry(entry, entry.read(source.fs, source.base, source.config), version)
+                   for entry in timeline_entries(source.fs, source.base, source.config)]
+        schema_instant = next((d for d in reversed(decoded) if d.has_schema), None)
+        return self.write(source, database, table, [d.instant for d in decoded], schema_instant, decoded)
+
+    def write(self, source: TableSource, database: str | None, table: str | None, timeline: Sequence[Instant],
+              schema_instant: DecodedInstant | None, decoded: Iterable[DecodedInstant]) -> ImportResult:
+        """Register the table (if missing) and write its decoded instants in timeline order.
+
+        ``timeline``: every instant, in order; ``schema_instant``: the latest with the writer's schema (the
+        table's columns), if any; ``decoded``: the instants (an iterator is consumed batch by batch).
+        """
+        config = source.config
         database = normalize(database or config.database or "default")
         name = normalize(table or config.name)
-        found = self.read_timeline(fs, base, config)
-        self._validate(found, config)
-        self._ensure_table(database, name, config, base, found)
+        self._ensure_table(database, name, config, source.base, schema_instant)
         recorded = 0
-        for instant, metadata in found:
-            if self.catalog.timeline.record(database, name, instant, metadata):
-                recorded += 1
-        latest = self._latest_commit(found)
+        for batch in _batches(decoded, self.batch_instants, self.batch_files):
+            recorded += self._write_batch(database, name, batch)
+        latest = _latest_commit(timeline)
         views = [f"{name}_ro", f"{name}_rt"] if config.table_type == "MERGE_ON_READ" else []
         for table_name in [name, *views] if latest is not None else []:
             current = self.catalog.tables.get(database, table_name)
             if current.parameters.get(LAST_COMMIT_SYNC) != latest:
                 current.parameters[LAST_COMMIT_SYNC] = latest
                 self.catalog.tables.alter(database, table_name, current)
-        log.info("imported %s into %s.%s: %d instants recorded, latest commit %s", base, database, name,
+        log.info("imported %s into %s.%s: %d instants recorded, latest commit %s", source.base, database, name,
                  recorded, latest)
         return ImportResult(database, name, recorded, latest)
 
     @staticmethod
     def read_timeline(fs, base: str, config: TableConfig) -> list[tuple[Instant, dict[InstantState, bytes]]]:
         """Every instant of the table (archived ones first), in its latest state, with each state's bytes."""
-        states: dict[str, dict[InstantState, tuple[InstantFile, bytes]]] = defaultdict(dict)
-        for file, data in read_archived_instants(fs, base, config):
-            states[file.requested_time][file.state] = (file, data)
-        for file in list_instants(fs, base, config):
-            states[file.requested_time][file.state] = (file, read_instant(fs, base, config, file))
-        timeline = []
-        for requested_time in sorted(states):
-            by_state = states[requested_time]
-            pending = [f for s, (f, _) in by_state.items() if s is not InstantState.COMPLETED]
-            last_state = max(by_state, key=list(InstantState).index)
-            last_file = by_state[last_state][0]
-            # a completed compaction or clustering is written as commit/replacecommit: its plan names it
-            action = pending[0].action if pending else last_file.action
-            instant = Instant(requested_time, action, last_state, last_file.completion_time)
-            timeline.append((instant, {s: data for s, (_, data) in by_state.items()}))
-        return timeline
+        return [(entry.instant, entry.read(fs, base, config)) for entry in timeline_entries(fs, base, config)]
 
-    @staticmethod
-    def _validate(found, config: TableConfig) -> None:
-        """Decode every instant state before writing anything: a corrupt instant file fails the import
-        (naming the file) while the catalog is untouched."""
-        for instant, metadata in found:
-            for state, data in metadata.items():
-                file = instant_file(replace(instant, state=state), config.version)
-                decode_instant(file, data, config.version)
+    # -- writing ------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _latest_commit(found) -> str | None:
-        completed = [i.requested_time for i, _ in found if i.state is InstantState.COMPLETED
-                     and i.action not in ("clean", "rollback", "restore", "savepoint", "indexing")]
-        return max(completed, default=None)
+    def _write_batch(self, database: str, name: str, batch: list[DecodedInstant]) -> int:
+        """One transaction: the instants of the batch that are new or moved on (as ``TimelineService.record``
+        writes them one by one), their completed ones applied; returns how many were written."""
+        with self.catalog.store.write() as conn:
+            table_store.get_row(conn, database, name, lock=True)
+            keys = table_store.get_keys(conn, database, name)
+            written = []
+            for segment in _segments(batch):
+                written += self._write_segment(conn, keys, segment)
+            if written:
+                last = instant_store.last_instant_time(conn, keys.id, lock=True)
+                latest = max(t for d in written for t in (d.instant.requested_time, d.instant.completion_time) if t)
+                instant_store.set_last_instant_time(conn, keys.id, last, latest)
+        return len(written)
 
-    def _ensure_table(self, database: str, name: str, config: TableConfig, base: str, found) -> None:
+    def _write_segment(self, conn: Connection, keys: TableKeys, segment: list[DecodedInstant]) -> list[DecodedInstant]:
+        current = _states(conn, keys.id, [d.instant.requested_time for d in segment])
+        todo = [d for d in segment if d.instant.requested_time not in current
+                or _STATE_RANK[current[d.instant.requested_time]] < _STATE_RANK[d.instant.state]]
+        if todo:
+            instant_store.delete_instants(conn, keys.id, [d.instant.requested_time for d in todo])
+            _insert_instants(conn, keys.id, todo)
+            self.catalog.snapshot.instants_decoded(conn, keys, [
+                (d.instant, d.completed) for d in todo if d.instant.state is InstantState.COMPLETED])
+        return todo
+
+    # -- the table ----------------------------------------------------------------------------------
+
+    def _ensure_table(self, database: str, name: str, config: TableConfig, base: str,
+                      schema_instant: DecodedInstant | None) -> None:
         try:
             self.catalog.databases.get(database)
         except NoSuchDatabaseError:
@@ -127,7 +256,7 @@ class HudiImporter:
             return
         except NoSuchTableError:
             pass
-        columns, partition_keys = self._schema(config, found)
+        columns, partition_keys = self._schema(config, schema_instant)
         location = base if "://" in base else f"file:{base}"
         merge_on_read = config.table_type == "MERGE_ON_READ"
         parameters = {
@@ -154,16 +283,68 @@ class HudiImporter:
             register(f"{name}_rt", MERGE_ON_READ_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "false"})
 
     @staticmethod
-    def _schema(config: TableConfig, found) -> tuple[list[Column], list[Column]]:
-        """Columns from the schema of the latest commit that recorded one; partition keys split out."""
-        for instant, metadata in reversed(found):
-            data = metadata.get(InstantState.COMPLETED)
-            if instant.state is not InstantState.COMPLETED or not data:
-                continue
-            decoded = decode_instant(instant_file(instant, config.version), data, config.version)
-            if isinstance(decoded, CommitMetadata) and decoded.extra.get("schema"):
-                return hive_columns(decoded.extra["schema"], config.partition_fields)
+    def _schema(config: TableConfig, schema_instant: DecodedInstant | None) -> tuple[list[Column], list[Column]]:
+        """Columns from the writer's schema of ``schema_instant``; partition keys split out."""
+        if schema_instant is not None:
+            instant = schema_instant.instant
+            decoded = decode_instant(instant_file(instant, config.version),
+                                     schema_instant.metadata[InstantState.COMPLETED], config.version)
+            return hive_columns(decoded.schema, config.partition_fields)
         return [], [Column(f, "string") for f in config.partition_fields]
+
+
+def _latest_commit(timeline: Iterable[Instant]) -> str | None:
+    """The latest completed write (what hive sync records as ``last_commit_time_sync``)."""
+    return max((i.requested_time for i in timeline if i.state is InstantState.COMPLETED
+                and i.action not in _NOT_COMMITS), default=None)
+
+
+def _batches(decoded: Iterable[DecodedInstant], instants: int, files: int) -> Iterator[list[DecodedInstant]]:
+    batch, size = [], 0
+    for d in decoded:
+        batch.append(d)
+        size += d.file_count
+        if len(batch) >= instants or size >= files:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _segments(batch: list[DecodedInstant]) -> Iterator[list[DecodedInstant]]:
+    """The batch cut after every rollback or restore: a segment's instant rows are written before any of it
+    is applied, and applying those two deletes instants, which later instants must not precede."""
+    segment: list[DecodedInstant] = []
+    for d in batch:
+        segment.append(d)
+        if d.removes_instants:
+            yield segment
+            segment = []
+    if segment:
+        yield segment
+
+
+# The bulk forms of the timeline store's single-instant queries (``store/instants.py``) the batches need.
+
+def _states(conn: Connection, tbl_id: int, times: list[str]) -> dict[str, InstantState]:
+    """``{requested time: state}`` of those of ``times`` the table has."""
+    i = schema.instant.c
+    rows = conn.execute(select(i.ts, i.state).where(i.tbl_id == tbl_id, i.ts.in_(times)))
+    return {r.ts: instant_store.STATES[r.state] for r in rows}
+
+
+def _insert_instants(conn: Connection, tbl_id: int, decoded: list[DecodedInstant]) -> None:
+    """The instant rows and each state's metadata bytes."""
+    codes, states = instant_store.ACTION_CODES, instant_store.STATE_CODES
+    conn.execute(insert(schema.instant), [
+        {"tbl_id": tbl_id, "ts": d.instant.requested_time, "completion_ts": d.instant.completion_time,
+         "action": codes[d.instant.action], "state": states[d.instant.state],
+         "duration": d.instant.heartbeat_seconds, "start_ts": d.instant.last_heartbeat}
+        for d in decoded])
+    conn.execute(insert(schema.instant_meta), [
+        {"tbl_id": tbl_id, "ts": d.instant.requested_time, "action": codes[d.instant.action], "state": states[state],
+         "data": data or b""}
+        for d in decoded for state, data in d.metadata.items()])
 
 
 def _spark_schema_params(columns: list[Column], partition_names: list[str]) -> dict[str, str]:

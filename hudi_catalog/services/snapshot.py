@@ -20,11 +20,11 @@ timeline until they are applied, and still never shows half an instant.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from posixpath import basename
 
-from sqlalchemy import Connection, update
+from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchObjectError
 from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
@@ -33,6 +33,7 @@ from ..hudi.metadata import (
     CleanMetadata,
     CommitMetadata,
     CompactionPlan,
+    InstantMetadata,
     RestoreMetadata,
     RollbackMetadata,
     decode_instant,
@@ -46,7 +47,6 @@ from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
 from ..store import partitions as partition_store
-from ..store import schema
 from ..store import snapshot as snapshot_store
 from ..store import tables as table_store
 from ..warehouse import join
@@ -127,17 +127,37 @@ class SnapshotService:
                 the message names the instant.
         """
         version = self.table_version(table)
-        decoded = decode_instant(instant_file(instant, version), metadata, version)
+        self._apply_decoded(conn, table, instant, decode_instant(instant_file(instant, version), metadata, version))
+
+    def instants_decoded(self, conn: Connection, table: TableKeys,
+                         completed: Sequence[tuple[Instant, InstantMetadata]]) -> None:
+        """``instant_completed`` for completed instants already decoded (an import writing a batch), in
+        timeline order, in the caller's transaction: their versions are recorded in one statement, and those
+        not recorded before are applied (in asynchronous mode: left pending). The caller ends a batch after
+        any rollback or restore, whose applying removes instants."""
+        status = snapshot_store.PENDING if self.asynchronous else snapshot_store.APPLIED
+        new = snapshot_store.record_versions(conn, table.id, [i.requested_time for i, _ in completed],
+                                             self.ctx.now(), status)
+        for instant, decoded in completed if not self.asynchronous else ():
+            if instant.requested_time in new:
+                self._apply_decoded(conn, table, instant, decoded)
+
+    def _apply_decoded(self, conn: Connection, table: TableKeys, instant: Instant, decoded: InstantMetadata) -> None:
+        version = self.table_version(table)
         if isinstance(decoded, CommitMetadata) and instant.action in _WRITES:
             self._apply_writes(conn, table, instant, decoded)
         elif isinstance(decoded, CleanMetadata):
             ids = self._partitions(conn, table, decoded.deleted_files, instant, create=False)
             unknown = sorted(p for p in decoded.deleted_files if p and p not in ids)
-            if unknown:  # a clean deletes files of completed writes, whose partitions the catalog has
+            # a clean deletes files of completed writes: a partition the catalog lacks was dropped (its files
+            # went with it) when those writes are instants of this table; otherwise the metadata is not ours
+            unproven = [p for p in unknown if not self._written_here(conn, table, decoded.deleted_files[p])]
+            if unproven:
                 raise HudiMetadataError(f"{instant_file(instant, version).file_name}: clean of partitions "
-                                        f"{unknown} that {table.qualified_name} does not have")
+                                        f"{unproven} that {table.qualified_name} does not have")
             for path, names in decoded.deleted_files.items():
-                snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
+                if path not in unknown:
+                    snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
         elif isinstance(decoded, RollbackMetadata):
             self._roll_back(conn, table, instant, decoded)
         elif isinstance(decoded, RestoreMetadata):
@@ -147,8 +167,10 @@ class SnapshotService:
         log.debug("%s: applied %s %s", table.qualified_name, instant.action, instant.requested_time)
 
     def _apply_writes(self, conn: Connection, table: TableKeys, instant: Instant, commit: CommitMetadata) -> None:
-        paths = {s.partition_path for s in commit.write_stats} | set(commit.replaced_file_ids)
-        ids = self._partitions(conn, table, paths, instant, create=True)
+        # files written create their partitions; replacing the groups of a partition the catalog no longer has
+        # (a delete_partition applied after the partition was dropped) changes nothing
+        ids = self._partitions(conn, table, {s.partition_path for s in commit.write_stats}, instant, create=True)
+        ids.update(self._partitions(conn, table, set(commit.replaced_file_ids) - set(ids), instant, create=False))
         snapshot_store.add_files(conn, table.id, [
             {"part_id": ids.get(s.partition_path), "name": basename(s.path), "file_id": s.file_id,
              "instant_ts": instant.requested_time, "size": s.file_size}
@@ -156,7 +178,8 @@ class SnapshotService:
         ])
         snapshot_store.replace_file_groups(
             conn, table.id,
-            [(ids.get(path), file_id) for path, file_ids in commit.replaced_file_ids.items() for file_id in file_ids],
+            [(ids.get(path), file_id) for path, file_ids in commit.replaced_file_ids.items() for file_id in file_ids
+             if not path or path in ids],
             instant.requested_time,
         )
 
@@ -167,11 +190,12 @@ class SnapshotService:
         paths = set(rollback.deleted_files) | {path for path, _ in kept_logs}
         ids = self._partitions(conn, table, paths, instant, create=False)
         for path, names in rollback.deleted_files.items():
-            snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
-        snapshot_store.add_files(conn, table.id, [
+            if not path or path in ids:
+                snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
+        snapshot_store.add_files(conn, table.id, [  # none in partitions the catalog does not have (dropped)
             {"part_id": ids.get(path), "name": name, "file_id": parse_log_file_name(name)[0],
              "instant_ts": instant.requested_time, "size": 0}
-            for path, name in kept_logs
+            for path, name in kept_logs if not path or path in ids
         ])
         snapshot_store.forget_replacements(conn, table.id, rollback.rolled_back_instants)
         self._forget_instants(conn, table, rollback.rolled_back_instants)
@@ -200,7 +224,19 @@ class SnapshotService:
                      instant.requested_time, missing)
         return ids
 
+    @staticmethod
+    def _written_here(conn: Connection, table: TableKeys, names: list[str]) -> bool:
+        """Whether every named data file was written by a completed instant of the table."""
+        try:
+            written = {_name_instant(name) for name in names}
+        except HudiMetadataError:
+            return False
+        return bool(written) and written <= set(instant_store.completion_times(conn, table.id, written))
+
     def _add_partitions(self, conn: Connection, table: TableKeys, paths: list[str], instant: Instant) -> dict:
+        """Give Hudi partition paths their partitions. A partition of the same Hive name that has no Hudi path
+        yet (added through HMS, by hive sync, before the instant was applied) is that partition: it takes the
+        path and keeps its Hive metadata. The others are added, to the views of the table too."""
         row = table_store.get_row(conn, table.database, table.name)
         model = table_store.to_models(conn, [row])[0]
         keys = [k.name for k in table.partition_keys]
@@ -211,14 +247,24 @@ class SnapshotService:
             except HudiMetadataError as error:
                 raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: {error}") from error
             name = make_partition_name(keys, values)
+            if name in named_paths:
+                raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: partition paths "
+                                        f"{named_paths[name]!r} and {path!r} are both partition {name}")
             sd = replace(model.sd, location=join(model.sd.location, path) if model.sd.location else None)
             entries.append((name, Partition(table.database, table.name, values, sd=sd,
                                             create_time=self.ctx.now()), row.schema_version))
             named_paths[name] = path
-        by_name = partition_store.insert_many(conn, table.id, table.partition_keys, entries)
-        for name, part_id in by_name.items():
-            conn.execute(update(schema.partitions).where(schema.partitions.c.part_id == part_id)
-                         .values(hudi_path=named_paths[name]))
+        existing = partition_store.ids_by_name(conn, table.id, named_paths)
+        taken = snapshot_store.paths_of(conn, existing.values())
+        if taken:
+            part_id, path = next(iter(taken.items()))
+            name = next(n for n, i in existing.items() if i == part_id)
+            raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: partition path "
+                                    f"{named_paths[name]!r} is partition {name}, which has path {path!r}")
+        by_name = dict(existing)
+        by_name.update(partition_store.insert_many(
+            conn, table.id, table.partition_keys, [e for e in entries if e[0] not in existing]))
+        snapshot_store.set_paths(conn, {part_id: named_paths[name] for name, part_id in by_name.items()})
         for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
             view_row = table_store.row_by_id(conn, view_id)
             if view_row is None:

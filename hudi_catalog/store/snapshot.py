@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
 
 from ..model import InstantState
 from . import schema
@@ -43,10 +43,41 @@ def partition_ids_by_path(conn: Connection, tbl_id: int, paths: Iterable[str]) -
     return found
 
 
+def paths_of(conn: Connection, part_ids: Iterable[int]) -> dict[int, str]:
+    """``{part_id: hudi partition path}`` of those partitions that have one."""
+    found: dict[int, str] = {}
+    for chunk in chunks(sorted(set(part_ids))):
+        rows = conn.execute(select(_p.part_id, _p.hudi_path).where(_p.part_id.in_(chunk), _p.hudi_path.is_not(None)))
+        found.update({r.part_id: r.hudi_path for r in rows})
+    return found
+
+
+def set_paths(conn: Connection, paths: dict[int, str]) -> None:
+    """Give partitions their Hudi partition path (``{part_id: path}``)."""
+    if paths:
+        conn.execute(
+            update(schema.partitions).where(_p.part_id == bindparam("pid")).values(hudi_path=bindparam("path")),
+            [{"pid": part_id, "path": path} for part_id, path in paths.items()],
+        )
+
+
 def partition_paths(conn: Connection, tbl_id: int) -> list[str]:
     """The Hudi partition paths of the table, sorted."""
     rows = conn.execute(select(_p.hudi_path).where(_p.tbl_id == tbl_id, _p.hudi_path.is_not(None)))
     return sorted(r.hudi_path for r in rows)
+
+
+def _file_statements(partitioned: bool) -> tuple:
+    """Prebuilt statements over the files of one partition (``:part_id``; none: the unpartitioned table's),
+    names as an expanding list: built and compiled once, they cost the bulk writes no Python per call."""
+    where = [_f.tbl_id == bindparam("table_id"),
+             _f.part_id == bindparam("partition_id") if partitioned else _f.part_id.is_(None)]
+    return (select(_f.name).where(*where, _f.name.in_(bindparam("names", expanding=True))),
+            update(schema.files).where(*where, _f.name == bindparam("file_name")).values(size=bindparam("new_size")),
+            update(schema.files).where(*where, _f.name.in_(bindparam("names", expanding=True))).values(is_deleted=True))
+
+
+_IN_PARTITION, _UNPARTITIONED = _file_statements(True), _file_statements(False)
 
 
 def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
@@ -57,17 +88,15 @@ def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
         by_partition.setdefault(f["part_id"], {})[f["name"]] = f
     new_rows = []
     for part_id, named in by_partition.items():
+        existing_names, set_size, _ = _UNPARTITIONED if part_id is None else _IN_PARTITION
         existing = set()
         for chunk in chunks(sorted(named)):
-            existing.update(conn.execute(
-                select(_f.name).where(_f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk))
-            ).scalars())
-        for name, f in named.items():
-            if name in existing:
-                conn.execute(update(schema.files).where(
-                    _f.tbl_id == tbl_id, _in_partition(part_id), _f.name == name).values(size=f["size"]))
-            else:
-                new_rows.append({"tbl_id": tbl_id, "is_deleted": False, **f})
+            existing.update(conn.execute(existing_names, {"table_id": tbl_id, "partition_id": part_id,
+                                                          "names": chunk}).scalars())
+        if existing:
+            conn.execute(set_size, [{"table_id": tbl_id, "partition_id": part_id, "file_name": name,
+                                     "new_size": named[name]["size"]} for name in sorted(existing)])
+        new_rows += [{"tbl_id": tbl_id, "is_deleted": False, **f} for name, f in named.items() if name not in existing]
     if new_rows:
         conn.execute(insert(schema.files), new_rows)
     return len(new_rows)
@@ -75,9 +104,9 @@ def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
 
 def mark_deleted(conn: Connection, tbl_id: int, part_id: int | None, names: Collection[str]) -> None:
     """Cleaned files: still known (their instants stay on the timeline), never listed again."""
+    statement = (_UNPARTITIONED if part_id is None else _IN_PARTITION)[2]
     for chunk in chunks(sorted(names)):
-        conn.execute(update(schema.files).where(
-            _f.tbl_id == tbl_id, _in_partition(part_id), _f.name.in_(chunk)).values(is_deleted=True))
+        conn.execute(statement, {"table_id": tbl_id, "partition_id": part_id, "names": chunk})
 
 
 def forget_replacements(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
@@ -167,3 +196,16 @@ def claim_pending(conn: Connection, tbl_id: int, instant_ts: str) -> bool:
 def forget_applied(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
     if instant_times:
         conn.execute(delete(schema.tbl_version).where(_v.tbl_id == tbl_id, _v.version.in_(list(instant_times))))
+
+
+def record_versions(conn: Connection, tbl_id: int, instant_times: Sequence[str], now: int,
+                    status: int = APPLIED) -> set[str]:
+    """``record_version`` for many instants in one insert; returns those not recorded before."""
+    known: set[str] = set()
+    for chunk in chunks(sorted(set(instant_times))):
+        known.update(conn.execute(select(_v.version).where(_v.tbl_id == tbl_id, _v.version.in_(chunk))).scalars())
+    new = [ts for ts in dict.fromkeys(instant_times) if ts not in known]
+    if new:
+        conn.execute(insert(schema.tbl_version), [
+            {"tbl_id": tbl_id, "version": ts, "snapshot_status": status, "create_time": now} for ts in new])
+    return set(new)
