@@ -14,6 +14,7 @@ import time
 from hudi_catalog import Catalog
 from hudi_catalog.errors import (
     AlreadyExistsError,
+    CatalogError,
     InvalidFilterError,
     InvalidObjectError,
     NoSuchObjectError,

@@ -94,11 +94,20 @@ def where_to_filter(where: str, keys: list[Column]) -> exp.Expression | None:
     Raises:
         InvalidFilterError: the clause is not SQL.
     """
+    tree = parse_where(where)
+    return None if tree is None else _Pruner(keys).prune(tree)[0]
+
+
+def parse_where(where: str | None) -> exp.Expression | None:
+    """An engine's WHERE clause (with or without the keyword) as a sqlglot tree; ``None`` when empty.
+
+    Raises:
+        InvalidFilterError: the clause is not SQL.
+    """
     text = _LEADING_WHERE.sub("", where or "").strip()
     if not text:
         return None
     try:
-        tree = sqlglot.parse_one(text)
+        return sqlglot.parse_one(text)
     except SqlglotError as e:
         raise InvalidFilterError(f"Error parsing WHERE clause : {e}") from e
-    return _Pruner(keys).prune(tree)[0]

@@ -13,16 +13,11 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
-from ..errors import InvalidFilterError
-
-_LEADING_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
+from ..pruning.where import parse_where
 
 
 def hidden_column(index: int) -> str:
@@ -36,13 +31,9 @@ def exact_filter(where: str | None, partition_keys: Sequence[str]) -> str | None
     Raises:
         InvalidFilterError: the clause is not SQL.
     """
-    text = _LEADING_WHERE.sub("", where or "").strip()
-    if not text:
+    tree = parse_where(where)
+    if tree is None:
         return None
-    try:
-        tree = sqlglot.parse_one(text)
-    except SqlglotError as e:
-        raise InvalidFilterError(f"Error parsing WHERE clause : {e}") from e
     index = {key.lower(): i for i, key in enumerate(partition_keys)}
 
     def rewrite(node: exp.Expression) -> exp.Expression:

@@ -126,7 +126,7 @@ class SparkHudiImporter(HudiImporter):
             decoded.unpersist()
 
 
-_Row = tuple[int, "DecodedInstant | None", "tuple[str, str] | None"]
+_Row = tuple[int, DecodedInstant | None, tuple[str, str] | None]
 """A task's answer for one instant: its index in the timeline, and the instant decoded or the failure."""
 
 
