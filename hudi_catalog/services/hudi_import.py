@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow.fs as pafs
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchDatabaseError, NoSuchTableError
 from ..hudi.avro_schema import hive_columns
@@ -38,7 +38,6 @@ from ..instant_times import is_instant_time
 from ..model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, SerDe, StorageDescriptor, Table, TableKeys
 from ..names import normalize
 from ..store import instants as instant_store
-from ..store import schema
 from ..store import tables as table_store
 from ..store.batches import IN_CHUNK
 from .snapshot import TABLE_VERSION_PARAM, VIEW_OF_PARAM, instant_file
@@ -233,12 +232,12 @@ class HudiImporter:
         return len(written)
 
     def _write_segment(self, conn: Connection, keys: TableKeys, segment: list[DecodedInstant]) -> list[DecodedInstant]:
-        current = _states(conn, keys.id, [d.instant.requested_time for d in segment])
+        current = instant_store.states_of(conn, keys.id, [d.instant.requested_time for d in segment])
         todo = [d for d in segment if d.instant.requested_time not in current
                 or _STATE_RANK[current[d.instant.requested_time]] < _STATE_RANK[d.instant.state]]
         if todo:
             instant_store.delete_instants(conn, keys.id, [d.instant.requested_time for d in todo])
-            _insert_instants(conn, keys.id, todo)
+            instant_store.insert_many(conn, keys.id, [(d.instant, d.metadata) for d in todo])
             self.catalog.snapshot.instants_decoded(conn, keys, [
                 (d.instant, d.completed) for d in todo if d.instant.state is InstantState.COMPLETED])
         return todo
@@ -322,29 +321,6 @@ def _segments(batch: list[DecodedInstant]) -> Iterator[list[DecodedInstant]]:
             segment = []
     if segment:
         yield segment
-
-
-# The bulk forms of the timeline store's single-instant queries (``store/instants.py``) the batches need.
-
-def _states(conn: Connection, tbl_id: int, times: list[str]) -> dict[str, InstantState]:
-    """``{requested time: state}`` of those of ``times`` the table has."""
-    i = schema.instant.c
-    rows = conn.execute(select(i.ts, i.state).where(i.tbl_id == tbl_id, i.ts.in_(times)))
-    return {r.ts: instant_store.STATES[r.state] for r in rows}
-
-
-def _insert_instants(conn: Connection, tbl_id: int, decoded: list[DecodedInstant]) -> None:
-    """The instant rows and each state's metadata bytes."""
-    codes, states = instant_store.ACTION_CODES, instant_store.STATE_CODES
-    conn.execute(insert(schema.instant), [
-        {"tbl_id": tbl_id, "ts": d.instant.requested_time, "completion_ts": d.instant.completion_time,
-         "action": codes[d.instant.action], "state": states[d.instant.state],
-         "duration": d.instant.heartbeat_seconds, "start_ts": d.instant.last_heartbeat}
-        for d in decoded])
-    conn.execute(insert(schema.instant_meta), [
-        {"tbl_id": tbl_id, "ts": d.instant.requested_time, "action": codes[d.instant.action], "state": states[state],
-         "data": data or b""}
-        for d in decoded for state, data in d.metadata.items()])
 
 
 def _spark_schema_params(columns: list[Column], partition_names: list[str]) -> dict[str, str]:

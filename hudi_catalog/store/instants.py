@@ -6,7 +6,7 @@ of Hudi's metaserver enums, so the codes are also those of its wire protocol.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
@@ -156,3 +156,24 @@ def delete_instants(conn: Connection, tbl_id: int, times: Collection[str]) -> No
     if times:
         conn.execute(delete(schema.instant_meta).where(_m.tbl_id == tbl_id, _m.ts.in_(list(times))))
         conn.execute(delete(schema.instant).where(_i.tbl_id == tbl_id, _i.ts.in_(list(times))))
+
+
+def states_of(conn: Connection, tbl_id: int, times: Collection[str]) -> dict[str, InstantState]:
+    """``{requested time: state}`` of those of ``times`` the table has (an import's batch)."""
+    i = schema.instant.c
+    rows = conn.execute(select(i.ts, i.state).where(i.tbl_id == tbl_id, i.ts.in_(list(times))))
+    return {r.ts: STATES[r.state] for r in rows}
+
+
+def insert_many(conn: Connection, tbl_id: int,
+                instants: Sequence[tuple[Instant, Mapping[InstantState, bytes | None]]]) -> None:
+    """Instant rows with the metadata bytes of each of their states, in two statements (an import's batch)."""
+    conn.execute(insert(schema.instant), [
+        {"tbl_id": tbl_id, "ts": instant.requested_time, "completion_ts": instant.completion_time,
+         "action": ACTION_CODES[instant.action], "state": STATE_CODES[instant.state],
+         "duration": instant.heartbeat_seconds, "start_ts": instant.last_heartbeat}
+        for instant, _ in instants])
+    conn.execute(insert(schema.instant_meta), [
+        {"tbl_id": tbl_id, "ts": instant.requested_time, "action": ACTION_CODES[instant.action],
+         "state": STATE_CODES[state], "data": data or b""}
+        for instant, metadata in instants for state, data in metadata.items()])
