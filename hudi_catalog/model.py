@@ -127,6 +127,8 @@ class TableKeys:
     partition_keys: list[Column]
     hudi_version: int | None = None
     """The Hudi table version (``hoodie.table.version``) of a Hudi table; ``None`` for others."""
+    partitions_revision: int | None = None
+    """``tbl.partitions_revision`` as read: the key of the partition read cache."""
 
     @property
     def qualified_name(self) -> str:

@@ -30,6 +30,7 @@ from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..warehouse import join, qualify
 from .context import DDL_TIME, ServiceContext
+from .read_cache import RevisionCache
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +43,20 @@ def _columns_key(columns) -> tuple:
     return tuple((c.name, c.type, c.comment) for c in columns)
 
 
+PARTITION_CACHE_WEIGHT = 500_000
+"""Partitions (names or encodings) the partition read cache holds at most, over all its lists."""
+
+
+def _cache_key(table: TableKeys, kind: str, values, names, filter_text, max_parts) -> tuple:
+    return (table.id, kind, None if values is None else tuple(values), None if names is None else tuple(names),
+            filter_text, max_parts)
+
+
 class PartitionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        # lists of partition names and of wire encodings, keyed on tbl.partitions_revision (read_cache.py)
+        self._cache: RevisionCache[tuple] = RevisionCache(PARTITION_CACHE_WEIGHT, copies=False)
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -232,12 +244,26 @@ class PartitionService:
         return self._chosen(partition_store.read_encoded, database, table_name, values, names, filter_text, max_parts)
 
     def _chosen(self, reader, database, table_name, values, names, filter_text, max_parts) -> tuple[TableKeys, list]:
-        """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen."""
+        """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen.
+
+        Lists of cached encodings (every partition encoded) are kept in the partition read cache.
+        """
         with self.ctx.store.read() as conn:
-            table, chosen = self._select(
-                conn, database, table_name, values=values, names=names, filter_text=filter_text, max_parts=max_parts
-            )
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            cache_key = None
+            if reader is partition_store.read_encoded:
+                cache_key = _cache_key(table, "encoded", values, names, filter_text, max_parts)
+                cached = self._cache.get(cache_key, table.partitions_revision)
+                if cached is not None:
+                    if filter_text is not None:
+                        log.debug("filter %r on %s answered from the cache: %d partitions", filter_text,
+                                  table.qualified_name, len(cached))
+                    return table, list(cached)
+            chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text,
+                                  max_parts=max_parts)
             found = reader(conn, table, table.id, chosen)
+        if cache_key is not None and all(e.encoded is not None for e in found):
+            self._cache.put(cache_key, table.partitions_revision, tuple(found), weight=max(1, len(found)))
         if filter_text is not None:
             log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return table, found
@@ -250,30 +276,35 @@ class PartitionService:
     def _select(
         self,
         conn: Connection,
-        database: str,
-        table_name: str,
+        table: TableKeys,
         *,
         values: Sequence[str] | None = None,
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> tuple[TableKeys, Select]:
-        """The table's keys, and the selection of its partitions that the arguments describe."""
-        table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+    ) -> Select:
+        """The selection of the table's partitions that the arguments describe."""
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
             where = filter_to_clause(parse_partition_filter(filter_text), table.partition_keys, table.id)
-        chosen = partition_store.selection(
+        return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
-        return table, chosen
 
     def names(self, database: str, table_name: str, max_parts: int = -1,
               values: Sequence[str] | None = None) -> list[str]:
+        """Partition names in order; ``values`` are partial values where ``""`` matches anything. Kept in the
+        partition read cache."""
         with self.ctx.store.read() as conn:
-            _, chosen = self._select(conn, database, table_name, values=values, max_parts=max_parts)
-            return partition_store.names(conn, chosen)
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            cache_key = _cache_key(table, "names", values, None, None, max_parts)
+            found = self._cache.get(cache_key, table.partitions_revision)
+            if found is None:
+                found = tuple(partition_store.names(conn, self._select(conn, table, values=values,
+                                                                       max_parts=max_parts)))
+                self._cache.put(cache_key, table.partitions_revision, found, weight=max(1, len(found)))
+        return list(found)
 
     @staticmethod
     def _check_partial(table: TableKeys, values: Sequence[str] | None) -> None:
@@ -294,8 +325,8 @@ class PartitionService:
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""
         with self.ctx.store.read() as conn:
-            _, chosen = self._select(conn, database, table_name, filter_text=filter_text)
-            return partition_store.count(conn, chosen)
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            return partition_store.count(conn, self._select(conn, table, filter_text=filter_text))
 
     def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> list[Partition]:
         """Partitions that may hold rows matching an engine's WHERE clause (never fewer).
@@ -323,6 +354,7 @@ class PartitionService:
             tbl_id = row.tbl_id
             names = {self._name(table, p.values): p for p in parts}
             ids = partition_store.ids_by_name(conn, tbl_id, names)
+            partition_store.partitions_changed(conn, tbl_id)
             for name, part in names.items():
                 if name not in ids:
                     raise InvalidOperationError("alter is not possible")
@@ -368,6 +400,7 @@ class PartitionService:
                         raise InvalidOperationError(f"New location for this partition {target} already exists")
                     move = (old.sd.location, target)
                 sd.location = target
+            partition_store.partitions_changed(conn, tbl_id)
             self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
                          replace(new, sd=sd, parameters=new.parameters or old.parameters), None)
             if move:
@@ -387,7 +420,7 @@ class PartitionService:
             found = partition_store.id_and_location(conn, row.tbl_id, self._name(table, values))
             if found is None:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
-            partition_store.delete_ids(conn, [found.part_id])
+            partition_store.delete_ids(conn, row.tbl_id, [found.part_id])
         if delete_data and table.table_type == MANAGED_TABLE and found.location:
             self.ctx.warehouse.delete_dir(found.location)
             if table.sd.location:
@@ -405,7 +438,7 @@ class PartitionService:
                 missing = [n for n in names if n not in found]
                 raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
             ids = partition_store.ids_by_name(conn, tbl_id, [self._name(table, p.values) for p in dropped])
-            partition_store.delete_ids(conn, list(ids.values()))
+            partition_store.delete_ids(conn, tbl_id, list(ids.values()))
         if delete_data and table.table_type == MANAGED_TABLE:
             for part in dropped:
                 if part.sd.location:

@@ -95,6 +95,7 @@ def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_
             pool_size=config.MYSQL_POOL_SIZE,
             max_overflow=config.MYSQL_MAX_OVERFLOW,
             pool_recycle=3600,
+            pool_reset_on_return=None,
             connect_args={"charset": "utf8mb4"},
         )
         _ping_when_idle(engine, ping_after_idle)

@@ -68,9 +68,10 @@ def add_hudi_partition_paths(conn: Connection) -> None:
 
 
 def add_table_revisions(conn: Connection) -> None:
-    """Version 4 -> 5: ``tbl.revision``, the key of the table read cache."""
+    """Version 4 -> 5: ``tbl.revision`` and ``tbl.partitions_revision``, the keys of the read caches."""
     table_name = conn.dialect.identifier_preparer.format_table(schema.tbl)
     conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN revision BIGINT NOT NULL DEFAULT 0")
+    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN partitions_revision BIGINT NOT NULL DEFAULT 0")
 
 
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {

@@ -161,12 +161,20 @@ def _key_rows(part_id: int, tbl_id: int, keys: Sequence[Column], values: Sequenc
     ]
 
 
+def partitions_changed(conn: Connection, tbl_id: int) -> None:
+    """Raise the table's ``partitions_revision``: every change of its partition rows, values or parameters
+    does, in the changing transaction, so that no server process serves a cached read of them."""
+    conn.execute(update(schema.tbl).where(schema.tbl.c.tbl_id == tbl_id)
+                 .values(partitions_revision=schema.tbl.c.partitions_revision + 1))
+
+
 def insert_many(
     conn: Connection, tbl_id: int, keys: Sequence[Column], entries: Sequence[tuple[str, Partition, int]]
 ) -> dict[str, int]:
     """Insert partitions given as ``(name, partition, schema version)``; returns ``{name: part_id}``."""
     if not entries:
         return {}
+    partitions_changed(conn, tbl_id)
     conn.execute(
         insert(schema.partitions),
         [
@@ -192,7 +200,8 @@ def insert_many(
 def update_partition(
     conn: Connection, part_id: int, tbl_id: int, keys: Sequence[Column], name: str, part: Partition, version: int
 ) -> None:
-    """Rewrite one partition: name, values, storage descriptor and parameters."""
+    """Rewrite one partition: name, values, storage descriptor and parameters. The caller raises the table's
+    revision once (``partitions_changed``), however many partitions it rewrites."""
     conn.execute(
         update(schema.partitions)
         .where(_p.part_id == part_id)
@@ -208,7 +217,10 @@ def update_partition(
     params.write_params(conn, schema.partition_params, part_id, part.parameters)
 
 
-def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
+def delete_ids(conn: Connection, tbl_id: int, part_ids: Sequence[int]) -> None:
+    """Delete partitions of one table with everything that hangs off them."""
+    if part_ids:
+        partitions_changed(conn, tbl_id)
     for chunk in chunks(part_ids):
         conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
         conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
@@ -219,6 +231,7 @@ def delete_ids(conn: Connection, part_ids: Sequence[int]) -> None:
 
 def set_schema_version(conn: Connection, tbl_id: int, version: int) -> None:
     """Point every partition of a table at one schema version (``ALTER TABLE ... CASCADE``)."""
+    partitions_changed(conn, tbl_id)
     conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(schema_version=version, **_CHANGED))
 
 
@@ -230,6 +243,7 @@ def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) ->
         )
     ).all()
     if rows:
+        partitions_changed(conn, tbl_id)
         conn.execute(
             update(schema.partitions)
             .where(_p.part_id == bindparam("pid"))

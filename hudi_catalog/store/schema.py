@@ -137,6 +137,8 @@ tbl = Table(
     *_storage_descriptor_columns(),
     # raised by every change of the row, its parameters or its schema: the key of the table read cache
     Column("revision", BigInteger, nullable=False, default=0),
+    # raised by every change of the table's partitions: the key of the partition read cache
+    Column("partitions_revision", BigInteger, nullable=False, default=0),
     UniqueConstraint("db_id", "name", name="uniq_tbl"),
     **_MYSQL_OPTIONS,
 )

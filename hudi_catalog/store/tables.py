@@ -36,12 +36,12 @@ HUDI_VERSION_PARAM = "hoodie.table.version"
 
 
 def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
-    """The table's id, names, partition keys and Hudi table version in one query; ``NoSuchTableError`` when
-    missing."""
+    """The table's id, names, partition keys, Hudi table version and partitions revision in one query;
+    ``NoSuchTableError`` when missing."""
     s, p = schema.schema.c, schema.tbl_params.c
     rows = conn.execute(
         select(_t.tbl_id, _t.name, _d.name.label("db_name"), s.name.label("key_name"), s.type, s.comment,
-               p.param_value.label("hudi_version"))
+               p.param_value.label("hudi_version"), _t.partitions_revision)
         .select_from(
             schema.tbl.join(schema.db, _d.db_id == _t.db_id).outerjoin(
                 schema.schema,
@@ -56,7 +56,7 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
     version = rows[0].hudi_version
     return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys,
-                     int(version) if version and version.isdigit() else None)
+                     int(version) if version and version.isdigit() else None, rows[0].partitions_revision)
 
 
 def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
@@ -101,7 +101,7 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
 
 
 def first_revision() -> int:
-    """A new table's revision: the time in microseconds. SQLite may give a dropped table's id to a new
+    """A new table's revisions: the time in microseconds. SQLite may give a dropped table's id to a new
     table; starting above every revision the dropped one reached (one per change, each taking longer than a
     microsecond) keeps a read cache keyed on (id, revision) from confusing the two."""
     return time.time_ns() // 1000
@@ -122,6 +122,7 @@ def insert_table(conn: Connection, db_id: int, table: Table) -> int:
             view_expanded_text=table.view_expanded_text,
             is_rewrite_enabled=table.rewrite_enabled,
             revision=first_revision(),
+            partitions_revision=first_revision(),
             **descriptors.descriptor_to_row(table.sd, schema_version=1),
         )
     )

@@ -12,9 +12,10 @@ from hudi_catalog.store import schema
 def _downgrade_to_version_1(catalog: Catalog) -> None:
     """Put the store back in layout version 1: no ``typed_val`` column, no index on it, no partition
     ``revision``, ``encoded`` or ``hudi_path`` columns, no ``replaced_file_group`` table, no table
-    ``revision``."""
+    ``revision`` or ``partitions_revision``."""
     with catalog.store.engine.begin() as conn:
         conn.execute(text("ALTER TABLE tbl DROP COLUMN revision"))
+        conn.execute(text("ALTER TABLE tbl DROP COLUMN partitions_revision"))
         if conn.dialect.name == "sqlite":
             conn.execute(text("DROP INDEX idx_partition_hudi_path"))
             conn.execute(text("DROP INDEX idx_files_instant"))

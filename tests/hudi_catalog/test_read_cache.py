@@ -1,5 +1,5 @@
-"""The table read cache stays correct when another server process (another ``Catalog`` on the same database)
-changes, renames, drops or re-creates the table."""
+"""The read caches stay correct when another server process (another ``Catalog`` on the same database)
+changes, renames, drops or re-creates a table, or adds, alters, renames or drops its partitions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import pytest
 
 from hudi_catalog import Catalog
 from hudi_catalog.errors import NoSuchTableError
-from hudi_catalog.model import Column, Database, StorageDescriptor, Table
+from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hms_adapter.handler import MetastoreHandler
 from tests.hudi_catalog.test_query_counts import counting
 
 
@@ -70,3 +71,95 @@ def test_a_table_dropped_and_created_again_is_read_afresh(two_processes):
     assert [c.name for c in table.sd.columns] == ["x"]
     # SQLite hands the dropped table's id to the new one: the cache must not be keyed on the id alone
     assert table.id == first_id or reader.store.dialect != "sqlite"
+
+
+# -- partition lists ------------------------------------------------------------------------------------
+
+
+def listed(handler: MetastoreHandler, filter_text: str | None = None,
+           table: str = "p") -> list[tuple[list[str], str, dict]]:
+    """What a client gets: values, location and parameters of each partition, through the handler's
+    cached-encoding path."""
+    answer = (handler.get_partitions("rc", table, -1) if filter_text is None
+              else handler.get_partitions_by_filter("rc", table, filter_text, -1))
+    return [(p.values, p.sd.location, p.parameters) for p in answer.to_thrift()]
+
+
+@pytest.fixture
+def partitioned(two_processes):
+    reader, writer = two_processes
+    make(reader, "p", ["a"])
+    reader.partitions.add("rc", "p", [Partition("rc", "p", [day], parameters={"n": "0"})
+                                      for day in ("2024-01-01", "2024-01-02")])
+    handler = MetastoreHandler(reader)
+    for _ in range(3):  # encode and save, then read the encodings, then from the cache
+        first = listed(handler)
+        assert reader.partitions.names("rc", "p") == ["ds=2024-01-01", "ds=2024-01-02"]
+    assert reader.partitions._cache.hits >= 1
+    return reader, writer, handler, first
+
+
+def test_a_cached_partition_list_costs_one_query(partitioned):
+    reader, _, handler, _ = partitioned
+    with counting(reader) as statements:
+        listed(handler)
+        listed(handler, 'ds = "2024-01-02"')
+        listed(handler, 'ds = "2024-01-02"')
+        reader.partitions.names("rc", "p")
+    # one query each, but the first read of the filter: the table, then its (already encoded) partitions
+    assert len([s for s in statements if not s.startswith("BEGIN")]) == 5
+
+
+def warm(reader: Catalog, handler: MetastoreHandler) -> None:
+    """Reads every list twice, so that the next read of each comes from the cache if nothing changed (a
+    change clears the partitions' encodings, and only fully encoded lists are kept)."""
+    for _ in range(2):
+        listed(handler)
+        listed(handler, 'ds = "2024-01-02"')
+        reader.partitions.names("rc", "p")
+
+
+def test_partition_changes_by_another_process_are_seen(partitioned):
+    reader, writer, handler, first = partitioned
+    assert [values for values, _, _ in first] == [["2024-01-01"], ["2024-01-02"]]
+
+    writer.partitions.add("rc", "p", [Partition("rc", "p", ["2024-01-03"])])
+    assert [v for v, _, _ in listed(handler)] == [["2024-01-01"], ["2024-01-02"], ["2024-01-03"]]
+    assert reader.partitions.names("rc", "p")[-1] == "ds=2024-01-03"
+
+    warm(reader, handler)
+    changed = writer.partitions.get("rc", "p", ["2024-01-02"])
+    changed.parameters["n"] = "1"
+    writer.partitions.alter("rc", "p", [changed])
+    assert [params["n"] for v, _, params in listed(handler, 'ds = "2024-01-02"')] == ["1"]
+
+    warm(reader, handler)
+    writer.partitions.drop("rc", "p", values=["2024-01-01"], delete_data=False)
+    assert reader.partitions.names("rc", "p") == ["ds=2024-01-02", "ds=2024-01-03"]
+    assert [v for v, _, _ in listed(handler)] == [["2024-01-02"], ["2024-01-03"]]
+
+    warm(reader, handler)
+    renamed = writer.partitions.get("rc", "p", ["2024-01-03"])
+    renamed.values = ["2024-02-01"]
+    writer.partitions.rename("rc", "p", ["2024-01-03"], renamed)
+    assert [v for v, _, _ in listed(handler)] == [["2024-01-02"], ["2024-02-01"]]
+    assert reader.partitions.names("rc", "p") == ["ds=2024-01-02", "ds=2024-02-01"]
+
+
+def test_table_changes_that_rewrite_partitions_are_seen(partitioned):
+    reader, writer, handler, _ = partitioned
+    warm(reader, handler)
+    table = writer.tables.get("rc", "p")
+    table.name = "moved"  # a managed table: its partitions' directories move with it
+    writer.tables.alter("rc", "p", table)
+    assert all("/moved/" in location for _, location, _ in listed(handler, table="moved"))
+    table = writer.tables.get("rc", "moved")
+    table.name = "p"
+    writer.tables.alter("rc", "moved", table)
+
+    warm(reader, handler)
+    table = writer.tables.get("rc", "p")
+    table.sd.columns.append(Column("b", "int"))
+    writer.tables.alter("rc", "p", table, cascade=True)
+    answer = handler.get_partitions("rc", "p", -1).to_thrift()
+    assert [[c.name for c in p.sd.cols] for p in answer] == [["a", "b"], ["a", "b"]]
