@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Row, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 
 from ..errors import NoSuchDatabaseError
 from ..model import Database
@@ -35,15 +35,19 @@ def to_model(conn: Connection, row: Row) -> Database:
     )
 
 
+_DATABASE_WITH_PARAMS = (
+    select(schema.db, schema.db_params.c.param_key, schema.db_params.c.param_value)
+    .select_from(schema.db.outerjoin(schema.db_params, schema.db_params.c.db_id == _db.db_id))
+    .where(_db.name == bindparam("name"))
+)
+"""Built once: ``get_database`` is the most frequent call of all, and building the statement was a tenth
+of its cost."""
+
+
 def get_database(conn: Connection, name: str) -> Database:
     """A database with its parameters in one query (the row joined to its parameter rows);
     ``NoSuchDatabaseError`` with Hive's text when missing."""
-    p = schema.db_params.c
-    rows = conn.execute(
-        select(schema.db, p.param_key, p.param_value)
-        .select_from(schema.db.outerjoin(schema.db_params, p.db_id == _db.db_id))
-        .where(_db.name == name)
-    ).all()
+    rows = conn.execute(_DATABASE_WITH_PARAMS, {"name": name}).all()
     if not rows:
         raise NoSuchDatabaseError(f"There is no database named {name}")
     row = rows[0]
