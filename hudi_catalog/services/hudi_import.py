@@ -251,10 +251,12 @@ class HudiImporter:
         except NoSuchDatabaseError:
             self.catalog.databases.create(Database(database))
         try:
-            self.catalog.tables.get(database, name)
-            return
+            existing = self.catalog.tables.get(database, name)
         except NoSuchTableError:
-            pass
+            existing = None
+        if existing is not None:
+            self._mark_hudi(existing, config)
+            return
         columns, partition_keys = self._schema(config, schema_instant)
         location = base if "://" in base else f"file:{base}"
         merge_on_read = config.table_type == "MERGE_ON_READ"
@@ -280,6 +282,16 @@ class HudiImporter:
         if merge_on_read:  # Hudi's hive sync registers a read-optimized and a real-time table
             register(f"{name}_ro", COPY_ON_WRITE_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "true"})
             register(f"{name}_rt", MERGE_ON_READ_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "false"})
+
+    def _mark_hudi(self, table: Table, config: TableConfig) -> None:
+        """A table registered before the import (by Hudi's hive sync, say) learns its Hudi table version and
+        type, which name and decode its instants from here on."""
+        wanted = {TABLE_VERSION_PARAM: str(config.version), "hoodie.table.type": config.table_type}
+        if all(table.parameters.get(k) == v for k, v in wanted.items()):
+            return
+        table.parameters.update(wanted)
+        self.catalog.tables.alter(table.database, table.name, table)
+        log.info("%s is a Hudi table of version %d: recorded", table.qualified_name, config.version)
 
     @staticmethod
     def _schema(config: TableConfig, schema_instant: DecodedInstant | None) -> tuple[list[Column], list[Column]]:

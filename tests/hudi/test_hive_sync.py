@@ -630,8 +630,9 @@ def test_two_key_pushdown_filter_of_the_real_table(catalog, client, tmp_path):
     assert client.get_partitions_by_filter("h", "t", pushdown_filter(many, fields), -1) == []
 
 
-def test_sync_first_then_import_adopts_the_partitions(catalog, client, tmp_path):
-    base = unpack(NON_HIVE_STYLE, tmp_path)
+@pytest.mark.parametrize("name", [NON_HIVE_STYLE, "sample_table_cow_v6_simplekeygen_nonhivestyle"])
+def test_sync_first_then_import_adopts_the_partitions(catalog, client, tmp_path, name):
+    base = unpack(name, tmp_path)
     storage = storage_of(base)
     sync = HiveSync(client, "h", storage)
     sync.sync()
@@ -642,6 +643,8 @@ def test_sync_first_then_import_adopts_the_partitions(catalog, client, tmp_path)
     assert catalog.snapshot.partition_paths("h", "t") == []
 
     HudiImporter(catalog).run(str(base), database="h", table="t")
+    # the version of a table hive sync registered comes from storage: it names and decodes the instants
+    assert catalog.tables.get("h", "t").parameters["hoodie.table.version"] == name.split("_v")[1][0]
     assert hms_view(client, "h", "t") == hms_before  # the same rows, Hive metadata kept
     assert catalog.snapshot.partition_paths("h", "t") == storage.partitions
     assert our_slices(catalog, "t") == oracle_slices(HudiTableBuilder.from_base_uri(str(base)).build())
