@@ -35,10 +35,28 @@ def free_port() -> int:
 
 
 def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Peak resident memory of a process and its children (``serve --workers N`` forks N servers): the sum
+    of each one's peak, an upper bound of what they held at once."""
+    total = 0.0
+    for member in (pid, *_children(pid)):
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        total += next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")),
+                      0.0)
+    return total or float("nan")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 @contextmanager

@@ -378,7 +378,8 @@ def plot(result: dict, path: str) -> None:
     plain = FuncFormatter(lambda y, _: f"{y:g}")
     for ax, op in zip(axes.flat, ops):
         for key, runs in servers.items():
-            points = [(n, runs[str(n)]["ops"][op]["p50_ms"]) for n in sizes if op in runs[str(n)]["ops"]]
+            points = [(n, runs[str(n)]["ops"][op]["p50_ms"]) for n in sizes
+                      if str(n) in runs and op in runs[str(n)]["ops"]]
             if points:
                 ax.plot(*zip(*points), label=labels.get(key, key), **styles.get(key, dict(marker="^")))
         ax.set_title(op, fontsize=9)
