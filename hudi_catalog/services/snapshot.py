@@ -238,7 +238,7 @@ class SnapshotService:
         yet (added through HMS, by hive sync, before the instant was applied) is that partition: it takes the
         path and keeps its Hive metadata. The others are added, to the views of the table too."""
         row = table_store.get_row(conn, table.database, table.name)
-        model = table_store.to_models(conn, [row])[0]
+        model = self.ctx.table_model(conn, row)
         keys = [k.name for k in table.partition_keys]
         entries, named_paths = [], {}
         for path in paths:
