@@ -158,6 +158,8 @@ def _serve_workers(args: argparse.Namespace) -> int:
     Catalog.open(args.db_url, args.warehouse).close()  # schema ready before the workers start
 
     def run_worker(index: int, ready) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):  # not the supervisor's handlers: the worker sets its own
+            signal.signal(signum, signal.SIG_DFL)
         for sock in reserved:
             sock.close()
         sys.exit(_serve_process(args, worker=index, ready=ready))
