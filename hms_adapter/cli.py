@@ -100,7 +100,8 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
-    catalog = Catalog.open(args.db_url, args.warehouse, snapshot_sync=args.snapshot_sync)
+    # a worker's supervisor has made the schema ready already
+    catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync)
     # with several workers one of them applies pending instants: the work is per database, not per process
     syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" and not worker else None
     reuse_port = worker is not None

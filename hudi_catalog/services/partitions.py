@@ -227,7 +227,8 @@ class PartitionService:
         max_parts: int = -1,
     ) -> list[Partition]:
         """Partitions chosen by partial values, names and a Hive filter together, in name order."""
-        return self._chosen(partition_store.read, database, table_name, values, names, filter_text, max_parts)[1]
+        return self._chosen(partition_store.read, database, table_name, values, names, filter_text, max_parts,
+                            cache_kind=None)[1]
 
     def read_encoded(
         self,
@@ -241,18 +242,20 @@ class PartitionService:
     ) -> tuple[TableKeys, list[EncodedPartition]]:
         """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
         for a front end that caches encodings: cached bytes where present, models for the rest."""
-        return self._chosen(partition_store.read_encoded, database, table_name, values, names, filter_text, max_parts)
+        return self._chosen(partition_store.read_encoded, database, table_name, values, names, filter_text, max_parts,
+                            cache_kind="encoded")
 
-    def _chosen(self, reader, database, table_name, values, names, filter_text, max_parts) -> tuple[TableKeys, list]:
+    def _chosen(self, reader, database, table_name, values, names, filter_text, max_parts,
+                cache_kind: str | None) -> tuple[TableKeys, list]:
         """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen.
 
-        Lists of cached encodings (every partition encoded) are kept in the partition read cache.
+        With a ``cache_kind``, lists whose every partition is encoded are kept in the partition read cache.
         """
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
             cache_key = None
-            if reader is partition_store.read_encoded:
-                cache_key = _cache_key(table, "encoded", values, names, filter_text, max_parts)
+            if cache_kind is not None:
+                cache_key = _cache_key(table, cache_kind, values, names, filter_text, max_parts)
                 cached = self._cache.get(cache_key, table.partitions_revision)
                 if cached is not None:
                     if filter_text is not None:
