@@ -13,7 +13,14 @@ import threading
 
 from hudi_catalog import Catalog
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, SnapshotSyncer
-from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
+from hudi_catalog.config import (
+    DB_URL_DEFAULT,
+    DB_URL_ENV,
+    TXN_TIMEOUT_ENV,
+    TXN_TIMEOUT_SECONDS_DEFAULT,
+    WAREHOUSE_DEFAULT,
+    WAREHOUSE_ENV,
+)
 from hudi_catalog.errors import CatalogError
 from hudi_catalog.partition_names import make_partition_name
 
@@ -37,6 +44,16 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
                         help="DEBUG logs one line per call")
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return seconds
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hudi-metastore", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "asynchronously (a background thread)")
     serve.add_argument("--workers", type=int, default=1,
                        help="server processes sharing the ports (SO_REUSEPORT); one Python process uses one core")
+    serve.add_argument("--txn-timeout", type=_positive_seconds,
+                       default=os.environ.get(TXN_TIMEOUT_ENV, TXN_TIMEOUT_SECONDS_DEFAULT),
+                       help="seconds after which a lock or transaction that was not heartbeated expires, as "
+                            f"Hive's hive.txn.timeout (env {TXN_TIMEOUT_ENV}; default "
+                            f"{TXN_TIMEOUT_SECONDS_DEFAULT:g})")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -101,7 +123,8 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
     # a worker's supervisor has made the schema ready already
-    catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync)
+    catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
+                           txn_timeout=args.txn_timeout)
     # with several workers one of them applies pending instants: the work is per database, not per process
     syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" and not worker else None
     reuse_port = worker is not None

@@ -15,8 +15,12 @@ from hudi_catalog.errors import (
     InvalidObjectError,
     InvalidOperationError,
     NoSuchDatabaseError,
+    NoSuchLockError,
     NoSuchObjectError,
     NoSuchTableError,
+    NoSuchTxnError,
+    TxnAbortedError,
+    TxnOpenError,
 )
 
 from .idl import hive
@@ -32,6 +36,10 @@ HMS_PREFERENCES: ErrorPreferences = [
     (AlreadyExistsError, (hive.AlreadyExistsException, hive.MetaException)),
     (InvalidObjectError, (hive.InvalidObjectException, hive.MetaException)),
     (InvalidOperationError, (hive.InvalidOperationException, hive.MetaException)),
+    (NoSuchLockError, (hive.NoSuchLockException, hive.MetaException)),
+    (NoSuchTxnError, (hive.NoSuchTxnException, hive.MetaException)),
+    (TxnAbortedError, (hive.TxnAbortedException, hive.MetaException)),
+    (TxnOpenError, (hive.TxnOpenException, hive.MetaException)),
     (Exception, (hive.MetaException,)),
 ]
 

@@ -20,6 +20,7 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     NoSuchTableError,
 )
+from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
@@ -28,6 +29,7 @@ from .convert.partition import from_thrift_partition, to_thrift_partition, to_th
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .idl import hive
+from .lock_calls import LockCalls
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,8 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler:
-    """Serves the HMS calls over one ``Catalog``."""
+class MetastoreHandler(LockCalls):
+    """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog
@@ -199,18 +201,26 @@ class MetastoreHandler:
         self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context))
 
     def alter_table(self, dbname, tbl_name, new_tbl):
-        self._alter_table(dbname, tbl_name, new_tbl, None)
+        self._alter_table(dbname, tbl_name, new_tbl, {})
 
     def alter_table_with_environment_context(self, dbname, tbl_name, new_tbl, environment_context):
-        self._alter_table(dbname, tbl_name, new_tbl, environment_context)
+        self._alter_table(dbname, tbl_name, new_tbl, _env(environment_context))
 
     def alter_table_with_cascade(self, dbname, tbl_name, new_tbl, cascade):
-        self._alter_table(dbname, tbl_name, new_tbl, None, cascade=bool(cascade))
+        self._alter_table(dbname, tbl_name, new_tbl, {}, cascade=bool(cascade))
 
-    def _alter_table(self, dbname, tbl_name, new_tbl, environment_context, cascade=False):
+    def alter_table_req(self, req):
+        """Hive 4's form; ``expectedParameterKey``/``Value`` make it a compare-and-set like the environment
+        context properties of the same meaning."""
+        env = _env(req.environmentContext)
+        if req.expectedParameterKey is not None and req.expectedParameterValue is not None:
+            env.update({EXPECTED_KEY: req.expectedParameterKey, EXPECTED_VALUE: req.expectedParameterValue})
+        self._alter_table(req.dbName, req.tableName, req.table, env)
+        return hive.AlterTableResponse()
+
+    def _alter_table(self, dbname, tbl_name, new_tbl, env: dict[str, str], cascade=False):
         if new_tbl is None:
             raise hive.InvalidOperationException(message="New table is invalid: null")
-        env = _env(environment_context)
         cascade = cascade or env.get("CASCADE", "").lower() == "true"
         self.catalog.tables.alter(_db(dbname), tbl_name, from_thrift_table(new_tbl), cascade, env)
 

@@ -20,10 +20,13 @@ import threading
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.functions import FunctionService
+from .services.locks import LockService
 from .services.partitions import PartitionService
 from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
+from .services.transactions import TxnService
+from . import config
 from .store.engine import Store
 from .warehouse import Warehouse
 
@@ -33,11 +36,16 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 
 class Catalog:
-    """Databases, tables, partitions, functions and Hudi timelines over one store and one warehouse."""
+    """Databases, tables, partitions, functions, Hudi timelines, and Hive's locks and transactions over one
+    store and one warehouse."""
 
-    def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline") -> None:
+    def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
+                 txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
-        transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``)."""
+        transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
+        ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires."""
+        if txn_timeout <= 0:
+            raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
             raise ValueError(f"snapshot_sync must be one of {SNAPSHOT_SYNC_MODES}")
         self.store = store
@@ -49,11 +57,14 @@ class Catalog:
         self.functions = FunctionService(ctx)
         self.snapshot = SnapshotService(ctx, asynchronous=snapshot_sync == "async")
         self.timeline = TimelineService(ctx, on_complete=self.snapshot)
+        self.txns = TxnService(ctx, txn_timeout)
+        self.locks = LockService(ctx, self.txns)
 
     @classmethod
-    def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline") -> "Catalog":
+    def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
+             txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
-        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync)
+        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout)
         if init:
             catalog.init()
         return catalog

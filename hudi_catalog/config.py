@@ -18,3 +18,7 @@ MYSQL_MAX_OVERFLOW = 16
 MYSQL_PING_AFTER_IDLE_SECONDS = 10.0
 """A pooled MySQL connection idle for longer is pinged before use (and replaced if dead); busier ones are not,
 which saves a round trip per call."""
+
+TXN_TIMEOUT_ENV = "HUDI_METASTORE_TXN_TIMEOUT"
+TXN_TIMEOUT_SECONDS_DEFAULT = 300.0
+"""As Hive's ``hive.txn.timeout``: a lock or transaction not heartbeated for this long is expired."""

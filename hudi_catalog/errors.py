@@ -57,3 +57,23 @@ class StorageError(CatalogError):
 class UnsupportedReadError(CatalogError):
     """A read of a table cannot be served as asked (not a Hudi table, a query type or file format the reader
     cannot serve); the message says what and why, and no partial or different result is returned instead."""
+
+
+class ConcurrentModificationError(CatalogError):
+    """An object changed since the caller read it (an expected parameter value no longer holds)."""
+
+
+class NoSuchLockError(CatalogError):
+    """The lock id is unknown, released or expired."""
+
+
+class NoSuchTxnError(CatalogError):
+    """The transaction id is unknown, or the transaction is no longer open."""
+
+
+class TxnAbortedError(CatalogError):
+    """The transaction was aborted (by its client or because it timed out)."""
+
+
+class TxnOpenError(CatalogError):
+    """The operation is not allowed while the transaction is open (unlocking one of its locks)."""

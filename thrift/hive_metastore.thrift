@@ -669,6 +669,39 @@ struct Table {
   28: optional i64 txnId  // hive3/4
 }
 
+struct GetValidWriteIdsRequest {  // hive3/4
+  1: required list<string> fullTableNames,
+  2: optional string validTxnList,
+  3: optional i64 writeId
+}
+struct TableValidWriteIds {  // hive3/4
+  1: required string fullTableName,
+  2: required i64 writeIdHighWaterMark,
+  3: required list<i64> invalidWriteIds,
+  4: optional i64 minOpenWriteId,
+  5: required binary abortedBits
+}
+struct GetValidWriteIdsResponse {  // hive3/4
+  1: required list<TableValidWriteIds> tblValidWriteIds
+}
+struct TxnToWriteId {  // hive3/4
+  1: required i64 txnId,
+  2: required i64 writeId
+}
+struct AllocateTableWriteIdsRequest {  // hive3/4
+  1: required string dbName,
+  2: required string tableName,
+  3: optional list<i64> txnIds,
+  4: optional string replPolicy,
+  5: optional list<TxnToWriteId> srcTxnToWriteIdList,
+  6: optional bool reallocate = false
+}
+struct AllocateTableWriteIdsResponse {  // hive3/4
+  1: required list<TxnToWriteId> txnToWriteIds
+}
+struct GetOpenTxnsRequest {  // hive3/4
+  1: optional list<TxnType> excludeTxnTypes
+}
 struct AlterTableRequest {  // hive3/4
   1: optional string catName,
   2: required string dbName,
@@ -1984,6 +2017,11 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: MetaException o1)
   AlterTableResponse alter_table_req(1: AlterTableRequest req)
       throws (1: InvalidOperationException o1, 2: MetaException o2)
+  GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst)
+      throws (1: NoSuchTxnException o1, 2: MetaException o2)
+  AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst)
+      throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3)
+  GetOpenTxnsResponse get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest)
   GetPartitionResponse get_partition_req(1: GetPartitionRequest req)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   PartitionsResponse get_partitions_req(1: PartitionsRequest req)

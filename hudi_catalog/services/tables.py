@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ..errors import (
     AlreadyExistsError,
+    ConcurrentModificationError,
     InvalidObjectError,
     InvalidOperationError,
     NoSuchDatabaseError,
@@ -21,6 +22,7 @@ from ..store import databases as db_store
 from ..store import descriptors
 from ..store import partitions as partition_store
 from ..store import tables as table_store
+from ..store import txns as txn_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from .context import DDL_TIME, ServiceContext
@@ -28,6 +30,10 @@ from .context import DDL_TIME, ServiceContext
 log = logging.getLogger(__name__)
 
 EXTERNAL_PARAM = "EXTERNAL"
+EXPECTED_KEY = "expected_parameter_key"
+EXPECTED_VALUE = "expected_parameter_value"
+"""Environment properties of an alter that applies only while the table's parameter ``EXPECTED_KEY`` still
+has the value ``EXPECTED_VALUE`` (Hive 4; Iceberg's commits without a Hive lock rely on them)."""
 
 
 def is_external(table: Table) -> bool:
@@ -46,6 +52,17 @@ def _settle_table_type(table: Table) -> str:
     if table.table_type == EXTERNAL_TABLE and not external_param:
         return MANAGED_TABLE
     return table.table_type or MANAGED_TABLE
+
+
+def _expected_parameter(environment: Mapping[str, str] | None, new: Table) -> tuple[str, str] | None:
+    """``(key, value)`` an alter expects the table's parameter to hold, or None."""
+    key = (environment or {}).get(EXPECTED_KEY)
+    value = (environment or {}).get(EXPECTED_VALUE)
+    if key is None or value is None:
+        return None
+    if new.parameters.get(key) is None:
+        raise InvalidObjectError(f"New value for expected key {key} is not set")
+    return key, value
 
 
 def _check_columns(table: Table) -> None:
@@ -149,11 +166,14 @@ class TableService:
 
         A rename of a managed table that keeps its location moves the directory to
         ``<new database location>/<new name>``, and its partitions' locations with it (as Hive does). Partition keys cannot change, column types only compatibly.
-        ``cascade`` gives every partition the table's new columns.
+        ``cascade`` gives every partition the table's new columns. With ``EXPECTED_KEY`` and
+        ``EXPECTED_VALUE`` in ``environment``, the alter is a compare-and-set: it applies only if the table's
+        parameter still has that value, checked on the locked row in the altering transaction.
 
         Raises:
             InvalidOperationError: the table does not exist, the new name is taken or invalid, partition
                 keys or column types changed in a way Hive refuses.
+            ConcurrentModificationError: the expected parameter value no longer holds (Hive's message).
         """
         database, name = normalize(database), normalize(name)
         new = replace(
@@ -167,11 +187,17 @@ class TableService:
         _check_columns(new)
         new.table_type = _settle_table_type(new)
         moved: tuple[str, str] | None = None
+        expected = _expected_parameter(environment, new)
         with self.ctx.store.write() as conn:
-            row = table_store.find_row(conn, database, name)
+            row = table_store.find_row(conn, database, name, lock=True)
             if row is None:
                 raise InvalidOperationError(f"table {database}.{name} doesn't exist")
             old = self.ctx.table_model(conn, row)
+            if expected is not None and old.parameters.get(expected[0]) != expected[1]:
+                raise ConcurrentModificationError(
+                    f"The table has been modified. The parameter value for key '{expected[0]}' is "
+                    f"'{old.parameters.get(expected[0])}'. The expected was value was '{expected[1]}'"
+                )
             renamed = (new.database, new.name) != (database, name)
             target_db = db_store.get_row(conn, new.database) if renamed else None
             if renamed and table_store.find_row(conn, new.database, new.name) is not None:
@@ -198,6 +224,8 @@ class TableService:
             table_store.update_table(
                 conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version
             )
+            if renamed:
+                txn_store.rename_table(conn, database, name, new.database, new.name)
             if cascade and version != row.schema_version:
                 partition_store.set_schema_version(conn, row.tbl_id, version)
             descriptors.delete_unused_schema_versions(conn, row.tbl_id)
@@ -243,6 +271,7 @@ class TableService:
                     if not loc.startswith(row.location + "/")
                 ]
             table_store.delete_table(conn, row.tbl_id)
+            txn_store.delete_table(conn, database, name)
         if delete_data:
             for location in data_dirs:
                 self.ctx.warehouse.delete_dir(location)

@@ -18,7 +18,7 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 
 from .. import config
 from ..errors import AlreadyExistsError, StorageError
-from . import schema
+from . import schema, sequences
 from .migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -151,6 +151,7 @@ class Store:
             row = conn.execute(select(schema.schema_version.c.version)).first()
             if row is None:
                 conn.execute(insert(schema.schema_version).values(id=1, version=schema.SCHEMA_VERSION))
+                sequences.seed(conn)
                 log.info("created catalog schema version %d", schema.SCHEMA_VERSION)
                 return schema.SCHEMA_VERSION
             version = row.version

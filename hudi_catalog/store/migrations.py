@@ -10,7 +10,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, bindparam, select, update
 
 from ..typed_keys import typed_key
-from . import schema
+from . import schema, sequences
 
 BATCH = 5000
 
@@ -74,9 +74,16 @@ def add_table_revisions(conn: Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN partitions_revision BIGINT NOT NULL DEFAULT 0")
 
 
+def add_lock_tables(conn: Connection) -> None:
+    """Version 5 -> 6: Hive's locks and transactions (``hive_lock``, ``hive_txn``, ``next_write_id``,
+    ``txn_write_id``, made by ``create_all``) and the ``id_sequence`` counters, seeded here."""
+    sequences.seed(conn)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
     3: add_hudi_partition_paths,
     4: add_table_revisions,
+    5: add_lock_tables,
 }

@@ -30,7 +30,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -291,5 +291,85 @@ files = Table(
     UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
     Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts", "name", "is_deleted"),
     Index("idx_files_instant", "tbl_id", "instant_ts"),
+    **_MYSQL_OPTIONS,
+)
+
+# Hive's locks and transactions (the HMS lock and transaction calls). Objects are named, not referenced by id,
+# because Hive grants locks on databases, tables and partitions that need not exist.
+
+# Counters shared by every server on the database (lock ids, transaction ids); the "lock" row is also the
+# mutex that serialises lock grants.
+id_sequence = Table(
+    "id_sequence",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("next_value", BigInteger, nullable=False),
+    **_MYSQL_OPTIONS,
+)
+
+SEQUENCES = ("lock", "txn")
+
+hive_txn = Table(
+    "hive_txn",
+    metadata,
+    Column("txn_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("state", String(1), nullable=False, doc="o open, a aborted, c committed (kept for a while)"),
+    Column("started_ms", BigInteger, nullable=False),
+    Column("last_heartbeat_ms", BigInteger, nullable=False),
+    Column("heartbeat_count", Integer, nullable=False, default=0),
+    Column("user_name", String(NAME), nullable=False),
+    Column("host_name", String(NAME), nullable=False),
+    Column("agent_info", String(NAME)),
+    Column("txn_type", SmallInteger, nullable=False, default=0),
+    Column("has_writes", Boolean, nullable=False, default=False,
+           doc="took a write lock or a write id: kept after an abort, so readers skip what it wrote"),
+    Index("idx_txn_state", "state"),
+    **_MYSQL_OPTIONS,
+)
+
+hive_lock = Table(
+    "hive_lock",
+    metadata,
+    Column("lock_id", BigInteger, nullable=False),
+    Column("component", Integer, nullable=False, doc="the component's position in its request, from 1"),
+    Column("txn_id", BigInteger, nullable=False, default=0, doc="0 for a lock outside a transaction"),
+    Column("db_name", String(NAME), nullable=False),
+    Column("tbl_name", String(NAME)),
+    Column("part_name", String(PARTITION_NAME)),
+    Column("state", SmallInteger, nullable=False, doc="LockState: 1 acquired, 2 waiting"),
+    Column("lock_type", SmallInteger, nullable=False, doc="LockType: 1 shared read, 2 shared write, ..."),
+    Column("last_heartbeat_ms", BigInteger, nullable=False),
+    Column("acquired_at_ms", BigInteger),
+    Column("heartbeat_count", Integer, nullable=False, default=0),
+    Column("user_name", String(NAME), nullable=False),
+    Column("host_name", String(NAME), nullable=False),
+    Column("agent_info", String(NAME)),
+    Column("blocked_by_lock", BigInteger),
+    Column("blocked_by_component", Integer),
+    PrimaryKeyConstraint("lock_id", "component"),
+    Index("idx_lock_db", "db_name"),
+    Index("idx_lock_txn", "txn_id"),
+    **_MYSQL_OPTIONS,
+)
+
+next_write_id = Table(
+    "next_write_id",
+    metadata,
+    Column("db_name", String(NAME), nullable=False),
+    Column("tbl_name", String(NAME), nullable=False),
+    Column("next_value", BigInteger, nullable=False),
+    PrimaryKeyConstraint("db_name", "tbl_name"),
+    **_MYSQL_OPTIONS,
+)
+
+txn_write_id = Table(
+    "txn_write_id",
+    metadata,
+    Column("db_name", String(NAME), nullable=False),
+    Column("tbl_name", String(NAME), nullable=False),
+    Column("write_id", BigInteger, nullable=False),
+    Column("txn_id", BigInteger, nullable=False),
+    PrimaryKeyConstraint("db_name", "tbl_name", "write_id"),
+    UniqueConstraint("txn_id", "db_name", "tbl_name", name="uniq_txn_write"),
     **_MYSQL_OPTIONS,
 )

@@ -64,8 +64,10 @@ def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
     return conn.execute(query.with_for_update() if lock else query).first()
 
 
-def find_row(conn: Connection, database: str, name: str) -> Row | None:
-    return conn.execute(_table_query().where(_d.name == database, _t.name == name)).first()
+def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row | None:
+    """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
+    query = _table_query().where(_d.name == database, _t.name == name)
+    return conn.execute(query.with_for_update() if lock else query).first()
 
 
 def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:

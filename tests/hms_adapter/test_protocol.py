@@ -77,7 +77,7 @@ def test_get_config_value_refuses_other_keys(client, key):
 
 
 @pytest.mark.parametrize("method, args", [
-    ("get_open_txns", ()),
+    ("show_compact", (hive.ShowCompactRequest(),)),
     ("grant_privileges", (hive.PrivilegeBag(privileges=[]),)),
     ("get_type", ("t",)),
 ])
@@ -166,7 +166,7 @@ def test_other_transports_and_protocols(catalog, warehouse, transport, protocol)
         with pytest.raises(hive.NoSuchObjectException):
             client.get_table("wire", "missing")
         with pytest.raises(TApplicationException) as e:
-            client.get_open_txns()
+            client.show_compact(hive.ShowCompactRequest())
         assert e.value.type == UNKNOWN_METHOD
         assert client.get_all_tables("wire") == ["t"]
     finally:

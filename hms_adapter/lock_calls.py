@@ -1,0 +1,92 @@
+"""The HMS lock and transaction calls of ``MetastoreHandler``: convert, call ``Catalog.locks`` or
+``Catalog.txns``, convert back."""
+
+from __future__ import annotations
+
+from hudi_catalog import Catalog
+
+from .convert.locks import (
+    from_thrift_lock_request,
+    from_valid_txn_list,
+    to_thrift_open_txns,
+    to_thrift_show_locks_element,
+    to_thrift_table_write_ids,
+    to_thrift_txn_info,
+)
+from .idl import hive
+
+
+class LockCalls:
+    """Mixed into ``MetastoreHandler``."""
+
+    catalog: Catalog
+
+    # -- locks ------------------------------------------------------------------------------------------
+
+    def lock(self, rqst):
+        status = self.catalog.locks.lock(from_thrift_lock_request(rqst))
+        return hive.LockResponse(lockid=status.lock_id, state=int(status.state))
+
+    def check_lock(self, rqst):
+        status = self.catalog.locks.check(rqst.lockid)
+        return hive.LockResponse(lockid=status.lock_id, state=int(status.state))
+
+    def unlock(self, rqst):
+        self.catalog.locks.unlock(rqst.lockid)
+
+    def heartbeat(self, ids):
+        if ids is None:
+            return
+        if ids.lockid:
+            self.catalog.locks.heartbeat(ids.lockid)
+        if ids.txnid:
+            self.catalog.txns.heartbeat(ids.txnid)
+
+    def show_locks(self, rqst):
+        rqst = rqst or hive.ShowLocksRequest()
+        held = self.catalog.locks.show(rqst.dbname, rqst.tablename, rqst.partname, rqst.txnid)
+        return hive.ShowLocksResponse(locks=[to_thrift_show_locks_element(h) for h in held])
+
+    # -- transactions -----------------------------------------------------------------------------------
+
+    def open_txns(self, rqst):
+        ids = self.catalog.txns.open(rqst.num_txns or 0, rqst.user or "", rqst.hostname or "", rqst.agentInfo,
+                                     rqst.txn_type or 0)
+        return hive.OpenTxnsResponse(txn_ids=ids)
+
+    def commit_txn(self, rqst):
+        self.catalog.txns.commit(rqst.txnid)
+
+    def abort_txn(self, rqst):
+        self.catalog.txns.abort([rqst.txnid])
+
+    def abort_txns(self, rqst):
+        self.catalog.txns.abort(list(rqst.txn_ids or []))
+
+    def heartbeat_txn_range(self, txns):
+        aborted, unknown = self.catalog.txns.heartbeat_range(txns.min, txns.max)
+        return hive.HeartbeatTxnRangeResponse(aborted=aborted, nosuch=unknown)
+
+    def get_open_txns(self):
+        return to_thrift_open_txns(self.catalog.txns.snapshot())
+
+    def get_open_txns_req(self, getOpenTxnsRequest):
+        return self.get_open_txns()
+
+    def get_open_txns_info(self):
+        high_water_mark, infos = self.catalog.txns.infos()
+        return hive.GetOpenTxnsInfoResponse(txn_high_water_mark=high_water_mark,
+                                            open_txns=[to_thrift_txn_info(i) for i in infos])
+
+    # -- write ids ---------------------------------------------------------------------------------------
+
+    def allocate_table_write_ids(self, rqst):
+        pairs = self.catalog.txns.allocate_write_ids(rqst.dbName, rqst.tableName, list(rqst.txnIds or []))
+        return hive.AllocateTableWriteIdsResponse(
+            txnToWriteIds=[hive.TxnToWriteId(txnId=t, writeId=w) for t, w in pairs]
+        )
+
+    def get_valid_write_ids(self, rqst):
+        ids = self.catalog.txns.valid_write_ids(list(rqst.fullTableNames or []),
+                                                from_valid_txn_list(rqst.validTxnList))
+        return hive.GetValidWriteIdsResponse(tblValidWriteIds=[to_thrift_table_write_ids(i) for i in ids])

@@ -1,0 +1,244 @@
+"""Hive's transactions, as far as locks and write ids need them: open, commit, abort, heartbeat, the open
+transaction snapshot, and table write ids with the valid write id lists readers build on them.
+
+Every call that changes locks or transactions first locks the ``lock`` counter (one mutex across every
+server on the database) and expires what timed out: locks outside transactions not heartbeated within the
+timeout are deleted, open transactions not heartbeated within it are aborted and their locks released.
+Heartbeats need no mutex. There is no compactor: aborted transactions that wrote stay listed as aborted.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+from sqlalchemy import Connection
+
+from ..errors import InvalidObjectError, NoSuchTxnError, TxnAbortedError
+from ..locks.model import OpenTxns, TableWriteIds, TxnInfo, TxnState
+from ..names import normalize
+from ..store import locks as lock_store
+from ..store import sequences
+from ..store import txns as txn_store
+from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+MAX_OPEN_BATCH = 1000
+"""Hive's ``hive.txn.max.open.batch``: at most this many transactions per ``open_txns`` call."""
+FORGET_AFTER_S = 600.0
+"""Committed transactions (and aborted ones that wrote nothing) are forgotten this long after they ended."""
+FORGET_EVERY_S = 60.0
+
+
+def txn_name(txn_id: int) -> str:
+    """Hive's rendering of a transaction id in messages."""
+    return f"txnid:{txn_id}"
+
+
+class TxnService:
+    def __init__(self, ctx: ServiceContext, timeout_s: float) -> None:
+        self.ctx = ctx
+        self.timeout_ms = int(timeout_s * 1000)
+        self._last_forget = 0.0
+
+    def now_ms(self) -> int:
+        return int(self.ctx.clock().timestamp() * 1000)
+
+    # -- shared with the lock service --------------------------------------------------------------------
+
+    def begin(self, conn: Connection, now_ms: int) -> int:
+        """Take the lock mutex and expire what timed out; returns the next lock id (still unused)."""
+        next_lock_id = sequences.lock_counter(conn, "lock")
+        cutoff = now_ms - self.timeout_ms
+        expired = lock_store.expired_ids(conn, cutoff)
+        if expired:
+            lock_store.delete_locks(conn, expired)
+            log.warning("expired %d lock(s) not heartbeated for %d s: %s", len(expired),
+                        self.timeout_ms // 1000, expired)
+        timed_out = txn_store.timed_out(conn, cutoff)
+        if timed_out:
+            txn_store.set_state(conn, timed_out, txn_store.ABORTED, now_ms)
+            lock_store.delete_of_txns(conn, timed_out)
+            log.warning("aborted %d transaction(s) not heartbeated for %d s: %s", len(timed_out),
+                        self.timeout_ms // 1000, timed_out)
+        if time.monotonic() - self._last_forget > FORGET_EVERY_S:
+            self._last_forget = time.monotonic()
+            txn_store.delete_finished(conn, now_ms - int(max(FORGET_AFTER_S * 1000, self.timeout_ms)))
+        return next_lock_id
+
+    def require_open(self, conn: Connection, txn_id: int, lock: bool = False) -> None:
+        """Raise Hive's error unless the transaction is open."""
+        state = txn_store.state_of(conn, txn_id, lock=lock)
+        if state == txn_store.OPEN:
+            return
+        if state == txn_store.ABORTED:
+            raise TxnAbortedError(f"Transaction {txn_name(txn_id)} already aborted")
+        if state == txn_store.COMMITTED:
+            raise NoSuchTxnError(f"Transaction {txn_name(txn_id)} is already committed.")
+        raise NoSuchTxnError(f"No such transaction {txn_name(txn_id)}")
+
+    # -- calls ---------------------------------------------------------------------------------------------
+
+    def open(self, count: int, user: str, host: str, agent_info: str | None = None, txn_type: int = 0) -> list[int]:
+        """Open ``count`` transactions (at most ``MAX_OPEN_BATCH``, as Hive caps them); their ids, ascending."""
+        if count < 1:
+            raise InvalidObjectError(f"Invalid number of transactions to open: {count}")
+        count = min(count, MAX_OPEN_BATCH)
+        now = self.now_ms()
+        with self.ctx.store.write() as conn:
+            self.begin(conn, now)
+            first = sequences.take(conn, "txn", count)
+            ids = txn_store.insert_open(conn, first, count, user, host, agent_info, txn_type, now)
+        log.debug("opened transactions %d..%d for %s@%s", ids[0], ids[-1], user, host)
+        return ids
+
+    def commit(self, txn_id: int) -> None:
+        """Commit an open transaction and release its locks; committing it again is a no-op (a retry).
+
+        Raises:
+            TxnAbortedError: it was aborted (also by timing out).
+            NoSuchTxnError: no such transaction.
+        """
+        now = self.now_ms()
+        with self.ctx.store.write() as conn:
+            self.begin(conn, now)
+            if txn_store.state_of(conn, txn_id, lock=True) == txn_store.COMMITTED:
+                log.info("commit of %s again: already committed", txn_name(txn_id))
+                return
+            self.require_open(conn, txn_id)
+            txn_store.set_state(conn, [txn_id], txn_store.COMMITTED, now)
+            lock_store.delete_of_txns(conn, [txn_id])
+        log.debug("committed %s", txn_name(txn_id))
+
+    def abort(self, txn_ids: Sequence[int]) -> None:
+        """Abort open transactions and release their locks, all or none; aborting one again is a no-op.
+
+        Raises:
+            NoSuchTxnError: one is unknown or already committed.
+        """
+        now = self.now_ms()
+        with self.ctx.store.write() as conn:
+            self.begin(conn, now)
+            states = txn_store.states_of(conn, txn_ids)
+            for txn_id in txn_ids:
+                state = states.get(txn_id)
+                if state is None:
+                    raise NoSuchTxnError(f"No such transaction {txn_name(txn_id)}")
+                if state == txn_store.COMMITTED:
+                    raise NoSuchTxnError(f"Transaction {txn_name(txn_id)} is already committed.")
+            to_abort = sorted({t for t in txn_ids if states[t] == txn_store.OPEN})
+            txn_store.set_state(conn, to_abort, txn_store.ABORTED, now)
+            lock_store.delete_of_txns(conn, to_abort)
+        log.debug("aborted %s", ", ".join(txn_name(t) for t in to_abort))
+
+    def heartbeat(self, txn_id: int) -> None:
+        """Keep an open transaction alive.
+
+        Raises:
+            TxnAbortedError, NoSuchTxnError: it is not open.
+        """
+        now = self.now_ms()
+        with self.ctx.store.write() as conn:
+            if not txn_store.heartbeat(conn, [txn_id], now, now - self.timeout_ms):
+                self._raise_not_alive(conn, txn_id)
+
+    def _raise_not_alive(self, conn: Connection, txn_id: int) -> None:
+        """A transaction that is open but past its timeout counts as aborted (the next sweep aborts it)."""
+        if txn_store.state_of(conn, txn_id) == txn_store.OPEN:
+            raise TxnAbortedError(f"Transaction {txn_name(txn_id)} already aborted")
+        self.require_open(conn, txn_id)
+
+    def heartbeat_range(self, first: int, last: int) -> tuple[set[int], set[int]]:
+        """Heartbeat transactions ``first..last``; returns ``(aborted, unknown)`` ids among them (committed
+        ones count as unknown, as in Hive)."""
+        if last - first >= 100_000:
+            raise InvalidObjectError(f"Too many transactions to heartbeat: {first}..{last}")
+        ids = list(range(first, last + 1))
+        if not ids:
+            return set(), set()
+        now = self.now_ms()
+        with self.ctx.store.write() as conn:
+            alive = txn_store.heartbeat(conn, ids, now, now - self.timeout_ms)
+            states = txn_store.states_of(conn, [t for t in ids if t not in alive])
+        aborted = {t for t, s in states.items() if s in (txn_store.ABORTED, txn_store.OPEN)}
+        return aborted, {t for t in ids if t not in alive and t not in aborted}
+
+    def snapshot(self) -> OpenTxns:
+        """Every transaction id handed out so far, with the open and aborted ones named."""
+        with self.ctx.store.write() as conn:
+            self.begin(conn, self.now_ms())
+            return self._snapshot(conn)
+
+    @staticmethod
+    def _snapshot(conn: Connection) -> OpenTxns:
+        high_water_mark = sequences.current(conn, "txn") - 1
+        infos = txn_store.not_committed(conn)
+        return OpenTxns(
+            high_water_mark,
+            open=[i.txn_id for i in infos if i.state == TxnState.OPEN],
+            aborted=[i.txn_id for i in infos if i.state == TxnState.ABORTED],
+        )
+
+    def infos(self) -> tuple[int, list[TxnInfo]]:
+        """``(high water mark, open and aborted transactions)``."""
+        with self.ctx.store.write() as conn:
+            self.begin(conn, self.now_ms())
+            return sequences.current(conn, "txn") - 1, txn_store.not_committed(conn)
+
+    # -- write ids -----------------------------------------------------------------------------------------
+
+    def allocate_write_ids(self, database: str, table: str, txn_ids: Sequence[int]) -> list[tuple[int, int]]:
+        """A write id of the table for each open transaction (the one it has, or the next ones in transaction
+        order); ``[(txn id, write id)]`` ascending.
+
+        Raises:
+            NoSuchTxnError, TxnAbortedError: a transaction is not open.
+        """
+        database, table = normalize(database), normalize(table)
+        txn_ids = sorted(set(txn_ids))
+        if not txn_ids:
+            raise InvalidObjectError("No transactions to allocate write ids for")
+        with self.ctx.store.write() as conn:
+            self.begin(conn, self.now_ms())
+            for txn_id in txn_ids:
+                self.require_open(conn, txn_id)
+            known = txn_store.write_ids_of(conn, database, table, txn_ids)
+            new = [t for t in txn_ids if t not in known]
+            if new:
+                first = txn_store.take_write_ids(conn, database, table, len(new))
+                pairs = list(zip(new, range(first, first + len(new))))
+                txn_store.insert_write_ids(conn, database, table, pairs)
+                known.update(pairs)
+                for txn_id in new:
+                    txn_store.mark_writing(conn, txn_id)
+        return sorted(known.items())
+
+    def valid_write_ids(self, tables: Sequence[str], snapshot: OpenTxns | None) -> list[TableWriteIds]:
+        """For each ``db.table``, the write ids a reader with the transaction ``snapshot`` (the current one
+        when None) must skip, as Hive computes them: the high water mark is the highest write id of a
+        transaction up to the snapshot's high water mark; below it, ids of transactions the snapshot sees as
+        open or aborted (or that are newer than it) are invalid."""
+        with self.ctx.store.read() as conn:
+            snapshot = snapshot or self._snapshot(conn)
+            aborted_ids = set(snapshot.aborted)
+            not_committed = set(snapshot.open) | aborted_ids
+            answers = []
+            for full_name in tables:
+                database, _, table = full_name.partition(".")
+                if not table:
+                    raise InvalidObjectError(f"Not a fully qualified table name: {full_name}")
+                database, table = normalize(database), normalize(table)
+                high = txn_store.highest_write_id(conn, database, table, snapshot.high_water_mark)
+                invalid, aborted, min_open = [], [], None
+                for row in txn_store.write_ids_up_to(conn, database, table, high):
+                    if row.txn_id <= snapshot.high_water_mark and row.txn_id not in not_committed:
+                        continue
+                    invalid.append(row.write_id)
+                    if row.txn_id in aborted_ids:
+                        aborted.append(row.write_id)
+                    elif min_open is None:
+                        min_open = row.write_id
+                answers.append(TableWriteIds(f"{database}.{table}", high, invalid, aborted, min_open))
+            return answers
