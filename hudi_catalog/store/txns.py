@@ -66,7 +66,7 @@ def heartbeat(conn: Connection, txn_ids: Sequence[int], now_ms: int, expired_bef
 
 
 def states_of(conn: Connection, txn_ids: Sequence[int]) -> dict[int, str]:
-    return dict(conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.in_(txn_ids))).tuples().all())
+    return {r.txn_id: r.state for r in conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.in_(txn_ids)))}
 
 
 def timed_out(conn: Connection, expired_before_ms: int) -> list[int]:
@@ -103,10 +103,10 @@ def not_committed(conn: Connection) -> list[TxnInfo]:
 
 def write_ids_of(conn: Connection, database: str, table: str, txn_ids: Sequence[int]) -> dict[int, int]:
     """``{txn id: write id}`` for those of the transactions that already have one in the table."""
-    return dict(conn.execute(
+    return {r.txn_id: r.write_id for r in conn.execute(
         select(_w.txn_id, _w.write_id).where(_w.db_name == database, _w.tbl_name == table,
                                              _w.txn_id.in_(txn_ids))
-    ).tuples().all())
+    )}
 
 
 def take_write_ids(conn: Connection, database: str, table: str, count: int) -> int:

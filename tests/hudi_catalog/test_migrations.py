@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from sqlalchemy import select, text, update
 
 from hudi_catalog import Catalog
+from hudi_catalog.locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from hudi_catalog.store import schema
+from tests.conftest import skip_or_fail
 
 
 def _downgrade_to_version_1(catalog: Catalog) -> None:
@@ -58,5 +66,60 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         migrated.tables.alter("m", "t", table)
         assert migrated.tables.get("m", "t").parameters["after"] == "migration"
         assert [e.encoded for e in migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")[1]] == [b"cached"]
+    finally:
+        migrated.close()
+
+
+PREVIOUS_LAYOUT_COMMIT = "acedf06"
+"""The last main commit with layout version 5 (before Hive's locks and transactions)."""
+
+MAKE_OLD_STORE = """
+import sys
+from hudi_catalog import Catalog, catalog
+from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_catalog.store import schema
+assert catalog.__file__.startswith(sys.argv[3]), catalog.__file__
+assert schema.SCHEMA_VERSION == 5
+c = Catalog.open(sys.argv[1], sys.argv[2])
+c.databases.create(Database("old"))
+c.tables.create(Table("old", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
+                      partition_keys=[Column("ds", "string")], parameters={"metadata_location": "v1"}))
+c.partitions.add("old", "t", [Partition("old", "t", ["a"]), Partition("old", "t", ["b"])])
+c.close()
+"""
+
+
+def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehouse, tmp_path):
+    """The previous layout's code (from git) makes a store; this code opens it, migrates it, keeps its data
+    and serves locks and compare-and-set alters on it."""
+    root = Path(__file__).resolve().parents[2]
+    old_code = tmp_path / "old_code"
+    old_code.mkdir()
+    try:
+        archive = subprocess.run(["git", "-C", str(root), "archive", PREVIOUS_LAYOUT_COMMIT, "hudi_catalog"],
+                                 capture_output=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        skip_or_fail(f"the previous release's code is not in this checkout's git history: {error}")
+    subprocess.run(["tar", "-x", "-C", str(old_code)], input=archive, check=True, timeout=60)
+    made = subprocess.run(
+        [sys.executable, "-c", MAKE_OLD_STORE, db_url, str(warehouse), str(old_code)],
+        capture_output=True, text=True, timeout=120, cwd=old_code,
+        env={**os.environ, "PYTHONPATH": str(old_code)},
+    )
+    assert made.returncode == 0, made.stderr[-3000:]
+
+    migrated = Catalog.open(db_url, str(warehouse))
+    try:
+        with migrated.store.read() as conn:
+            assert conn.execute(select(schema.schema_version.c.version)).scalar_one() == schema.SCHEMA_VERSION
+        assert migrated.partitions.names("old", "t") == ["ds=a", "ds=b"]
+        lock = migrated.locks.lock(LockRequest([LockComponent(LockType.EXCLUSIVE, LockTarget("old", "t"))], "u", "h"))
+        assert (lock.lock_id, lock.state) == (1, LockState.ACQUIRED)
+        assert migrated.txns.open(2, "u", "h") == [1, 2]
+        table = migrated.tables.get("old", "t")
+        table.parameters["metadata_location"] = "v2"
+        migrated.tables.alter("old", "t", table, environment={EXPECTED_KEY: "metadata_location",
+                                                              EXPECTED_VALUE: "v1"})
+        assert migrated.tables.get("old", "t").parameters["metadata_location"] == "v2"
     finally:
         migrated.close()
