@@ -61,7 +61,7 @@ class LockCalls:
         self.catalog.txns.abort([rqst.txnid])
 
     def abort_txns(self, rqst):
-        self.catalog.txns.abort(list(rqst.txn_ids or []))
+        self.catalog.txns.abort(list(rqst.txn_ids or []), strict=False)
 
     def heartbeat_txn_range(self, txns):
         aborted, unknown = self.catalog.txns.heartbeat_range(txns.min, txns.max)

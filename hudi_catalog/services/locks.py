@@ -84,7 +84,7 @@ class LockService:
             self.txns.begin(conn, now)
             rows = lock_store.rows_of(conn, lock_id)
             if not rows:
-                raise NoSuchLockError(f"No such lock: {lock_name(lock_id)}")
+                raise NoSuchLockError(f"No such lock {lock_name(lock_id)}")
             txn_id = rows[0].txn_id
             if txn_id:
                 self.txns.require_open(conn, txn_id)
@@ -107,9 +107,12 @@ class LockService:
                 return
             rows = lock_store.rows_of(conn, lock_id)
             if rows:
+                first = rows[0]
                 raise TxnOpenError(
-                    f"Unlocking locks associated with transaction not permitted. {lock_name(lock_id)} belongs "
-                    f"to txnid:{rows[0].txn_id}"
+                    "Unlocking locks associated with transaction not permitted.  "
+                    f"{lock_name(lock_id)} intLockId:{first.component} txnid:{first.txn_id} db:{first.db_name} "
+                    f"table:{first.tbl_name} partition:{first.part_name} state:{LockState(first.state).name} "
+                    f"type:{LockType(first.lock_type).name}"
                 )
             log.info("unlock of %s: no such lock (already released or expired)", lock_name(lock_id))
 
@@ -148,7 +151,7 @@ class LockService:
         for component in mine:
             blocker = self._blocker(component, by_table)
             if blocker is not None:
-                lock_store.set_blocked(conn, lock_id, blocker.lock_id, blocker.component)
+                lock_store.set_blocked(conn, lock_id, component.component, blocker.lock_id, blocker.component)
                 return LockState.WAITING
         lock_store.acquire(conn, lock_id, now)
         return LockState.ACQUIRED

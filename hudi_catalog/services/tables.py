@@ -194,9 +194,10 @@ class TableService:
                 raise InvalidOperationError(f"table {database}.{name} doesn't exist")
             old = self.ctx.table_model(conn, row)
             if expected is not None and old.parameters.get(expected[0]) != expected[1]:
+                # Hive's wording, typo included: Iceberg matches on its start
                 raise ConcurrentModificationError(
                     f"The table has been modified. The parameter value for key '{expected[0]}' is "
-                    f"'{old.parameters.get(expected[0])}'. The expected was value was '{expected[1]}'"
+                    f"'{old.parameters.get(expected[0], 'null')}'. The expected was value was '{expected[1]}'"
                 )
             renamed = (new.database, new.name) != (database, name)
             target_db = db_store.get_row(conn, new.database) if renamed else None

@@ -112,26 +112,27 @@ class TxnService:
             lock_store.delete_of_txns(conn, [txn_id])
         log.debug("committed %s", txn_name(txn_id))
 
-    def abort(self, txn_ids: Sequence[int]) -> None:
-        """Abort open transactions and release their locks, all or none; aborting one again is a no-op.
+    def abort(self, txn_ids: Sequence[int], strict: bool = True) -> None:
+        """Abort the open ones of ``txn_ids`` and release their locks; aborting one again is a no-op.
 
         Raises:
-            NoSuchTxnError: one is unknown or already committed.
+            NoSuchTxnError: with ``strict`` (Hive's ``abort_txn``), one is unknown or already committed, and
+                nothing is aborted. Hive's ``abort_txns`` passes over those silently.
         """
         now = self.now_ms()
         with self.ctx.store.write() as conn:
             self.begin(conn, now)
             states = txn_store.states_of(conn, txn_ids)
-            for txn_id in txn_ids:
+            for txn_id in txn_ids if strict else ():
                 state = states.get(txn_id)
                 if state is None:
                     raise NoSuchTxnError(f"No such transaction {txn_name(txn_id)}")
                 if state == txn_store.COMMITTED:
                     raise NoSuchTxnError(f"Transaction {txn_name(txn_id)} is already committed.")
-            to_abort = sorted({t for t in txn_ids if states[t] == txn_store.OPEN})
+            to_abort = sorted({t for t in txn_ids if states.get(t) == txn_store.OPEN})
             txn_store.set_state(conn, to_abort, txn_store.ABORTED, now)
             lock_store.delete_of_txns(conn, to_abort)
-        log.debug("aborted %s", ", ".join(txn_name(t) for t in to_abort))
+        log.debug("aborted %s", ", ".join(txn_name(t) for t in to_abort) or "nothing")
 
     def heartbeat(self, txn_id: int) -> None:
         """Keep an open transaction alive.

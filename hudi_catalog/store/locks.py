@@ -55,9 +55,14 @@ def acquire(conn: Connection, lock_id: int, now_ms: int) -> None:
     )
 
 
-def set_blocked(conn: Connection, lock_id: int, by_lock: int, by_component: int) -> None:
+def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by_component: int) -> None:
+    """Record on the blocked component (only) what it waits for; the lock's other components have none."""
     conn.execute(
         update(schema.hive_lock).where(_l.lock_id == lock_id)
+        .values(blocked_by_lock=None, blocked_by_component=None)
+    )
+    conn.execute(
+        update(schema.hive_lock).where(_l.lock_id == lock_id, _l.component == component)
         .values(blocked_by_lock=by_lock, blocked_by_component=by_component)
     )
 
