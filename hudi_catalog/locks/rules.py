@@ -35,11 +35,20 @@ def conflicts(requested: LockType, existing: LockType) -> bool:
 def exempt(requested_level: LockLevel, requested_type: LockType, existing_level: LockLevel,
            existing_type: LockType) -> bool:
     """Hive's one exemption by level: a shared read of a database and an exclusive lock of one of its
-    tables do not exclude each other (so a table can be dropped while its database is in use).
+    tables or partitions do not exclude each other, whichever came first (so a table can be created or
+    dropped while its database is read).
 
     Example:
-        >>> exempt(LockLevel.TABLE, LockType.EXCLUSIVE, LockLevel.DB, LockType.SHARED_READ)
+        >>> exempt(LockLevel.PARTITION, LockType.EXCLUSIVE, LockLevel.DB, LockType.SHARED_READ)
         True
+        >>> exempt(LockLevel.DB, LockType.EXCLUSIVE, LockLevel.DB, LockType.SHARED_READ)
+        False
     """
-    pair = {(requested_level, requested_type), (existing_level, existing_type)}
-    return pair == {(LockLevel.DB, SR), (LockLevel.TABLE, EX)}
+    def db_read(level: LockLevel, lock_type: LockType) -> bool:
+        return level == LockLevel.DB and lock_type == SR
+
+    def below_db_exclusive(level: LockLevel, lock_type: LockType) -> bool:
+        return level != LockLevel.DB and lock_type == EX
+
+    return (db_read(requested_level, requested_type) and below_db_exclusive(existing_level, existing_type)) or (
+        db_read(existing_level, existing_type) and below_db_exclusive(requested_level, requested_type))
