@@ -38,7 +38,9 @@ class TxnState(IntEnum):
 
 @dataclass(frozen=True)
 class LockTarget:
-    """What a lock component covers: a database, a table of it, or a partition of that table."""
+    """What a lock component covers: a database, a table of it, or a partition of that table. Two targets
+    overlap when they name the same database, and the same table and partition wherever both name one (a
+    database lock covers its tables, a table lock its partitions)."""
 
     database: str
     table: str | None = None
@@ -50,22 +52,6 @@ class LockTarget:
         if self.table is None:
             return LockLevel.DB
         return LockLevel.TABLE if self.partition is None else LockLevel.PARTITION
-
-    def overlaps(self, other: "LockTarget") -> bool:
-        """Whether the two targets share an object: the same database, and the same table and partition
-        wherever both name one (a database lock covers its tables, a table lock its partitions).
-
-        Example:
-            >>> LockTarget("d", "t").overlaps(LockTarget("d", "t", "p=1"))
-            True
-            >>> LockTarget("d", "t", "p=1").overlaps(LockTarget("d", "t", "p=2"))
-            False
-        """
-        return (
-            self.database == other.database
-            and (self.table is None or other.table is None or self.table == other.table)
-            and (self.partition is None or other.partition is None or self.partition == other.partition)
-        )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, Row
 
@@ -88,7 +88,7 @@ class LockService:
             txn_id = rows[0].txn_id
             if txn_id:
                 self.txns.require_open(conn, txn_id)
-                txn_store.heartbeat(conn, [txn_id], now, now - self.txns.timeout_ms)
+                txn_store.heartbeat(conn, txn_id, txn_id, now, now - self.txns.timeout_ms)
             else:
                 lock_store.heartbeat(conn, lock_id, now, now - self.txns.timeout_ms)
             state = self._try_grant(conn, lock_id, rows, now)
@@ -133,47 +133,61 @@ class LockService:
         with self.ctx.store.write() as conn:
             self.txns.begin(conn, self.txns.now_ms())
             return lock_store.listing(
-                conn, database.lower() if database else None, table.lower() if table else None, partition,
-                txn_id or None,
+                conn, database.lower() if database else None, table.lower() if table else None,
+                partition.lower() if partition else None, txn_id or None,
             )
 
     # -- granting ------------------------------------------------------------------------------------------
 
     def _try_grant(self, conn: Connection, lock_id: int, mine: Sequence[Row], now: int) -> LockState:
-        """Acquire every component of the lock, or none: WAITING (recording the first blocker) when one of
-        them conflicts with a lock ahead of it."""
+        """Acquire every component of the lock, or none: WAITING (recording the earliest blocker of the
+        first blocked component) when one of them conflicts with a lock ahead of it."""
         if all(r.state == LockState.ACQUIRED for r in mine):
             return LockState.ACQUIRED
-        by_table: dict[tuple[str, str | None], list[Row]] = defaultdict(list)
-        for other in lock_store.rows_in_databases(conn, {r.db_name for r in mine}, lock_id):
-            if other.state == LockState.ACQUIRED or other.lock_id < lock_id:
-                by_table[(other.db_name, other.tbl_name)].append(other)
+        ahead = _LocksAhead(
+            other for other in lock_store.rows_in_databases(conn, {r.db_name for r in mine}, lock_id)
+            if other.state == LockState.ACQUIRED or other.lock_id < lock_id
+        )
         for component in mine:
-            blocker = self._blocker(component, by_table)
+            blocker = ahead.blocker(component)
             if blocker is not None:
                 lock_store.set_blocked(conn, lock_id, component.component, blocker.lock_id, blocker.component)
                 return LockState.WAITING
         lock_store.acquire(conn, lock_id, now)
         return LockState.ACQUIRED
 
-    @staticmethod
-    def _blocker(component: Row, by_table: dict[tuple[str, str | None], list[Row]]) -> Row | None:
-        """The first lock ahead of ``component`` that it must wait for, or None."""
-        target = _target(component)
-        if target.table is None:  # a database lock meets every lock in its database
-            candidates = [row for (db, _), rows in by_table.items() if db == target.database for row in rows]
-        else:
-            candidates = by_table.get((target.database, None), []) + by_table.get((target.database, target.table), [])
-        requested = LockType(component.lock_type)
-        for other in sorted(candidates, key=lambda r: (r.lock_id, r.component)):
-            if not target.overlaps(_target(other)):
-                continue
-            if component.txn_id and component.txn_id == other.txn_id:
-                continue
-            existing = LockType(other.lock_type)
-            if exempt(target.level, requested, _target(other).level, existing):
-                continue
-            if conflicts(requested, existing):
-                return other
-        return None
 
+class _LocksAhead:
+    """The lock components ahead of a request, indexed by the object they name, so that a component is
+    compared only with those that overlap it (a request of thousands of partitions stays linear)."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.by_object: dict[tuple[str, str | None, str | None], list[Row]] = defaultdict(list)
+        self.by_database: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            self.by_object[(row.db_name, row.tbl_name, row.part_name)].append(row)
+            self.by_database[row.db_name].append(row)
+        self.by_table: dict[tuple[str, str], list[Row]] = defaultdict(list)
+        for (database, table, _), rows_of_object in self.by_object.items():
+            if table is not None:
+                self.by_table[(database, table)].extend(rows_of_object)
+
+    def _overlapping(self, target: LockTarget) -> list[Row]:
+        if target.table is None:
+            return self.by_database.get(target.database, [])
+        database_wide = self.by_object.get((target.database, None, None), [])
+        if target.partition is None:
+            return database_wide + self.by_table.get((target.database, target.table), [])
+        return (database_wide + self.by_object.get((target.database, target.table, None), [])
+                + self.by_object.get((target.database, target.table, target.partition), []))
+
+    def blocker(self, component: Row) -> Row | None:
+        """The earliest lock ahead of ``component`` that it must wait for, or None."""
+        target, requested = _target(component), LockType(component.lock_type)
+        blockers = [
+            other for other in self._overlapping(target)
+            if not (component.txn_id and component.txn_id == other.txn_id)
+            and not exempt(target.level, requested, _target(other).level, LockType(other.lock_type))
+            and conflicts(requested, LockType(other.lock_type))
+        ]
+        return min(blockers, key=lambda r: (r.lock_id, r.component), default=None)

@@ -30,6 +30,7 @@ MAX_OPEN_BATCH = 1000
 FORGET_AFTER_S = 600.0
 """Committed transactions (and aborted ones that wrote nothing) are forgotten this long after they ended."""
 FORGET_EVERY_S = 60.0
+MAX_HEARTBEAT_RANGE = 100_000
 
 
 def txn_name(txn_id: int) -> str:
@@ -142,7 +143,7 @@ class TxnService:
         """
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            if not txn_store.heartbeat(conn, [txn_id], now, now - self.timeout_ms):
+            if not txn_store.heartbeat(conn, txn_id, txn_id, now, now - self.timeout_ms):
                 self._raise_not_alive(conn, txn_id)
 
     def _raise_not_alive(self, conn: Connection, txn_id: int) -> None:
@@ -153,18 +154,19 @@ class TxnService:
 
     def heartbeat_range(self, first: int, last: int) -> tuple[set[int], set[int]]:
         """Heartbeat transactions ``first..last``; returns ``(aborted, unknown)`` ids among them (committed
-        ones count as unknown, as in Hive)."""
-        if last - first >= 100_000:
-            raise InvalidObjectError(f"Too many transactions to heartbeat: {first}..{last}")
-        ids = list(range(first, last + 1))
-        if not ids:
+        ones count as unknown, as in Hive; an open one past its timeout as aborted)."""
+        if last - first >= MAX_HEARTBEAT_RANGE:
+            raise InvalidObjectError(
+                f"At most {MAX_HEARTBEAT_RANGE} transactions can be heartbeated at once, not {first}..{last}"
+            )
+        if last < first:
             return set(), set()
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            alive = txn_store.heartbeat(conn, ids, now, now - self.timeout_ms)
-            states = txn_store.states_of(conn, [t for t in ids if t not in alive])
-        aborted = {t for t, s in states.items() if s in (txn_store.ABORTED, txn_store.OPEN)}
-        return aborted, {t for t in ids if t not in alive and t not in aborted}
+            alive = txn_store.heartbeat(conn, first, last, now, now - self.timeout_ms)
+            states = txn_store.states_between(conn, first, last)
+        aborted = {t for t, s in states.items() if t not in alive and s in (txn_store.ABORTED, txn_store.OPEN)}
+        return aborted, {t for t in range(first, last + 1) if t not in alive and t not in aborted}
 
     def snapshot(self) -> OpenTxns:
         """Every transaction id handed out so far, with the open and aborted ones named."""

@@ -51,22 +51,28 @@ def mark_writing(conn: Connection, txn_id: int) -> None:
     conn.execute(update(schema.hive_txn).where(_t.txn_id == txn_id, ~_t.has_writes).values(has_writes=True))
 
 
-def heartbeat(conn: Connection, txn_ids: Sequence[int], now_ms: int, expired_before_ms: int) -> set[int]:
-    """Record a heartbeat of the open, live transactions among ``txn_ids``; returns those that were."""
-    alive = set(conn.execute(
-        select(_t.txn_id).where(_t.txn_id.in_(txn_ids), _t.state == OPEN,
-                                _t.last_heartbeat_ms >= expired_before_ms)
-    ).scalars())
+def heartbeat(conn: Connection, first: int, last: int, now_ms: int, expired_before_ms: int) -> set[int]:
+    """Record a heartbeat of the open, live transactions with ids ``first..last``; returns their ids."""
+    live = (_t.txn_id.between(first, last), _t.state == OPEN, _t.last_heartbeat_ms >= expired_before_ms)
+    alive = set(conn.execute(select(_t.txn_id).where(*live)).scalars())
     if alive:
         conn.execute(
-            update(schema.hive_txn).where(_t.txn_id.in_(sorted(alive)))
+            update(schema.hive_txn).where(*live)
             .values(last_heartbeat_ms=now_ms, heartbeat_count=_t.heartbeat_count + 1)
         )
     return alive
 
 
 def states_of(conn: Connection, txn_ids: Sequence[int]) -> dict[int, str]:
-    return {r.txn_id: r.state for r in conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.in_(txn_ids)))}
+    states: dict[int, str] = {}
+    for start in range(0, len(txn_ids), BATCH):
+        batch = txn_ids[start : start + BATCH]
+        states.update((r.txn_id, r.state) for r in conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.in_(batch))))
+    return states
+
+
+def states_between(conn: Connection, first: int, last: int) -> dict[int, str]:
+    return {r.txn_id: r.state for r in conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.between(first, last)))}
 
 
 def timed_out(conn: Connection, expired_before_ms: int) -> list[int]:

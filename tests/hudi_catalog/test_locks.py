@@ -352,3 +352,23 @@ def test_write_ids_follow_a_renamed_table_and_go_with_a_dropped_one(catalog):
     catalog.tables.drop("cas", "renamed", delete_data=False)
     catalog.txns.commit(txn)
     assert catalog.txns.valid_write_ids(["cas.renamed"], None)[0].high_water_mark == 0
+
+
+def test_large_heartbeat_ranges_and_abort_lists(catalog):
+    ids = catalog.txns.open(1000, "u", "h") + catalog.txns.open(1000, "u", "h")
+    catalog.txns.abort(ids[:1500], strict=False)
+    assert catalog.txns.heartbeat_range(1, 50_000) == (set(ids[:1500]), set(range(2001, 50_001)))
+    with pytest.raises(InvalidObjectError, match="At most 100000 transactions"):
+        catalog.txns.heartbeat_range(1, 200_000)
+    assert catalog.txns.heartbeat_range(5, 4) == (set(), set())
+    assert catalog.txns.snapshot().open == ids[1500:]
+
+
+def test_locks_of_thousands_of_partitions_meet_only_where_they_overlap(catalog):
+    many = request(*[(SR, f"d.t.p={i}") for i in range(5000)])
+    assert catalog.locks.lock(many).state == ACQUIRED
+    assert catalog.locks.lock(request(*[(SW, f"d.t.p={i}") for i in range(5000)])).state == ACQUIRED
+    writer = catalog.locks.lock(request(*[(EX, f"d.t.p={i}") for i in range(4999, 10_000)]))
+    assert writer.state == WAITING
+    blocked = [h for h in catalog.locks.show() if h.lock_id == writer.lock_id and h.blocked_by_lock]
+    assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [(1, 1, 5000)]
