@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pyspark
 import pytest
 
-from tests.conftest import hive, skip_or_fail
+from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_partition, make_table
+from tests.java.wheel_jars import JARS, compile_source
 
 SOURCE = Path(__file__).with_name("ExprFallback.java")
-JARS = Path(pyspark.__file__).parent / "jars"
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory) -> Path:
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        skip_or_fail("a JDK (java, javac) is needed for the Hive client test")
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run(["javac", "-cp", f"{JARS}/*", "-d", str(out), str(SOURCE)], check=True, capture_output=True,
-                   timeout=300)
-    return out
+    return compile_source(SOURCE, tmp_path_factory.mktemp("java"))
 
 
 def test_partitions_by_expr_makes_the_hive_client_fall_back_to_the_filter_path(compiled, server, client):

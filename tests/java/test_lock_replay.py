@@ -20,23 +20,21 @@ from __future__ import annotations
 
 import queue
 import re
-import shutil
 import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-import pyspark
 import pytest
 from thriftpy2.rpc import make_client
 
-from tests.conftest import hive, skip_or_fail
+from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.java.wheel_jars import JARS, compile_source
 
 SOURCE = Path(__file__).with_name("LockReplay.java")
-JARS = Path(pyspark.__file__).parent / "jars"
 TXN_TIMEOUT_S = 3
 # lines of a writer that end the scenario unless it expects them
 FAILURE = re.compile(r"(ERROR|ATTEMPT_ERROR|LOCK_FAILED|HEARTBEAT_FAILED|UNLOCK_FAILED) .*")
@@ -44,12 +42,7 @@ FAILURE = re.compile(r"(ERROR|ATTEMPT_ERROR|LOCK_FAILED|HEARTBEAT_FAILED|UNLOCK_
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory) -> Path:
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        skip_or_fail("a JDK (java, javac) is needed for the lock replay test")
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run(["javac", "-cp", f"{JARS}/*", "-d", str(out), str(SOURCE)], check=True, capture_output=True,
-                   timeout=300)
-    return out
+    return compile_source(SOURCE, tmp_path_factory.mktemp("java"))
 
 
 class Replay:
