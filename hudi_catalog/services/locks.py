@@ -2,8 +2,9 @@
 
 A request's components are queued in arrival order (lock ids increase). A lock is granted, all components
 at once, when no component overlaps a conflicting lock ahead of it: an acquired one, or a waiting one that
-arrived first (so a stream of readers cannot starve a waiting writer). Otherwise it stays ``WAITING`` and a
-later ``check_lock`` tries again. Granting runs under the lock mutex (``TxnService.begin``), so no two
+arrived first (so a stream of readers cannot starve a waiting writer). Otherwise it stays ``WAITING``,
+recording the nearest lock it waits for, and a later ``check_lock`` tries again once that one is gone. Granting
+runs under the lock mutex (the ``lock`` counter's row, taken by ``lock`` when it draws its id), so no two
 servers on one database can grant conflicting locks. Locks of one transaction never conflict with each
 other, nor do the components of one request. See docs/locks.md.
 """
@@ -46,7 +47,7 @@ class LockService:
         self.txns = txns
 
     def lock(self, request: LockRequest) -> LockStatus:
-        """Queue the request's components under a new lock id and grant them if nothing is in the way.
+        """Queue the request's components under a new lock id, granted at once if nothing is in the way.
 
         Raises:
             InvalidObjectError: no components, or too many.
@@ -60,14 +61,23 @@ class LockService:
             )
         now = self.txns.now_ms()
         with self.ctx.store.write() as conn:
-            lock_id = self.txns.begin(conn, now)
-            sequences.set_next(conn, "lock", lock_id + 1)
+            lock_id = sequences.take(conn, "lock")  # the mutex: held until this transaction ends
+            self.txns.expire_if_due(conn, now)
             if request.txn_id:
-                self.txns.require_open(conn, request.txn_id)
+                self.txns.require_open(conn, request.txn_id, lock=True)
                 if any(c.type != LockType.SHARED_READ for c in request.components):
                     txn_store.mark_writing(conn, request.txn_id)
-            lock_store.insert_lock(conn, lock_id, request, now)
-            state = self._try_grant(conn, lock_id, lock_store.rows_of(conn, lock_id), now)
+            # every live lock is ahead of a new one
+            ahead = _LocksAhead(lock_store.live_rows_near(
+                conn, [c.target for c in request.components], self.txns.cutoff_ms(now)))
+            decision = lock_store.Decision(granted=True)
+            for position, component in enumerate(request.components, start=1):
+                blocker = ahead.blocker(component.target, component.type, request.txn_id)
+                if blocker is not None:
+                    decision = lock_store.Decision(False, position, blocker.lock_id, blocker.component)
+                    break
+            lock_store.insert_lock(conn, lock_id, request, now, decision)
+        state = LockState.ACQUIRED if decision.granted else LockState.WAITING
         log.debug("lock %s for %s@%s (%d component(s)): %s", lock_name(lock_id), request.user, request.host,
                   len(request.components), state.name)
         return LockStatus(lock_id, state)
@@ -75,24 +85,41 @@ class LockService:
     def check(self, lock_id: int) -> LockStatus:
         """Grant a waiting lock if nothing is in the way now; also counts as its heartbeat.
 
+        An acquired lock, or one whose recorded blocker is still there, is answered without the mutex.
+        Otherwise a second transaction takes the mutex before it reads anything (on MySQL a transaction's
+        snapshot is taken at its first read: one taken before the mutex could miss a grant made since).
+
         Raises:
             NoSuchLockError: unknown, released or expired.
             TxnAbortedError: its transaction was aborted.
         """
         now = self.txns.now_ms()
         with self.ctx.store.write() as conn:
-            self.txns.begin(conn, now)
-            rows = lock_store.rows_of(conn, lock_id)
-            if not rows:
-                raise NoSuchLockError(f"No such lock {lock_name(lock_id)}")
-            txn_id = rows[0].txn_id
-            if txn_id:
-                self.txns.require_open(conn, txn_id)
-                txn_store.heartbeat(conn, txn_id, txn_id, now, now - self.txns.timeout_ms)
-            else:
-                lock_store.heartbeat(conn, lock_id, now, now - self.txns.timeout_ms)
-            state = self._try_grant(conn, lock_id, rows, now)
-        return LockStatus(lock_id, state)
+            mine = self._heartbeat_for_check(conn, lock_id, now)
+            if all(r.state == LockState.ACQUIRED for r in mine):
+                return LockStatus(lock_id, LockState.ACQUIRED)
+            if any(r.blocker_alive is not None for r in mine):
+                return LockStatus(lock_id, LockState.WAITING)
+        with self.ctx.store.write() as conn:
+            sequences.lock_counter(conn, "lock")
+            self.txns.expire_if_due(conn, now)
+            mine = self._heartbeat_for_check(conn, lock_id, now)
+            return LockStatus(lock_id, self._try_grant(conn, lock_id, mine, now))
+
+    def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> list[Row]:
+        """The lock's rows, after its heartbeat (its transaction's, for a lock in one)."""
+        cutoff = self.txns.cutoff_ms(now)
+        mine = lock_store.rows_of(conn, lock_id, cutoff)
+        if not mine:
+            raise NoSuchLockError(f"No such lock {lock_name(lock_id)}")
+        txn_id = mine[0].txn_id
+        if txn_id:
+            self.txns.require_open(conn, txn_id)
+            txn_store.heartbeat(conn, txn_id, txn_id, now, cutoff)
+        elif not lock_store.heartbeat(conn, lock_id, now, cutoff):
+            lock_store.delete_locks(conn, [lock_id])
+            raise NoSuchLockError(f"No such lock {lock_name(lock_id)}")
+        return mine
 
     def unlock(self, lock_id: int) -> None:
         """Release a lock. Releasing an unknown or released lock is a no-op, as in Hive (a retried unlock
@@ -105,7 +132,7 @@ class LockService:
             if lock_store.delete_waiting_or_free(conn, lock_id):
                 log.debug("released %s", lock_name(lock_id))
                 return
-            rows = lock_store.rows_of(conn, lock_id)
+            rows = lock_store.rows_of(conn, lock_id, 0)
             if rows:
                 first = rows[0]
                 raise TxnOpenError(
@@ -124,32 +151,32 @@ class LockService:
         """
         now = self.txns.now_ms()
         with self.ctx.store.write() as conn:
-            if not lock_store.heartbeat(conn, lock_id, now, now - self.txns.timeout_ms):
+            if not lock_store.heartbeat(conn, lock_id, now, self.txns.cutoff_ms(now)):
                 raise NoSuchLockError(f"No such lock: {lock_name(lock_id)}")
 
     def show(self, database: str | None = None, table: str | None = None, partition: str | None = None,
              txn_id: int | None = None) -> list[HeldLock]:
         """The live locks' components, optionally of one database, table, partition or transaction."""
-        with self.ctx.store.write() as conn:
-            self.txns.begin(conn, self.txns.now_ms())
+        with self.ctx.store.read() as conn:
             return lock_store.listing(
-                conn, database.lower() if database else None, table.lower() if table else None,
-                partition.lower() if partition else None, txn_id or None,
+                conn, self.txns.cutoff_ms(self.txns.now_ms()), database.lower() if database else None,
+                table.lower() if table else None, partition.lower() if partition else None, txn_id or None,
             )
 
     # -- granting ------------------------------------------------------------------------------------------
 
     def _try_grant(self, conn: Connection, lock_id: int, mine: Sequence[Row], now: int) -> LockState:
-        """Acquire every component of the lock, or none: WAITING (recording the earliest blocker of the
-        first blocked component) when one of them conflicts with a lock ahead of it."""
+        """Under the mutex: acquire every component of a waiting lock, or none, recording the nearest
+        blocker of the first blocked component."""
         if all(r.state == LockState.ACQUIRED for r in mine):
             return LockState.ACQUIRED
         ahead = _LocksAhead(
-            other for other in lock_store.rows_in_databases(conn, {r.db_name for r in mine}, lock_id)
+            other for other in lock_store.live_rows_near(conn, [_target(r) for r in mine],
+                                                        self.txns.cutoff_ms(now), except_lock=lock_id)
             if other.state == LockState.ACQUIRED or other.lock_id < lock_id
         )
         for component in mine:
-            blocker = ahead.blocker(component)
+            blocker = ahead.blocker(_target(component), LockType(component.lock_type), component.txn_id)
             if blocker is not None:
                 lock_store.set_blocked(conn, lock_id, component.component, blocker.lock_id, blocker.component)
                 return LockState.WAITING
@@ -181,13 +208,14 @@ class _LocksAhead:
         return (database_wide + self.by_object.get((target.database, target.table, None), [])
                 + self.by_object.get((target.database, target.table, target.partition), []))
 
-    def blocker(self, component: Row) -> Row | None:
-        """The earliest lock ahead of ``component`` that it must wait for, or None."""
-        target, requested = _target(component), LockType(component.lock_type)
+    def blocker(self, target: LockTarget, requested: LockType, txn_id: int) -> Row | None:
+        """The nearest lock ahead (the latest to arrive) that a ``requested`` lock of ``target`` (in
+        transaction ``txn_id``, 0 for none) must wait for, or None. Waiters so form a chain: when a holder
+        goes, only the next in line finds its blocker gone and takes the mutex to be granted."""
         blockers = [
             other for other in self._overlapping(target)
-            if not (component.txn_id and component.txn_id == other.txn_id)
+            if not (txn_id and txn_id == other.txn_id)
             and not exempt(target.level, requested, _target(other).level, LockType(other.lock_type))
             and conflicts(requested, LockType(other.lock_type))
         ]
-        return min(blockers, key=lambda r: (r.lock_id, r.component), default=None)
+        return max(blockers, key=lambda r: (r.lock_id, r.component), default=None)

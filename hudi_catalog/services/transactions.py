@@ -1,16 +1,16 @@
 """Hive's transactions, as far as locks and write ids need them: open, commit, abort, heartbeat, the open
 transaction snapshot, and table write ids with the valid write id lists readers build on them.
 
-Every call that changes locks or transactions first locks the ``lock`` counter (one mutex across every
-server on the database) and expires what timed out: locks outside transactions not heartbeated within the
-timeout are deleted, open transactions not heartbeated within it are aborted and their locks released.
-Heartbeats need no mutex. There is no compactor: aborted transactions that wrote stay listed as aborted.
+Lock grants are serialised by the ``lock`` counter's row (one mutex across every server on the database).
+Locks outside transactions not heartbeated within the timeout count as gone at once and are deleted by a
+sweep under that mutex, at most once a second per process, which also aborts the open transactions not
+heartbeated within the timeout and releases their locks. A transaction's own state changes lock its row.
+There is no compactor: aborted transactions that wrote stay listed as aborted.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 
 from sqlalchemy import Connection
@@ -27,9 +27,10 @@ log = logging.getLogger(__name__)
 
 MAX_OPEN_BATCH = 1000
 """Hive's ``hive.txn.max.open.batch``: at most this many transactions per ``open_txns`` call."""
-FORGET_AFTER_S = 600.0
+FORGET_AFTER_MS = 600_000
 """Committed transactions (and aborted ones that wrote nothing) are forgotten this long after they ended."""
-FORGET_EVERY_S = 60.0
+FORGET_EVERY_MS = 60_000
+SWEEP_EVERY_MS = 1000
 MAX_HEARTBEAT_RANGE = 100_000
 
 
@@ -42,17 +43,26 @@ class TxnService:
     def __init__(self, ctx: ServiceContext, timeout_s: float) -> None:
         self.ctx = ctx
         self.timeout_ms = int(timeout_s * 1000)
-        self._last_forget = 0.0
+        self._last_sweep_ms = 0
+        self._last_forget_ms = 0
 
     def now_ms(self) -> int:
         return int(self.ctx.clock().timestamp() * 1000)
 
     # -- shared with the lock service --------------------------------------------------------------------
 
-    def begin(self, conn: Connection, now_ms: int) -> int:
-        """Take the lock mutex and expire what timed out; returns the next lock id (still unused)."""
-        next_lock_id = sequences.lock_counter(conn, "lock")
-        cutoff = now_ms - self.timeout_ms
+    def cutoff_ms(self, now_ms: int) -> int:
+        """Locks and transactions last heartbeated before this time are expired."""
+        return now_ms - self.timeout_ms
+
+    def expire_if_due(self, conn: Connection, now_ms: int) -> None:
+        """At most once a second per process: take the lock mutex, delete the expired locks, abort the
+        timed-out transactions and release their locks. Reads treat expired locks as gone before that."""
+        if now_ms - self._last_sweep_ms < SWEEP_EVERY_MS:
+            return
+        self._last_sweep_ms = now_ms
+        sequences.lock_counter(conn, "lock")
+        cutoff = self.cutoff_ms(now_ms)
         expired = lock_store.expired_ids(conn, cutoff)
         if expired:
             lock_store.delete_locks(conn, expired)
@@ -64,21 +74,14 @@ class TxnService:
             lock_store.delete_of_txns(conn, timed_out)
             log.warning("aborted %d transaction(s) not heartbeated for %d s: %s", len(timed_out),
                         self.timeout_ms // 1000, timed_out)
-        if time.monotonic() - self._last_forget > FORGET_EVERY_S:
-            self._last_forget = time.monotonic()
-            txn_store.delete_finished(conn, now_ms - int(max(FORGET_AFTER_S * 1000, self.timeout_ms)))
-        return next_lock_id
+        if now_ms - self._last_forget_ms >= FORGET_EVERY_MS:
+            self._last_forget_ms = now_ms
+            txn_store.delete_finished(conn, now_ms - max(FORGET_AFTER_MS, self.timeout_ms))
 
     def require_open(self, conn: Connection, txn_id: int, lock: bool = False) -> None:
-        """Raise Hive's error unless the transaction is open."""
-        state = txn_store.state_of(conn, txn_id, lock=lock)
-        if state == txn_store.OPEN:
-            return
-        if state == txn_store.ABORTED:
-            raise TxnAbortedError(f"Transaction {txn_name(txn_id)} already aborted")
-        if state == txn_store.COMMITTED:
-            raise NoSuchTxnError(f"Transaction {txn_name(txn_id)} is already committed.")
-        raise NoSuchTxnError(f"No such transaction {txn_name(txn_id)}")
+        """Raise Hive's error unless the transaction is open; with ``lock``, its row stays locked (so it
+        cannot commit or abort before the caller's transaction ends)."""
+        _raise_unless_open(txn_store.state_of(conn, txn_id, lock=lock), txn_id)
 
     # -- calls ---------------------------------------------------------------------------------------------
 
@@ -89,7 +92,7 @@ class TxnService:
         count = min(count, MAX_OPEN_BATCH)
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            self.begin(conn, now)
+            self.expire_if_due(conn, now)
             first = sequences.take(conn, "txn", count)
             ids = txn_store.insert_open(conn, first, count, user, host, agent_info, txn_type, now)
         log.debug("opened transactions %d..%d for %s@%s", ids[0], ids[-1], user, host)
@@ -104,11 +107,12 @@ class TxnService:
         """
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            self.begin(conn, now)
-            if txn_store.state_of(conn, txn_id, lock=True) == txn_store.COMMITTED:
+            self.expire_if_due(conn, now)
+            state = txn_store.state_of(conn, txn_id, lock=True)
+            if state == txn_store.COMMITTED:
                 log.info("commit of %s again: already committed", txn_name(txn_id))
                 return
-            self.require_open(conn, txn_id)
+            _raise_unless_open(state, txn_id)
             txn_store.set_state(conn, [txn_id], txn_store.COMMITTED, now)
             lock_store.delete_of_txns(conn, [txn_id])
         log.debug("committed %s", txn_name(txn_id))
@@ -122,8 +126,8 @@ class TxnService:
         """
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            self.begin(conn, now)
-            states = txn_store.states_of(conn, txn_ids)
+            self.expire_if_due(conn, now)
+            states = txn_store.states_of(conn, txn_ids, lock=True)
             for txn_id in txn_ids if strict else ():
                 state = states.get(txn_id)
                 if state is None:
@@ -143,14 +147,13 @@ class TxnService:
         """
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            if not txn_store.heartbeat(conn, txn_id, txn_id, now, now - self.timeout_ms):
+            if not txn_store.heartbeat(conn, txn_id, txn_id, now, self.cutoff_ms(now)):
                 self._raise_not_alive(conn, txn_id)
 
     def _raise_not_alive(self, conn: Connection, txn_id: int) -> None:
         """A transaction that is open but past its timeout counts as aborted (the next sweep aborts it)."""
-        if txn_store.state_of(conn, txn_id) == txn_store.OPEN:
-            raise TxnAbortedError(f"Transaction {txn_name(txn_id)} already aborted")
-        self.require_open(conn, txn_id)
+        state = txn_store.state_of(conn, txn_id)
+        _raise_unless_open(txn_store.ABORTED if state == txn_store.OPEN else state, txn_id)
 
     def heartbeat_range(self, first: int, last: int) -> tuple[set[int], set[int]]:
         """Heartbeat transactions ``first..last``; returns ``(aborted, unknown)`` ids among them (committed
@@ -163,7 +166,7 @@ class TxnService:
             return set(), set()
         now = self.now_ms()
         with self.ctx.store.write() as conn:
-            alive = txn_store.heartbeat(conn, first, last, now, now - self.timeout_ms)
+            alive = txn_store.heartbeat(conn, first, last, now, self.cutoff_ms(now))
             states = txn_store.states_between(conn, first, last)
         aborted = {t for t, s in states.items() if t not in alive and s in (txn_store.ABORTED, txn_store.OPEN)}
         return aborted, {t for t in range(first, last + 1) if t not in alive and t not in aborted}
@@ -171,7 +174,7 @@ class TxnService:
     def snapshot(self) -> OpenTxns:
         """Every transaction id handed out so far, with the open and aborted ones named."""
         with self.ctx.store.write() as conn:
-            self.begin(conn, self.now_ms())
+            self.expire_if_due(conn, self.now_ms())
             return self._snapshot(conn)
 
     @staticmethod
@@ -187,7 +190,7 @@ class TxnService:
     def infos(self) -> tuple[int, list[TxnInfo]]:
         """``(high water mark, open and aborted transactions)``."""
         with self.ctx.store.write() as conn:
-            self.begin(conn, self.now_ms())
+            self.expire_if_due(conn, self.now_ms())
             return sequences.current(conn, "txn") - 1, txn_store.not_committed(conn)
 
     # -- write ids -----------------------------------------------------------------------------------------
@@ -204,9 +207,9 @@ class TxnService:
         if not txn_ids:
             raise InvalidObjectError("No transactions to allocate write ids for")
         with self.ctx.store.write() as conn:
-            self.begin(conn, self.now_ms())
+            self.expire_if_due(conn, self.now_ms())
             for txn_id in txn_ids:
-                self.require_open(conn, txn_id)
+                self.require_open(conn, txn_id, lock=True)
             known = txn_store.write_ids_of(conn, database, table, txn_ids)
             new = [t for t in txn_ids if t not in known]
             if new:
@@ -245,3 +248,14 @@ class TxnService:
                         min_open = row.write_id
                 answers.append(TableWriteIds(f"{database}.{table}", high, invalid, aborted, min_open))
             return answers
+
+
+def _raise_unless_open(state: str | None, txn_id: int) -> None:
+    """Hive's error for a transaction in ``state`` (None: unknown) that should be open."""
+    if state == txn_store.OPEN:
+        return
+    if state == txn_store.ABORTED:
+        raise TxnAbortedError(f"Transaction {txn_name(txn_id)} already aborted")
+    if state == txn_store.COMMITTED:
+        raise NoSuchTxnError(f"Transaction {txn_name(txn_id)} is already committed.")
+    raise NoSuchTxnError(f"No such transaction {txn_name(txn_id)}")

@@ -1,10 +1,17 @@
-"""Queries on ``hive_lock``: one row per component of a lock, keyed ``(lock_id, component)``."""
+"""Queries on ``hive_lock``: one row per component of a lock, keyed ``(lock_id, component)``.
+
+A lock outside a transaction whose last heartbeat is older than the caller's cutoff counts as gone even
+before a sweep deletes it: every read here takes the cutoff. The statements of the frequent calls (lock,
+check, unlock, heartbeat) are built once.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy.orm import aliased
 
 from ..locks.model import HeldLock, LockRequest, LockState, LockTarget, LockType
 from . import schema
@@ -13,17 +20,37 @@ _l = schema.hive_lock.c
 BATCH = 1000
 
 
-def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: int) -> None:
-    """The request's components as ``WAITING`` rows of lock ``lock_id`` (positions from 1)."""
+def _live(cutoff=bindparam("cutoff")):
+    """Locks in a transaction (which lives as long as the transaction), or heartbeated since ``cutoff``."""
+    return or_(_l.txn_id != 0, _l.last_heartbeat_ms >= cutoff)
+
+
+@dataclass
+class Decision:
+    """How to insert a new lock: granted, or waiting with its first blocked component and the blocker."""
+
+    granted: bool
+    blocked_component: int | None = None
+    blocked_by_lock: int | None = None
+    blocked_by_component: int | None = None
+
+
+def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: int, decision: Decision) -> None:
+    """The request's components as rows of lock ``lock_id`` (positions from 1), in their decided state."""
+    state = LockState.ACQUIRED if decision.granted else LockState.WAITING
     rows = [
         {
             "lock_id": lock_id, "component": position, "txn_id": request.txn_id,
             "db_name": c.target.database, "tbl_name": c.target.table, "part_name": c.target.partition,
-            "state": int(LockState.WAITING), "lock_type": int(c.type),
+            "state": int(state), "lock_type": int(c.type),
             # a lock inside a transaction lives as long as the transaction: Hive records no heartbeat for it
             "last_heartbeat_ms": 0 if request.txn_id else now_ms,
+            "acquired_at_ms": now_ms if decision.granted else None,
             "heartbeat_count": 0, "user_name": request.user, "host_name": request.host,
             "agent_info": request.agent_info,
+            "blocked_by_lock": decision.blocked_by_lock if position == decision.blocked_component else None,
+            "blocked_by_component": (
+                decision.blocked_by_component if position == decision.blocked_component else None),
         }
         for position, c in enumerate(request.components, start=1)
     ]
@@ -31,28 +58,49 @@ def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: in
         conn.execute(insert(schema.hive_lock), rows[start : start + BATCH])
 
 
-def rows_of(conn: Connection, lock_id: int) -> list[Row]:
-    return conn.execute(
-        select(schema.hive_lock).where(_l.lock_id == lock_id).order_by(_l.component)
-    ).all()
+_blocker = aliased(schema.hive_lock, name="blocker")
+_OWN_ROWS = (
+    select(schema.hive_lock, _blocker.c.lock_id.label("blocker_alive"))
+    .outerjoin(_blocker, and_(
+        _blocker.c.lock_id == _l.blocked_by_lock, _blocker.c.component == _l.blocked_by_component,
+        or_(_blocker.c.txn_id != 0, _blocker.c.last_heartbeat_ms >= bindparam("cutoff")),
+    ))
+    .where(_l.lock_id == bindparam("lock_id"))
+    .order_by(_l.component)
+)
 
 
-def rows_in_databases(conn: Connection, databases: Iterable[str], except_lock: int) -> list[Row]:
-    """Every other lock's components in ``databases``, in arrival order."""
-    return conn.execute(
-        select(_l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state,
-               _l.lock_type)
-        .where(_l.db_name.in_(sorted(set(databases))), _l.lock_id != except_lock)
-        .order_by(_l.lock_id, _l.component)
-    ).all()
+def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> list[Row]:
+    """The lock's components, each with ``blocker_alive``: the id of the live lock it waits for, if any."""
+    return conn.execute(_OWN_ROWS, {"lock_id": lock_id, "cutoff": cutoff_ms}).all()
+
+
+_NEAR = (
+    select(_l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type)
+    .where(_l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine"))
+)
+_NEAR_TABLES = _NEAR.where(or_(_l.tbl_name.is_(None), _l.tbl_name.in_(bindparam("tables", expanding=True))))
+
+
+def live_rows_near(conn: Connection, targets: Iterable[LockTarget], cutoff_ms: int, except_lock: int = 0) -> list[Row]:
+    """The live components of other locks that may overlap ``targets``: in their databases, and, unless a
+    target is a whole database, on their tables or database-wide."""
+    targets = list(targets)
+    params = {"databases": sorted({t.database for t in targets}), "cutoff": cutoff_ms, "mine": except_lock}
+    if any(t.table is None for t in targets):
+        return conn.execute(_NEAR, params).all()
+    return conn.execute(_NEAR_TABLES, {**params, "tables": sorted({t.table for t in targets})}).all()
+
+
+_ACQUIRE = (
+    update(schema.hive_lock).where(_l.lock_id == bindparam("lock"))
+    .values(state=int(LockState.ACQUIRED), acquired_at_ms=bindparam("now"), blocked_by_lock=None,
+            blocked_by_component=None)
+)
 
 
 def acquire(conn: Connection, lock_id: int, now_ms: int) -> None:
-    conn.execute(
-        update(schema.hive_lock).where(_l.lock_id == lock_id)
-        .values(state=int(LockState.ACQUIRED), acquired_at_ms=now_ms, blocked_by_lock=None,
-                blocked_by_component=None)
-    )
+    conn.execute(_ACQUIRE, {"lock": lock_id, "now": now_ms})
 
 
 def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by_component: int) -> None:
@@ -67,20 +115,21 @@ def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by
     )
 
 
-def heartbeat(conn: Connection, lock_id: int, now_ms: int, expired_before_ms: int) -> bool:
+_HEARTBEAT = (
+    update(schema.hive_lock).where(_l.lock_id == bindparam("lock"), _live())
+    .values(last_heartbeat_ms=bindparam("now"), heartbeat_count=_l.heartbeat_count + 1)
+)
+
+
+def heartbeat(conn: Connection, lock_id: int, now_ms: int, cutoff_ms: int) -> bool:
     """Record a heartbeat of a live lock; False when there is no such lock (or it expired)."""
-    result = conn.execute(
-        update(schema.hive_lock)
-        .where(_l.lock_id == lock_id, (_l.txn_id != 0) | (_l.last_heartbeat_ms >= expired_before_ms))
-        .values(last_heartbeat_ms=now_ms, heartbeat_count=_l.heartbeat_count + 1)
-    )
-    return result.rowcount > 0
+    return conn.execute(_HEARTBEAT, {"lock": lock_id, "now": now_ms, "cutoff": cutoff_ms}).rowcount > 0
 
 
-def expired_ids(conn: Connection, expired_before_ms: int) -> list[int]:
-    """Locks outside transactions whose last heartbeat is older than ``expired_before_ms``."""
+def expired_ids(conn: Connection, cutoff_ms: int) -> list[int]:
+    """Locks outside transactions whose last heartbeat is older than ``cutoff_ms``."""
     return list(conn.execute(
-        select(_l.lock_id).distinct().where(_l.txn_id == 0, _l.last_heartbeat_ms < expired_before_ms)
+        select(_l.lock_id).distinct().where(_l.txn_id == 0, _l.last_heartbeat_ms < cutoff_ms)
     ).scalars())
 
 
@@ -95,18 +144,20 @@ def delete_of_txns(conn: Connection, txn_ids: Sequence[int]) -> None:
         conn.execute(delete(schema.hive_lock).where(_l.txn_id.in_(txn_ids[start : start + BATCH])))
 
 
+_DELETE_RELEASABLE = delete(schema.hive_lock).where(
+    _l.lock_id == bindparam("lock_id"), or_(_l.txn_id == 0, _l.state == int(LockState.WAITING))
+)
+
+
 def delete_waiting_or_free(conn: Connection, lock_id: int) -> int:
     """Delete a lock outside a transaction, or a transaction's lock still waiting; the rows deleted."""
-    return conn.execute(
-        delete(schema.hive_lock)
-        .where(_l.lock_id == lock_id, (_l.txn_id == 0) | (_l.state == int(LockState.WAITING)))
-    ).rowcount
+    return conn.execute(_DELETE_RELEASABLE, {"lock_id": lock_id}).rowcount
 
 
-def listing(conn: Connection, database: str | None, table: str | None, partition: str | None,
+def listing(conn: Connection, cutoff_ms: int, database: str | None, table: str | None, partition: str | None,
             txn_id: int | None) -> list[HeldLock]:
-    """Lock components, optionally of one database, table, partition or transaction, in id order."""
-    query = select(schema.hive_lock).order_by(_l.lock_id, _l.component)
+    """Live lock components, optionally of one database, table, partition or transaction, in id order."""
+    query = select(schema.hive_lock).where(_live(cutoff_ms)).order_by(_l.lock_id, _l.component)
     for column, value in ((_l.db_name, database), (_l.tbl_name, table), (_l.part_name, partition),
                           (_l.txn_id, txn_id)):
         if value is not None:

@@ -1,12 +1,13 @@
 """Counters in the ``id_sequence`` table, shared by every server on the database.
 
-A counter is read with ``SELECT ... FOR UPDATE`` and advanced in the caller's transaction, so ids are unique
-and increasing across processes; the ``lock`` row doubles as the mutex that serialises lock grants.
+A counter is advanced in the caller's transaction, whose row lock it then holds until the transaction ends,
+so ids are unique and increasing across processes; the ``lock`` row doubles as the mutex that serialises
+lock grants.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from . import schema
 
@@ -21,25 +22,37 @@ def seed(conn: Connection) -> None:
         conn.execute(insert(schema.id_sequence), missing)
 
 
+_ADVANCE_RETURNING = (
+    update(schema.id_sequence).where(_s.name == bindparam("counter"))
+    .values(next_value=_s.next_value + bindparam("count")).returning(_s.next_value)
+)
+# MySQL/MariaDB have no UPDATE ... RETURNING: LAST_INSERT_ID(expr) hands the new value back in the reply
+_ADVANCE_MYSQL = (
+    update(schema.id_sequence).where(_s.name == bindparam("counter"))
+    .values(next_value=func.last_insert_id(_s.next_value + bindparam("count")))
+)
+
+
 def take(conn: Connection, name: str, count: int = 1) -> int:
-    """Reserve ``count`` consecutive values of counter ``name``; returns the first.
+    """Reserve ``count`` consecutive values of counter ``name`` in one statement; returns the first.
 
     The counter's row stays locked until the transaction ends, so a second caller waits for it.
     """
-    first = lock_counter(conn, name)
-    set_next(conn, name, first + count)
-    return first
+    params = {"counter": name, "count": count}
+    if conn.dialect.name in ("mysql", "mariadb"):
+        after = conn.execute(_ADVANCE_MYSQL, params).lastrowid
+    else:
+        after = conn.execute(_ADVANCE_RETURNING, params).scalar_one()
+    return after - count
 
 
-def set_next(conn: Connection, name: str, value: int) -> None:
-    """Advance counter ``name`` (locked by the caller's transaction) to hand out ``value`` next."""
-    conn.execute(update(schema.id_sequence).where(_s.name == name).values(next_value=value))
+_LOCK_ROW = select(_s.next_value).where(_s.name == bindparam("counter")).with_for_update()
 
 
 def lock_counter(conn: Connection, name: str) -> int:
     """Lock counter ``name``'s row for the rest of the transaction (a mutex across servers); returns the next
     value it would hand out."""
-    return conn.execute(select(_s.next_value).where(_s.name == name).with_for_update()).scalar_one()
+    return conn.execute(_LOCK_ROW, {"counter": name}).scalar_one()
 
 
 def current(conn: Connection, name: str) -> int:

@@ -63,11 +63,13 @@ def heartbeat(conn: Connection, first: int, last: int, now_ms: int, expired_befo
     return alive
 
 
-def states_of(conn: Connection, txn_ids: Sequence[int]) -> dict[int, str]:
+def states_of(conn: Connection, txn_ids: Sequence[int], lock: bool = False) -> dict[int, str]:
+    """``{txn id: state}`` of the known ones; with ``lock``, their rows stay locked (in id order)."""
     states: dict[int, str] = {}
-    for start in range(0, len(txn_ids), BATCH):
-        batch = txn_ids[start : start + BATCH]
-        states.update((r.txn_id, r.state) for r in conn.execute(select(_t.txn_id, _t.state).where(_t.txn_id.in_(batch))))
+    ordered = sorted(set(txn_ids))
+    for start in range(0, len(ordered), BATCH):
+        query = select(_t.txn_id, _t.state).where(_t.txn_id.in_(ordered[start : start + BATCH]))
+        states.update((r.txn_id, r.state) for r in conn.execute(query.with_for_update() if lock else query))
     return states
 
 

@@ -371,4 +371,4 @@ def test_locks_of_thousands_of_partitions_meet_only_where_they_overlap(catalog):
     writer = catalog.locks.lock(request(*[(EX, f"d.t.p={i}") for i in range(4999, 10_000)]))
     assert writer.state == WAITING
     blocked = [h for h in catalog.locks.show() if h.lock_id == writer.lock_id and h.blocked_by_lock]
-    assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [(1, 1, 5000)]
+    assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [(1, 2, 5000)]  # the nearest: lock 2's p=4999
