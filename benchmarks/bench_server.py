@@ -1,5 +1,6 @@
-"""What the benchmarks share: a fresh MySQL database, a free port, and ``hudi-metastore serve`` in its own
-process, started, waited for and stopped."""
+"""What the benchmarks share: a fresh MySQL database, a free port, ``hudi-metastore serve`` in its own
+process, started, waited for and stopped, and the servers a benchmark compares (``Target``: ours, Apache
+Hive Metastore 2.3.10 from ``peer.py``, or any URI)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pymysql
 from sqlalchemy.engine import make_url
@@ -75,3 +78,44 @@ def running_server(db_url: str, warehouse: str, options: list[str], ready_port: 
     finally:
         server.terminate()
         server.wait(30)
+
+
+@dataclass
+class Target:
+    """A server under test: ``key`` (``ours``, ``hms`` or the URI), where it listens, its process id if we
+    started it."""
+    key: str
+    host: str
+    port: int
+    pid: int | None = None
+
+    @property
+    def uri(self) -> str:
+        return f"thrift://{self.host}:{self.port}"
+
+
+@contextmanager
+def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
+    """``hudi-metastore serve`` with ``options`` (no metaserver) on a fresh ``db_url``."""
+    ensure_mysql_database(db_url)
+    port = free_port()
+    with running_server(db_url, warehouse, ["--port", str(port), "--no-metaserver", *options], port) as server:
+        yield Target("ours", "127.0.0.1", port, server.pid)
+
+
+@contextmanager
+def hms(db_url: str, heap: str) -> Iterator[Target]:
+    """Apache Hive Metastore 2.3.10 (``peer.py``) on a fresh ``db_url``."""
+    from peer import running_peer
+
+    with running_peer(db_url, heap=heap) as peer:
+        yield Target("hms", peer.host, peer.port, peer.process.pid)
+
+
+@contextmanager
+def remote(uri: str) -> Iterator[Target]:
+    """A server someone else started."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "thrift" or not parsed.hostname:
+        raise SystemExit(f"--uri wants thrift://host:port, not {uri}")
+    yield Target(uri, parsed.hostname, parsed.port or 9083)

@@ -43,15 +43,13 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).parent))
 import java_client as jc  # noqa: E402
-from bench_server import ensure_mysql_database, free_port, peak_rss_mib, running_server  # noqa: E402
+from bench_server import Target, hms, ours, peak_rss_mib, remote  # noqa: E402
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
 PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
@@ -79,14 +77,6 @@ def name(v: tuple[str, str]) -> str:
     return f"dt={v[0]}/hr={v[1]}"
 
 
-@dataclass
-class Target:
-    """A server under test: ``key`` (``ours``, ``hms`` or the URI), where it listens, its process id if we
-    started it."""
-    key: str
-    host: str
-    port: int
-    pid: int | None = None
 
 
 @dataclass
@@ -254,30 +244,6 @@ def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
 
 
 # -- servers -----------------------------------------------------------------------------------------------
-
-@contextmanager
-def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
-    ensure_mysql_database(db_url)
-    port = free_port()
-    with running_server(db_url, warehouse, ["--port", str(port), "--no-metaserver", *options], port) as server:
-        yield Target("ours", "127.0.0.1", port, server.pid)
-
-
-@contextmanager
-def hms(db_url: str, heap: str) -> Iterator[Target]:
-    from peer import running_peer
-
-    with running_peer(db_url, heap=heap) as peer:
-        yield Target("hms", peer.host, peer.port, peer.process.pid)
-
-
-@contextmanager
-def remote(uri: str) -> Iterator[Target]:
-    parsed = urlparse(uri)
-    if parsed.scheme != "thrift" or not parsed.hostname:
-        raise SystemExit(f"--uri wants thrift://host:port, not {uri}")
-    yield Target(uri, parsed.hostname, parsed.port or 9083)
-
 
 # -- output ------------------------------------------------------------------------------------------------
 

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import hudi_metastore_idl
 import thriftpy2
-from hudi_metastore_idl import IDL_DIR
+
+IDL_DIR = Path(next(iter(hudi_metastore_idl.__path__)))
+"""The installed IDL files (the repository's ``thrift/``, installed as ``hudi_metastore_idl``). The folder has
+no ``__init__.py``, so that it never shadows Apache Thrift's ``thrift`` package (PyIceberg's Hive client
+imports it) when the repository root is on ``sys.path``."""
 
 hive = thriftpy2.load(str(IDL_DIR / "hive_metastore.thrift"), module_name="hive_metastore_thrift")
 """Structs, exceptions and the ``ThriftHiveMetastore`` service of the HMS protocol."""

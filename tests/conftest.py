@@ -21,7 +21,7 @@ from thriftpy2.transport import TBufferedTransportFactory
 
 from hms_adapter.cli import make_server
 from hudi_catalog import Catalog
-from hudi_metastore_idl import IDL_DIR
+from hms_adapter.idl import IDL_DIR
 
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import thriftpy2
-from hudi_metastore_idl import IDL_DIR
+from hms_adapter.idl import IDL_DIR
 
 from hms_adapter.handler import MetastoreHandler
 
