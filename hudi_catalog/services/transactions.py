@@ -112,9 +112,14 @@ class TxnService:
             if state == txn_store.COMMITTED:
                 log.info("commit of %s again: already committed", txn_name(txn_id))
                 return
-            _raise_unless_open(state, txn_id)
-            txn_store.set_state(conn, [txn_id], txn_store.COMMITTED, now)
-            lock_store.delete_of_txns(conn, [txn_id])
+            if state == txn_store.OPEN:
+                # one that timed out before any sweep aborted it is aborted now
+                timed_out = txn_store.is_timed_out(conn, txn_id, self.cutoff_ms(now))
+                txn_store.set_state(conn, [txn_id], txn_store.ABORTED if timed_out else txn_store.COMMITTED, now)
+                lock_store.delete_of_txns(conn, [txn_id])
+                if timed_out:
+                    state = txn_store.ABORTED
+        _raise_unless_open(state, txn_id)  # after the transaction, so that an abort above stays
         log.debug("committed %s", txn_name(txn_id))
 
     def abort(self, txn_ids: Sequence[int], strict: bool = True) -> None:

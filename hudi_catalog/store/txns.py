@@ -38,6 +38,13 @@ def state_of(conn: Connection, txn_id: int, lock: bool = False) -> str | None:
     return conn.execute(query.with_for_update() if lock else query).scalar()
 
 
+def is_timed_out(conn: Connection, txn_id: int, cutoff_ms: int) -> bool:
+    """Whether the transaction is open but was last heartbeated before ``cutoff_ms``."""
+    return conn.execute(
+        select(_t.txn_id).where(_t.txn_id == txn_id, _t.state == OPEN, _t.last_heartbeat_ms < cutoff_ms)
+    ).first() is not None
+
+
 def set_state(conn: Connection, txn_ids: Sequence[int], state: str, now_ms: int) -> None:
     """Move the transactions to ``state``; the time is kept as their last heartbeat."""
     for start in range(0, len(txn_ids), BATCH):

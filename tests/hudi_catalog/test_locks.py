@@ -372,3 +372,21 @@ def test_locks_of_thousands_of_partitions_meet_only_where_they_overlap(catalog):
     assert writer.state == WAITING
     blocked = [h for h in catalog.locks.show() if h.lock_id == writer.lock_id and h.blocked_by_lock]
     assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [(1, 2, 5000)]  # the nearest: lock 2's p=4999
+
+
+def test_a_commit_after_the_timeout_finds_the_transaction_aborted(db_url, warehouse):
+    catalog = Catalog.open(db_url, str(warehouse), txn_timeout=5)
+    clock = Clock()
+    catalog.ctx.clock = clock
+    try:
+        txn = catalog.txns.open(1, "u", "h")[0]
+        catalog.locks.lock(request((EX, "d.t"), txn=txn))
+        clock.advance(6)
+        # as if another call had just swept (sweeps run at most once a second): the commit itself must see it
+        catalog.txns._last_sweep_ms = catalog.txns.now_ms()
+        with pytest.raises(TxnAbortedError):
+            catalog.txns.commit(txn)
+        assert catalog.txns.snapshot().aborted == [txn]
+        assert catalog.locks.show() == []
+    finally:
+        catalog.close()
