@@ -70,12 +70,10 @@ class LockService:
             # every live lock is ahead of a new one
             ahead = _LocksAhead(lock_store.live_rows_near(
                 conn, [c.target for c in request.components], self.txns.cutoff_ms(now)))
-            decision = lock_store.Decision(granted=True)
-            for position, component in enumerate(request.components, start=1):
-                blocker = ahead.blocker(component.target, component.type, request.txn_id)
-                if blocker is not None:
-                    decision = lock_store.Decision(False, position, blocker.lock_id, blocker.component)
-                    break
+            blocked = ahead.first_blocked(
+                (position, c.target, c.type, request.txn_id) for position, c in enumerate(request.components, 1))
+            decision = (lock_store.Decision(granted=True) if blocked is None
+                        else lock_store.Decision(False, blocked[0], blocked[1].lock_id, blocked[1].component))
             lock_store.insert_lock(conn, lock_id, request, now, decision)
         state = LockState.ACQUIRED if decision.granted else LockState.WAITING
         log.debug("lock %s for %s@%s (%d component(s)): %s", lock_name(lock_id), request.user, request.host,
@@ -175,11 +173,12 @@ class LockService:
                                                         self.txns.cutoff_ms(now), except_lock=lock_id)
             if other.state == LockState.ACQUIRED or other.lock_id < lock_id
         )
-        for component in mine:
-            blocker = ahead.blocker(_target(component), LockType(component.lock_type), component.txn_id)
-            if blocker is not None:
-                lock_store.set_blocked(conn, lock_id, component.component, blocker.lock_id, blocker.component)
-                return LockState.WAITING
+        blocked = ahead.first_blocked(
+            (r.component, _target(r), LockType(r.lock_type), r.txn_id) for r in mine)
+        if blocked is not None:
+            component, blocker = blocked
+            lock_store.set_blocked(conn, lock_id, component, blocker.lock_id, blocker.component)
+            return LockState.WAITING
         lock_store.acquire(conn, lock_id, now)
         return LockState.ACQUIRED
 
@@ -207,6 +206,15 @@ class _LocksAhead:
             return database_wide + self.by_table.get((target.database, target.table), [])
         return (database_wide + self.by_object.get((target.database, target.table, None), [])
                 + self.by_object.get((target.database, target.table, target.partition), []))
+
+    def first_blocked(self, components: Iterable[tuple[int, LockTarget, LockType, int]]) -> tuple[int, Row] | None:
+        """``(position, blocker)`` of the first of ``(position, target, type, txn id)`` components that must
+        wait, or None when all can be granted."""
+        for position, target, requested, txn_id in components:
+            blocker = self.blocker(target, requested, txn_id)
+            if blocker is not None:
+                return position, blocker
+        return None
 
     def blocker(self, target: LockTarget, requested: LockType, txn_id: int) -> Row | None:
         """The nearest lock ahead (the latest to arrive) that a ``requested`` lock of ``target`` (in
