@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from . import config
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.functions import FunctionService
@@ -26,7 +27,6 @@ from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
 from .services.transactions import TxnService
-from . import config
 from .store.engine import Store
 from .warehouse import Warehouse
 
