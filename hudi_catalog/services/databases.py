@@ -13,6 +13,7 @@ from ..store import databases as db_store
 from ..store import functions as function_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
+from ..store import txns as txn_store
 from ..warehouse import qualify
 from .context import ServiceContext
 
@@ -108,6 +109,7 @@ class DatabaseService:
                     data_dirs.append(table_row.location)
                     data_dirs.extend(partition_store.locations(conn, table_row.tbl_id))
                 table_store.delete_table(conn, table_row.tbl_id)
+                txn_store.delete_table(conn, name, table_row.name)
             function_store.delete_in(conn, row.db_id)
             db_store.delete_database(conn, row.db_id)
             if row.location_uri:

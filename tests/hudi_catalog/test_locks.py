@@ -390,3 +390,13 @@ def test_a_commit_after_the_timeout_finds_the_transaction_aborted(db_url, wareho
         assert catalog.locks.show() == []
     finally:
         catalog.close()
+
+
+def test_write_ids_go_with_a_database_dropped_with_its_tables(catalog):
+    catalog.databases.create(Database("cas"))
+    catalog.tables.create(_table("t"))
+    txn = catalog.txns.open(1, "u", "h")[0]
+    catalog.txns.allocate_write_ids("cas", "t", [txn])
+    catalog.txns.commit(txn)
+    catalog.databases.drop("cas", delete_data=False, cascade=True)
+    assert catalog.txns.valid_write_ids(["cas.t"], None)[0].high_water_mark == 0
