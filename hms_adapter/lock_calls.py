@@ -71,7 +71,8 @@ class LockCalls:
         return to_thrift_open_txns(self.catalog.txns.snapshot())
 
     def get_open_txns_req(self, getOpenTxnsRequest):
-        return self.get_open_txns()
+        """Hive 4's form, answered in Hive 4's layout (``open_txns`` a list)."""
+        return to_thrift_open_txns(self.catalog.txns.snapshot(), hive.GetOpenTxnsResponseHive4)
 
     def get_open_txns_info(self):
         high_water_mark, infos = self.catalog.txns.infos()

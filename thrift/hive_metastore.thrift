@@ -23,6 +23,8 @@
 //   Table 16            2.3.10: string catName; 3/4: CreationMetadata creationMetadata
 //                       (3/4 put catName at 17, exposed here as hive3CatName)
 //   GetOpenTxnsResponse 2   2.3.10: set<i64> open_txns; 3/4: list<i64>
+//                       (get_open_txns_req, a Hive 4 method, answers GetOpenTxnsResponseHive4:
+//                       the same struct in the 3/4 layout)
 //   InsertEventRequestData  2.3.10: 1 filesAdded, 2 filesAddedChecksum;
 //                           3/4: 1 replace, 2 filesAdded, 3 filesAddedChecksum, ...
 //   AddDynamicPartitions    2.3.10: 2 dbname ...; 3/4: 2 writeid, 3 dbname, ...
@@ -701,6 +703,12 @@ struct AllocateTableWriteIdsResponse {  // hive3/4
 }
 struct GetOpenTxnsRequest {  // hive3/4
   1: optional list<TxnType> excludeTxnTypes
+}
+struct GetOpenTxnsResponseHive4 {  // hive3/4: Hive 3/4's GetOpenTxnsResponse
+  1: required i64 txn_high_water_mark,
+  2: required list<i64> open_txns,
+  3: optional i64 min_open_txn,
+  4: required binary abortedBits
 }
 struct AlterTableRequest {  // hive3/4
   1: optional string catName,
@@ -2021,7 +2029,7 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: NoSuchTxnException o1, 2: MetaException o2)
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst)
       throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3)
-  GetOpenTxnsResponse get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest)
+  GetOpenTxnsResponseHive4 get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest)
   GetPartitionResponse get_partition_req(1: GetPartitionRequest req)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   PartitionsResponse get_partitions_req(1: PartitionsRequest req)

@@ -46,7 +46,8 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   which moved `catName` to field 17. The 2.3.10 layout is kept: field 17 is exposed as `hive3CatName`, and
   the server fills both. A reader that meets a field of an unexpected type skips it. The other conflicts
   (`GetOpenTxnsResponse`, `InsertEventRequestData`, `AddDynamicPartitions`, `LockComponent`) are listed
-  in the IDL header.
+  in the IDL header. `GetOpenTxnsResponse.open_txns` is a `set` for `get_open_txns` (Hive 2.3) and a
+  `list` for Hive 4's `get_open_txns_req` (see [locks.md](locks.md)).
 - Transports: buffered (default) or framed; protocols: binary (default) or compact (`hudi-metastore serve
   --transport/--protocol`).
 

@@ -78,12 +78,14 @@ def aborted_bits(ids: list[int], aborted: set[int]) -> bytes:
     return bits.to_bytes((bits.bit_length() + 7) // 8, "little")
 
 
-def to_thrift_open_txns(snapshot: OpenTxns):
-    """Hive 2.3's layout: open and aborted ids together in ``open_txns``, ``min_open_txn`` among the open."""
+def to_thrift_open_txns(snapshot: OpenTxns, response_type=hive.GetOpenTxnsResponse):
+    """Open and aborted ids together in ``open_txns`` (ascending), ``min_open_txn`` among the open ones,
+    ``abortedBits`` marking the aborted. ``response_type``: Hive 2.3's layout (a set) or Hive 4's
+    (``GetOpenTxnsResponseHive4``, a list)."""
     exceptions = snapshot.exceptions
-    return hive.GetOpenTxnsResponse(
+    return response_type(
         txn_high_water_mark=snapshot.high_water_mark,
-        open_txns=set(exceptions),
+        open_txns=exceptions,
         min_open_txn=snapshot.min_open,
         abortedBits=aborted_bits(exceptions, set(snapshot.aborted)),
     )
