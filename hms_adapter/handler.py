@@ -131,6 +131,31 @@ class MetastoreHandler(LockCalls):
     def drop_database(self, name, deleteData, cascade):
         self.catalog.databases.drop(_db(name), bool(deleteData), bool(cascade))
 
+    # Hive 4's request forms of the database calls (the catalog name is not used: one catalog, ``hive``)
+
+    def create_database_req(self, createDatabaseRequest):
+        req = createDatabaseRequest
+        self.create_database(hive.Database(
+            name=req.databaseName, description=req.description, locationUri=req.locationUri,
+            parameters=req.parameters, privileges=req.privileges, ownerName=req.ownerName,
+            ownerType=req.ownerType, catalogName=req.catalogName, createTime=req.createTime,
+            managedLocationUri=req.managedLocationUri,
+        ))
+
+    def get_database_req(self, request):
+        return self.get_database(request.name)
+
+    def alter_database_req(self, alterDbReq):
+        self.alter_database(alterDbReq.oldDbName, alterDbReq.newDb)
+
+    def drop_database_req(self, req):
+        """``ignoreUnknownDb`` makes dropping a missing database a no-op."""
+        try:
+            self.drop_database(req.name, req.deleteData, req.cascade)
+        except NoSuchObjectError:
+            if not req.ignoreUnknownDb:
+                raise
+
     # -- tables -----------------------------------------------------------------------------------
 
     def get_table(self, dbname, tbl_name):
@@ -185,6 +210,12 @@ class MetastoreHandler(LockCalls):
     def get_schema_with_environment_context(self, db_name, table_name, environment_context):
         return self._fields(db_name, table_name, with_partition_keys=True)
 
+    def get_fields_req(self, req):
+        return hive.GetFieldsResponse(fields=self._fields(req.dbName, req.tblName, with_partition_keys=False))
+
+    def get_schema_req(self, req):
+        return hive.GetSchemaResponse(fields=self._fields(req.dbName, req.tblName, with_partition_keys=True))
+
     def _fields(self, db_name, table_name, with_partition_keys):
         name = table_name.split(".")[0] if table_name else table_name
         try:
@@ -199,6 +230,14 @@ class MetastoreHandler(LockCalls):
 
     def create_table_with_environment_context(self, tbl, environment_context):
         self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context))
+
+    def create_table_req(self, request):
+        """Hive 4's form. Constraints are not kept yet: a request that carries any is refused whole."""
+        constraints = (request.primaryKeys, request.foreignKeys, request.uniqueConstraints,
+                       request.notNullConstraints, request.defaultConstraints, request.checkConstraints)
+        if any(constraints):
+            raise hive.MetaException(message="Table constraints are not supported by this metastore yet")
+        self.catalog.tables.create(from_thrift_table(request.table), _env(request.envContext))
 
     def alter_table(self, dbname, tbl_name, new_tbl):
         self._alter_table(dbname, tbl_name, new_tbl, {})
@@ -229,6 +268,10 @@ class MetastoreHandler(LockCalls):
 
     def drop_table_with_environment_context(self, dbname, name, deleteData, environment_context):
         self.catalog.tables.drop(_db(dbname), name, bool(deleteData))
+
+    def drop_table_req(self, dropTableReq):
+        """Hive 4's form; a table's partitions always go with it (``dropPartitions`` is not needed)."""
+        self.catalog.tables.drop(_db(dropTableReq.dbName), dropTableReq.tableName, bool(dropTableReq.deleteData))
 
     # -- partitions: add --------------------------------------------------------------------------
 
@@ -280,6 +323,9 @@ class MetastoreHandler(LockCalls):
 
     def get_partition(self, db_name, tbl_name, part_vals):
         return to_thrift_partition(self.catalog.partitions.get(_db(db_name), tbl_name, part_vals or []))
+
+    def get_partition_req(self, req):
+        return hive.GetPartitionResponse(partition=self.get_partition(req.dbName, req.tblName, req.partVals))
 
     def get_partition_with_auth(self, db_name, tbl_name, part_vals, user_name, group_names):
         return self.get_partition(db_name, tbl_name, part_vals)
