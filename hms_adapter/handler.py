@@ -22,12 +22,14 @@ from hudi_catalog.errors import (
 )
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
+from .convert.constraints import from_thrift_constraints
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
+from .constraint_calls import ConstraintCalls
 from .idl import hive
 from .lock_calls import LockCalls
 
@@ -47,8 +49,9 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(LockCalls):
-    """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``)."""
+class MetastoreHandler(LockCalls, ConstraintCalls):
+    """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``, the
+    constraint calls in ``ConstraintCalls``)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog
@@ -232,12 +235,11 @@ class MetastoreHandler(LockCalls):
         self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context))
 
     def create_table_req(self, request):
-        """Hive 4's form. Constraints are not kept yet: a request that carries any is refused whole."""
-        constraints = (request.primaryKeys, request.foreignKeys, request.uniqueConstraints,
-                       request.notNullConstraints, request.defaultConstraints, request.checkConstraints)
-        if any(constraints):
-            raise hive.MetaException(message="Table constraints are not supported by this metastore yet")
-        self.catalog.tables.create(from_thrift_table(request.table), _env(request.envContext))
+        """Hive 4's form: the table and its constraints in one transaction."""
+        self.catalog.tables.create(from_thrift_table(request.table), _env(request.envContext),
+                                   from_thrift_constraints(request.primaryKeys, request.foreignKeys,
+                                                           request.uniqueConstraints, request.notNullConstraints,
+                                                           request.defaultConstraints, request.checkConstraints))
 
     def alter_table(self, dbname, tbl_name, new_tbl):
         self._alter_table(dbname, tbl_name, new_tbl, {})

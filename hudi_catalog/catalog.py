@@ -18,6 +18,7 @@ import logging
 import threading
 
 from . import config
+from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.functions import FunctionService
@@ -36,8 +37,8 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 
 class Catalog:
-    """Databases, tables, partitions, functions, Hudi timelines, and Hive's locks and transactions over one
-    store and one warehouse."""
+    """Databases, tables (and their constraints), partitions, functions, Hudi timelines, and Hive's locks and
+    transactions over one store and one warehouse."""
 
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
                  txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT) -> None:
@@ -53,6 +54,7 @@ class Catalog:
         self.ctx = ctx = ServiceContext(store, warehouse)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
+        self.constraints = ConstraintService(ctx)
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
         self.snapshot = SnapshotService(ctx, asynchronous=snapshot_sync == "async")

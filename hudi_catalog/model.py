@@ -222,3 +222,38 @@ class Instant:
     completion_time: str | None = None
     heartbeat_seconds: int = 0
     last_heartbeat: int = 0
+
+
+class ConstraintKind(str, Enum):
+    PRIMARY_KEY = "PRIMARY_KEY"
+    FOREIGN_KEY = "FOREIGN_KEY"
+    UNIQUE = "UNIQUE"
+    NOT_NULL = "NOT_NULL"
+    DEFAULT = "DEFAULT"
+    CHECK = "CHECK"
+
+
+@dataclass
+class TableConstraint:
+    """One column of a table constraint (a key of several columns is several, by ``position``).
+
+    Foreign keys name the referenced column (``parent_*``) and its primary key; default and check
+    constraints carry their ``value`` (the default value or the check expression).
+    """
+
+    kind: ConstraintKind
+    name: str | None
+    database: str
+    table: str
+    column: str | None
+    position: int = 1
+    enable: bool = False
+    validate: bool = False
+    rely: bool = False
+    value: str | None = None
+    parent_database: str | None = None
+    parent_table: str | None = None
+    parent_column: str | None = None
+    parent_key_name: str | None = None
+    update_rule: int = 0
+    delete_rule: int = 0

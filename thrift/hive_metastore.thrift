@@ -525,6 +525,18 @@ struct SQLPrimaryKey {
 struct AddPrimaryKeyRequest {
   1: required list<SQLPrimaryKey> primaryKeyCols
 }
+struct AddUniqueConstraintRequest {  // hive3/4
+  1: required list<SQLUniqueConstraint> uniqueConstraintCols
+}
+struct AddNotNullConstraintRequest {  // hive3/4
+  1: required list<SQLNotNullConstraint> notNullConstraintCols
+}
+struct AddDefaultConstraintRequest {  // hive3/4
+  1: required list<SQLDefaultConstraint> defaultConstraintCols
+}
+struct AddCheckConstraintRequest {  // hive3/4
+  1: required list<SQLCheckConstraint> checkConstraintCols
+}
 
 struct AggrStats {
   1: required list<ColumnStatisticsObj> colStats,
@@ -1750,13 +1762,25 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4)
   void create_table_with_environment_context(1: Table tbl, 2: EnvironmentContext environment_context)
       throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4)
-  void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys)
+  void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys,
+      4: list<SQLUniqueConstraint> uniqueConstraints,  // hive3/4
+      5: list<SQLNotNullConstraint> notNullConstraints,  // hive3/4
+      6: list<SQLDefaultConstraint> defaultConstraints,  // hive3/4
+      7: list<SQLCheckConstraint> checkConstraints)  // hive3/4
       throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4)
   void drop_constraint(1: DropConstraintRequest req)
       throws (1: NoSuchObjectException o1, 2: MetaException o3)
   void add_primary_key(1: AddPrimaryKeyRequest req)
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
   void add_foreign_key(1: AddForeignKeyRequest req)
+      throws (1: NoSuchObjectException o1, 2: MetaException o2)
+  void add_unique_constraint(1: AddUniqueConstraintRequest req)  // hive3/4
+      throws (1: NoSuchObjectException o1, 2: MetaException o2)
+  void add_not_null_constraint(1: AddNotNullConstraintRequest req)  // hive3/4
+      throws (1: NoSuchObjectException o1, 2: MetaException o2)
+  void add_default_constraint(1: AddDefaultConstraintRequest req)  // hive3/4
+      throws (1: NoSuchObjectException o1, 2: MetaException o2)
+  void add_check_constraint(1: AddCheckConstraintRequest req)  // hive3/4
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData)
       throws (1: NoSuchObjectException o1, 2: MetaException o3)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..errors import (
@@ -14,7 +14,7 @@ from ..errors import (
     NoSuchDatabaseError,
     NoSuchTableError,
 )
-from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableMeta
+from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
 from ..pruning.table_filter import table_filter_matcher
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
 from ..stats import should_update, update_fast_stats
@@ -25,6 +25,7 @@ from ..store import tables as table_store
 from ..store import txns as txn_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
+from .constraints import add_constraints
 from .context import DDL_TIME, ServiceContext
 
 log = logging.getLogger(__name__)
@@ -78,8 +79,10 @@ class TableService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
-    def create(self, table: Table, environment: Mapping[str, str] | None = None) -> Table:
-        """Create a table; a managed table without location gets ``<database location>/<name>``.
+    def create(self, table: Table, environment: Mapping[str, str] | None = None,
+               constraints: Sequence[TableConstraint] = ()) -> Table:
+        """Create a table, with its ``constraints`` in the same transaction; a managed table without location
+        gets ``<database location>/<name>``.
 
         Raises:
             InvalidObjectError: bad name or columns.
@@ -118,6 +121,8 @@ class TableService:
             table.parameters.setdefault(DDL_TIME, str(now))
             try:
                 table.id = table_store.insert_table(conn, db_row.db_id, table)
+                if constraints:
+                    add_constraints(self.ctx, conn, constraints)
             except Exception:
                 if made_dir:
                     self.ctx.warehouse.delete_dir(table.sd.location)

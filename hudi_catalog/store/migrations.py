@@ -80,10 +80,15 @@ def add_lock_tables(conn: Connection) -> None:
     sequences.seed(conn)
 
 
+def add_constraints(conn: Connection) -> None:
+    """Version 6 -> 7: ``tbl_constraint`` (table constraints), made by ``create_all``; nothing to move."""
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
     3: add_hudi_partition_paths,
     4: add_table_revisions,
     5: add_lock_tables,
+    6: add_constraints,
 }

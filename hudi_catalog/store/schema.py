@@ -30,7 +30,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -371,5 +371,32 @@ txn_write_id = Table(
     Column("txn_id", BigInteger, nullable=False),
     PrimaryKeyConstraint("db_name", "tbl_name", "write_id"),
     UniqueConstraint("txn_id", "db_name", "tbl_name", name="uniq_txn_write"),
+    **_MYSQL_OPTIONS,
+)
+
+# Table constraints (Hive's KEY_CONSTRAINTS): one row per constrained column; names are unique per database.
+tbl_constraint = Table(
+    "tbl_constraint",
+    metadata,
+    _id("constraint_id"),
+    Column("db_id", Id, ForeignKey("db.db_id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(NAME), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("kind", String(16), nullable=False, doc="ConstraintKind"),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    Column("column_name", String(NAME)),
+    Column("parent_tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"),
+           doc="the referenced table of a foreign key"),
+    Column("parent_column", String(NAME)),
+    Column("parent_key_name", String(NAME)),
+    Column("update_rule", SmallInteger, nullable=False, default=0),
+    Column("delete_rule", SmallInteger, nullable=False, default=0),
+    Column("enable_cstr", Boolean, nullable=False, default=False),
+    Column("validate_cstr", Boolean, nullable=False, default=False),
+    Column("rely_cstr", Boolean, nullable=False, default=False),
+    Column("value", Text, doc="a default constraint's value or a check constraint's expression"),
+    UniqueConstraint("db_id", "name", "position", name="uniq_constraint_name"),
+    Index("idx_constraint_tbl", "tbl_id", "kind"),
+    Index("idx_constraint_parent", "parent_tbl_id"),
     **_MYSQL_OPTIONS,
 )

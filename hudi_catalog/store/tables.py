@@ -157,9 +157,13 @@ def update_table(conn: Connection, tbl_id: int, db_id: int, table: Table, schema
 
 
 def delete_table(conn: Connection, tbl_id: int) -> None:
-    """Delete a table with everything that hangs off it (partitions, schema, timeline, files)."""
+    """Delete a table with everything that hangs off it (partitions, schema, timeline, files, its
+    constraints and the foreign keys that reference it)."""
     for child in (schema.files, schema.tbl_version, schema.instant_meta, schema.instant, schema.tbl_timestamp):
         conn.execute(delete(child).where(child.c.tbl_id == tbl_id))
+    constraints = schema.tbl_constraint.c
+    conn.execute(delete(schema.tbl_constraint).where(
+        (constraints.tbl_id == tbl_id) | (constraints.parent_tbl_id == tbl_id)))
     part_ids = select(schema.partitions.c.part_id).where(schema.partitions.c.tbl_id == tbl_id)
     conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(part_ids)))
     conn.execute(delete(schema.partition_key_val).where(schema.partition_key_val.c.tbl_id == tbl_id))

@@ -70,12 +70,13 @@ def test_table_and_partition_requests(hive4_metastore, client, tmp_path):  # noq
     with pytest.raises(hive4.NoSuchObjectException):
         hive4_metastore.get_partition_req(hive4.GetPartitionRequest(dbName="h4", tblName="t", partVals=["x"]))
 
-    # constraints are not kept yet: refused whole, nothing created
-    with pytest.raises(hive4.MetaException, match="constraints are not supported"):
-        hive4_metastore.create_table_req(hive4.CreateTableRequest(
-            table=_table("h4", "with_pk"),
-            primaryKeys=[hive4.SQLPrimaryKey("h4", "with_pk", "id", 1, "pk", True, False, True)]))
-    assert hive4_metastore.get_all_tables("h4") == ["t"]
+    # with constraints, in Hive 4's layout
+    hive4_metastore.create_table_req(hive4.CreateTableRequest(
+        table=_table("h4", "with_pk"),
+        primaryKeys=[hive4.SQLPrimaryKey("h4", "with_pk", "id", 1, "pk", True, False, True)]))
+    assert [k.pk_name for k in hive4_metastore.get_primary_keys(
+        hive4.PrimaryKeysRequest(db_name="h4", tbl_name="with_pk")).primaryKeys] == ["pk"]
+    client.drop_table_req(hive.DropTableRequest(dbName="h4", tableName="with_pk", deleteData=False))
 
     client.drop_table_req(hive.DropTableRequest(dbName="h4", tableName="t", deleteData=False))
     assert hive4_metastore.get_all_tables("h4") == []
