@@ -33,15 +33,15 @@ MULTI_COLUMN = (ConstraintKind.PRIMARY_KEY, ConstraintKind.FOREIGN_KEY, Constrai
 def _named(constraints: Sequence[TableConstraint]) -> list[TableConstraint]:
     """Names for unnamed constraints, as Hive generates them: one per key (the columns of one call's primary,
     foreign or unique key share it), one per column for the other kinds."""
-    generated: dict[tuple[ConstraintKind, str, str], str] = {}
+    keys: dict[tuple[ConstraintKind, str, str], str] = {}
     named = []
     for c in constraints:
-        if c.name:
-            named.append(c)
-            continue
-        key = (c.kind, c.database, c.table) if c.kind in MULTI_COLUMN else (c.kind, c.database, str(id(c)))
-        name = generated.setdefault(key, f"{NAME_PREFIXES[c.kind]}_{c.table}_{uuid.uuid4().hex[:12]}")
-        named.append(TableConstraint(**{**vars(c), "name": name}))
+        if not c.name:
+            name = f"{NAME_PREFIXES[c.kind]}_{c.table}_{uuid.uuid4().hex[:12]}"
+            if c.kind in MULTI_COLUMN:
+                name = keys.setdefault((c.kind, c.database, c.table), name)
+            c = TableConstraint(**{**vars(c), "name": name})
+        named.append(c)
     return named
 
 
