@@ -4,6 +4,7 @@ Hive Metastore 2.3.10 from ``peer.py``, or any URI)."""
 
 from __future__ import annotations
 
+import argparse
 import socket
 import subprocess
 import sys
@@ -119,3 +120,29 @@ def remote(uri: str) -> Iterator[Target]:
     if parsed.scheme != "thrift" or not parsed.hostname:
         raise SystemExit(f"--uri wants thrift://host:port, not {uri}")
     yield Target(uri, parsed.hostname, parsed.port or 9083)
+
+
+def int_list(text: str) -> list[int]:
+    """``"1,8"`` -> ``[1, 8]`` (underscores allowed: ``100_000``)."""
+    return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+
+
+def add_server_options(parser: argparse.ArgumentParser, ours_url: str, peer_url: str):
+    """The options choosing the servers a benchmark compares; returns their group (to add more to it)."""
+    servers = parser.add_argument_group("servers (default: --ours)")
+    servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
+    servers.add_argument("--peer", action="store_true",
+                         help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url")
+    servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
+    servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
+    servers.add_argument("--ours-db-url", default=ours_url, help="dropped and created (default %(default)s)")
+    servers.add_argument("--ours-option", action="append", default=[],
+                         help="extra option of hudi-metastore serve (repeat; e.g. --ours-option=--workers=2)")
+    servers.add_argument("--peer-db-url", default=peer_url, help="dropped and created (default %(default)s)")
+    servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
+    return servers
+
+
+def servers_to_start(args: argparse.Namespace) -> tuple[bool, bool]:
+    """``(ours, peer)``: which servers ``add_server_options``' flags ask to start."""
+    return args.ours or args.compare or not (args.peer or args.uri), args.peer or args.compare

@@ -49,7 +49,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import java_client as jc  # noqa: E402
-from bench_server import Target, hms, ours, peak_rss_mib, remote  # noqa: E402
+from bench_server import (  # noqa: E402
+    Target, add_server_options, hms, int_list, ours, peak_rss_mib, remote, servers_to_start,
+)
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
 PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
@@ -376,24 +378,11 @@ def plot(result: dict, path: str) -> None:
 
 # -- main --------------------------------------------------------------------------------------------------
 
-def int_list(text: str) -> list[int]:
-    return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    servers = parser.add_argument_group("servers (default: --ours)")
-    servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
-    servers.add_argument("--peer", action="store_true",
-                         help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url")
-    servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
-    servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
-    servers.add_argument("--ours-db-url", default=OURS_URL, help="dropped and created (default %(default)s)")
-    servers.add_argument("--ours-option", action="append", default=[],
-                         help="extra option of hudi-metastore serve (repeat; e.g. --ours-option=--workers=2)")
-    servers.add_argument("--peer-db-url", default=PEER_URL, help="dropped and created (default %(default)s)")
-    servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
+    add_server_options(parser, OURS_URL, PEER_URL)
     parser.add_argument("--partitions", type=int_list, default=[1000, 10000, 100000],
                         help="partition counts, comma-separated (default 1000,10000,100000)")
     parser.add_argument("--iterations", type=int, default=10, help="timed calls per read (default %(default)s)")
@@ -411,8 +400,7 @@ def main() -> int:
         parser.error("--iterations must be at least 1")
     if args.plot:
         import matplotlib  # noqa: F401  (fail now rather than after the run)
-    start_ours = args.ours or args.compare or not (args.peer or args.uri)
-    start_peer = args.peer or args.compare
+    start_ours, start_peer = servers_to_start(args)
 
     classes = jc.compile_timer()
     work = tempfile.mkdtemp(prefix="hmsbench-")

@@ -60,7 +60,9 @@ from thriftpy2.rpc import make_client
 from hms_adapter.idl import hive
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_server import Target, hms, ours, remote  # noqa: E402
+from bench_server import (  # noqa: E402
+    Target, add_server_options, hms, int_list, ours, remote, servers_to_start,
+)
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_ours"
 PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_peer"
@@ -538,9 +540,6 @@ def source_commit() -> str | None:
     return (head + ("+dirty" if dirty else "")) or None
 
 
-def int_list(text: str) -> list[int]:
-    return [int(part) for part in text.split(",") if part.strip()]
-
 
 def run_target(target: Target, args, work: Path) -> dict:
     out: dict = {}
@@ -569,18 +568,8 @@ def run_target(target: Target, args, work: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    servers = parser.add_argument_group("servers (default: --ours)")
-    servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
-    servers.add_argument("--peer", action="store_true",
-                         help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url")
-    servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
-    servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
-    servers.add_argument("--ours-db-url", default=OURS_URL, help="dropped and created (default %(default)s)")
+    servers = add_server_options(parser, OURS_URL, PEER_URL)
     servers.add_argument("--workers", type=int, default=2, help="serve --workers of ours (default %(default)s)")
-    servers.add_argument("--ours-option", action="append", default=[],
-                         help="extra option of hudi-metastore serve (repeat)")
-    servers.add_argument("--peer-db-url", default=PEER_URL, help="dropped and created (default %(default)s)")
-    servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=10, help="window of each lock workload (default 10)")
     parser.add_argument("--warmup-seconds", type=float, default=3,
                         help="unreported lock/unlock per server before the figures (default 3)")
@@ -598,8 +587,7 @@ def main() -> int:
     parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    start_ours = args.ours or args.compare or not (args.peer or args.uri)
-    start_peer = args.peer or args.compare
+    start_ours, start_peer = servers_to_start(args)
     if args.iceberg_writers:
         import_pyiceberg()
 
