@@ -5,12 +5,13 @@ Hive Metastore 2.3.10 from ``peer.py``, or any URI)."""
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -143,6 +144,28 @@ def add_server_options(parser: argparse.ArgumentParser, ours_url: str, peer_url:
     return servers
 
 
-def servers_to_start(args: argparse.Namespace) -> tuple[bool, bool]:
-    """``(ours, peer)``: which servers ``add_server_options``' flags ask to start."""
-    return args.ours or args.compare or not (args.peer or args.uri), args.peer or args.compare
+def start_targets(stack: ExitStack, args: argparse.Namespace, settings: dict, ours_options: list[str],
+                  warehouse: str) -> list[Target]:
+    """Start the servers ``add_server_options``' flags ask for on ``stack`` (stopped when it closes), in
+    order ours, the peer, the URIs; records their settings in ``settings``."""
+    start_ours, start_peer = args.ours or args.compare or not (args.peer or args.uri), args.peer or args.compare
+    targets: list[Target] = []
+    if start_ours:
+        targets.append(stack.enter_context(ours(args.ours_db_url, ours_options, warehouse)))
+        settings["ours"] = {"db_url": args.ours_db_url, "options": ours_options}
+    if start_peer:
+        print("starting Hive Metastore 2.3.10 ...", file=sys.stderr, flush=True)
+        targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap)))
+        settings["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap}
+    targets.extend(stack.enter_context(remote(uri)) for uri in args.uri)
+    return targets
+
+
+def emit_json(result: dict, path: str | None) -> None:
+    """The result as JSON: into ``path``, or printed."""
+    text = json.dumps(result, indent=1)
+    if path:
+        Path(path).write_text(text + "\n")
+        print(f"JSON written to {path}")
+    else:
+        print(text)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import math
 import shutil
 import signal
@@ -50,7 +49,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import java_client as jc  # noqa: E402
 from bench_server import (  # noqa: E402
-    Target, add_server_options, hms, int_list, ours, peak_rss_mib, remote, servers_to_start,
+    Target, add_server_options, int_list, peak_rss_mib, emit_json, start_targets,
 )
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
@@ -400,7 +399,6 @@ def main() -> int:
         parser.error("--iterations must be at least 1")
     if args.plot:
         import matplotlib  # noqa: F401  (fail now rather than after the run)
-    start_ours, start_peer = servers_to_start(args)
 
     classes = jc.compile_timer()
     work = tempfile.mkdtemp(prefix="hmsbench-")
@@ -413,16 +411,7 @@ def main() -> int:
     started = time.perf_counter()
     try:
         with ExitStack() as stack:
-            targets: list[Target] = []
-            if start_ours:
-                targets.append(stack.enter_context(ours(args.ours_db_url, args.ours_option, f"{work}/ours")))
-                result["settings"]["ours"] = {"db_url": args.ours_db_url, "options": args.ours_option}
-            if start_peer:
-                print("starting Hive Metastore 2.3.10 ...", file=sys.stderr, flush=True)
-                targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap)))
-                result["settings"]["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap}
-            for uri in args.uri:
-                targets.append(stack.enter_context(remote(uri)))
+            targets = start_targets(stack, args, result["settings"], args.ours_option, f"{work}/ours")
             for target in targets:
                 result["servers"][target.key] = {}
             for n in args.partitions:
@@ -435,12 +424,7 @@ def main() -> int:
     result["wall_s"] = round(time.perf_counter() - started, 1)
 
     print(markdown(result))
-    text = json.dumps(result, indent=1)
-    if args.json:
-        Path(args.json).write_text(text + "\n")
-        print(f"JSON written to {args.json}")
-    else:
-        print(text)
+    emit_json(result, args.json)
     if args.plot:
         plot(result, args.plot)
         print(f"plot written to {args.plot}")

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import logging
 import math
 import multiprocessing
@@ -61,7 +60,7 @@ from hms_adapter.idl import hive
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import (  # noqa: E402
-    Target, add_server_options, hms, int_list, ours, remote, servers_to_start,
+    Target, add_server_options, int_list, emit_json, start_targets,
 )
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_ours"
@@ -587,7 +586,6 @@ def main() -> int:
     parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    start_ours, start_peer = servers_to_start(args)
     if args.iceberg_writers:
         import_pyiceberg()
 
@@ -606,19 +604,11 @@ def main() -> int:
     started = time.monotonic()
     try:
         with ExitStack() as stack:
-            targets: list[Target] = []
-            if start_ours:
-                workers = ["--workers", str(args.workers)] if args.workers > 1 else []
-                targets.append(stack.enter_context(ours(args.ours_db_url, [*workers, *args.ours_option],
-                                                        str(work / "ours"))))
-                result["settings"]["ours"] = {"db_url": args.ours_db_url, "workers": args.workers,
-                                              "options": args.ours_option}
-            if start_peer:
-                print("starting Hive Metastore 2.3.10 ...", file=sys.stderr, flush=True)
-                targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap)))
-                result["settings"]["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap}
-            for uri in args.uri:
-                targets.append(stack.enter_context(remote(uri)))
+            workers = ["--workers", str(args.workers)] if args.workers > 1 else []
+            targets = start_targets(stack, args, result["settings"], [*workers, *args.ours_option],
+                                    str(work / "ours"))
+            if "ours" in result["settings"]:
+                result["settings"]["ours"]["workers"] = args.workers
             for target in targets:
                 result["servers"][target.key] = run_target(target, args, work)
     finally:
@@ -629,12 +619,7 @@ def main() -> int:
     print(markdown(result))
     print(f"\nrun time {result['wall_s']} s; load average before {result['settings']['load_before'][0]:.2f}, "
           f"after {result['settings']['load_after'][0]:.2f}")
-    text = json.dumps(result, indent=1)
-    if args.json:
-        Path(args.json).write_text(text + "\n")
-        print(f"JSON written to {args.json}")
-    else:
-        print(text)
+    emit_json(result, args.json)
     failed = any(run.get("errors") for runs in result["servers"].values()
                  for run in [*runs.get("uncontended", {}).values(), runs.get("handoff", {}),
                              *runs.get("iceberg", {}).values()])
