@@ -183,11 +183,14 @@ class TxnService:
             return self._snapshot(conn)
 
     @staticmethod
-    def _snapshot(conn: Connection) -> OpenTxns:
-        high_water_mark = sequences.current(conn, "txn") - 1
+    def _high_water_mark(conn: Connection) -> int:
+        """The highest transaction id handed out (0 before the first)."""
+        return sequences.current(conn, "txn") - 1
+
+    def _snapshot(self, conn: Connection) -> OpenTxns:
         infos = txn_store.not_committed(conn)
         return OpenTxns(
-            high_water_mark,
+            self._high_water_mark(conn),
             open=[i.txn_id for i in infos if i.state == TxnState.OPEN],
             aborted=[i.txn_id for i in infos if i.state == TxnState.ABORTED],
         )
@@ -196,7 +199,7 @@ class TxnService:
         """``(high water mark, open and aborted transactions)``."""
         with self.ctx.store.write() as conn:
             self.expire_if_due(conn, self.now_ms())
-            return sequences.current(conn, "txn") - 1, txn_store.not_committed(conn)
+            return self._high_water_mark(conn), txn_store.not_committed(conn)
 
     # -- write ids -----------------------------------------------------------------------------------------
 
