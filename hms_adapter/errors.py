@@ -12,6 +12,7 @@ from thriftpy2.thrift import TApplicationException
 from hudi_catalog.errors import (
     AlreadyExistsError,
     CatalogError,
+    InvalidInputError,
     InvalidObjectError,
     InvalidOperationError,
     NoSuchDatabaseError,
@@ -36,6 +37,7 @@ HMS_PREFERENCES: ErrorPreferences = [
     (AlreadyExistsError, (hive.AlreadyExistsException, hive.MetaException)),
     (InvalidObjectError, (hive.InvalidObjectException, hive.MetaException)),
     (InvalidOperationError, (hive.InvalidOperationException, hive.MetaException)),
+    (InvalidInputError, (hive.InvalidInputException, hive.InvalidObjectException, hive.MetaException)),
     (NoSuchLockError, (hive.NoSuchLockException, hive.MetaException)),
     (NoSuchTxnError, (hive.NoSuchTxnException, hive.MetaException)),
     (TxnAbortedError, (hive.TxnAbortedException, hive.MetaException)),

@@ -32,6 +32,7 @@ from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table
 from .constraint_calls import ConstraintCalls
 from .idl import hive
 from .lock_calls import LockCalls
+from .stats_calls import StatsCalls
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +50,9 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(LockCalls, ConstraintCalls):
+class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls):
     """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``, the
-    constraint calls in ``ConstraintCalls``)."""
+    constraint calls in ``ConstraintCalls``, the column statistics calls in ``StatsCalls``)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog

@@ -18,6 +18,7 @@ import logging
 import threading
 
 from . import config
+from .services.column_stats import ColumnStatsService
 from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
@@ -37,7 +38,7 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 
 class Catalog:
-    """Databases, tables (and their constraints), partitions, functions, Hudi timelines, and Hive's locks and
+    """Databases, tables (and their constraints and column statistics), partitions, functions, Hudi timelines, and Hive's locks and
     transactions over one store and one warehouse."""
 
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
@@ -55,6 +56,7 @@ class Catalog:
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
         self.constraints = ConstraintService(ctx)
+        self.column_stats = ColumnStatsService(ctx)
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
         self.snapshot = SnapshotService(ctx, asynchronous=snapshot_sync == "async")

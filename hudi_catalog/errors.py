@@ -42,6 +42,11 @@ class InvalidOperationError(CatalogError):
     """The operation is not allowed on the object in its current state (drop of a non-empty database, ...)."""
 
 
+class InvalidInputError(CatalogError):
+    """A request's input does not fit its object (statistics of a column the table lacks, or of the wrong
+    kind for the column's type)."""
+
+
 class InvalidFilterError(CatalogError):
     """A partition or table filter could not be parsed or does not fit the table."""
 

@@ -7,6 +7,7 @@ seconds since the epoch, as Hive keeps them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import Enum
 from typing import NamedTuple
 
@@ -257,3 +258,54 @@ class TableConstraint:
     parent_key_name: str | None = None
     update_rule: int = 0
     delete_rule: int = 0
+
+
+class StatsKind(str, Enum):
+    """The kinds of Hive column statistics; each describes some column types (``column_stats.KINDS_OF_TYPE``)."""
+
+    BOOLEAN = "boolean"
+    LONG = "long"
+    DOUBLE = "double"
+    STRING = "string"
+    BINARY = "binary"
+    DECIMAL = "decimal"
+    DATE = "date"
+    TIMESTAMP = "timestamp"
+
+
+@dataclass
+class ColumnStats:
+    """The statistics of one column of a table or partition.
+
+    ``low``/``high``: ``int`` for long, date (days since the epoch) and timestamp (seconds since the epoch)
+    statistics, ``float`` for double, ``decimal.Decimal`` for decimal; None when unknown. Which of the counts
+    are set depends on the kind, as in Hive (``num_trues``/``num_falses`` for booleans, the lengths for
+    strings and binaries). Bit vectors (the engine's NDV sketch) and histograms are kept as bytes, unread.
+    """
+
+    column: str
+    column_type: str
+    kind: StatsKind
+    num_nulls: int = 0
+    num_distinct: int | None = None
+    low: int | float | Decimal | None = None
+    high: int | float | Decimal | None = None
+    num_trues: int | None = None
+    num_falses: int | None = None
+    max_length: int | None = None
+    avg_length: float | None = None
+    bit_vectors: bytes | None = None
+    histogram: bytes | None = None
+
+
+@dataclass
+class ColumnStatsSet:
+    """The column statistics of one table (``partition`` None) or one partition, as one engine computed
+    them (Hive 4 keeps statistics per engine; older clients are all ``hive``)."""
+
+    database: str
+    table: str
+    partition: str | None
+    columns: list[ColumnStats]
+    last_analyzed: int = 0
+    engine: str = "hive"

@@ -365,7 +365,7 @@ struct BooleanColumnStatsData {
   1: required i64 numTrues,
   2: required i64 numFalses,
   3: required i64 numNulls,
-  4: optional string bitVectors
+  4: optional binary bitVectors  // a string in 2.3, binary in 3+: the same bytes on the wire
 }
 
 struct LongColumnStatsData {
@@ -373,7 +373,7 @@ struct LongColumnStatsData {
   2: optional i64 highValue,
   3: required i64 numNulls,
   4: required i64 numDVs,
-  5: optional string bitVectors,
+  5: optional binary bitVectors,  // a string in 2.3, binary in 3+: the same bytes on the wire
   6: optional binary histogram  // hive3/4
 }
 
@@ -382,7 +382,7 @@ struct DoubleColumnStatsData {
   2: optional double highValue,
   3: required i64 numNulls,
   4: required i64 numDVs,
-  5: optional string bitVectors,
+  5: optional binary bitVectors,  // a string in 2.3, binary in 3+: the same bytes on the wire
   6: optional binary histogram  // hive3/4
 }
 
@@ -391,14 +391,14 @@ struct StringColumnStatsData {
   2: required double avgColLen,
   3: required i64 numNulls,
   4: required i64 numDVs,
-  5: optional string bitVectors
+  5: optional binary bitVectors  // a string in 2.3, binary in 3+: the same bytes on the wire
 }
 
 struct BinaryColumnStatsData {
   1: required i64 maxColLen,
   2: required double avgColLen,
   3: required i64 numNulls,
-  4: optional string bitVectors
+  4: optional binary bitVectors  // a string in 2.3, binary in 3+: the same bytes on the wire
 }
 
 struct Decimal {
@@ -411,7 +411,7 @@ struct DecimalColumnStatsData {
   2: optional Decimal highValue,
   3: required i64 numNulls,
   4: required i64 numDVs,
-  5: optional string bitVectors,
+  5: optional binary bitVectors,  // a string in 2.3, binary in 3+: the same bytes on the wire
   6: optional binary histogram  // hive3/4
 }
 
@@ -424,7 +424,7 @@ struct DateColumnStatsData {
   2: optional Date highValue,
   3: required i64 numNulls,
   4: required i64 numDVs,
-  5: optional string bitVectors,
+  5: optional binary bitVectors,  // a string in 2.3, binary in 3+: the same bytes on the wire
   6: optional binary histogram  // hive3/4
 }
 

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from ..column_stats import stale_columns, with_accurate_columns
 from ..errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
@@ -18,6 +19,7 @@ from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableCon
 from ..pruning.table_filter import table_filter_matcher
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
 from ..stats import should_update, update_fast_stats
+from ..store import column_stats as stats_store
 from ..store import databases as db_store
 from ..store import descriptors
 from ..store import partitions as partition_store
@@ -209,6 +211,11 @@ class TableService:
             if renamed and table_store.find_row(conn, new.database, new.name) is not None:
                 raise InvalidOperationError(f"new table {new.database}.{new.name} already exists")
             self._check_schema_change(old, new)
+            stale = stale_columns(old.sd.columns, new.sd.columns)
+            if stale:  # as Hive: statistics of a dropped or retyped column go
+                stats_store.delete_table(conn, row.tbl_id, columns=stale)
+                stats_store.delete_partitions(conn, row.tbl_id, columns=stale)
+                new.parameters = with_accurate_columns(new.parameters, removed=stale)
             if not is_view(new):
                 new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
             if renamed and old.table_type == MANAGED_TABLE and not is_view(old) and (

@@ -84,6 +84,10 @@ def add_constraints(conn: Connection) -> None:
     """Version 6 -> 7: ``tbl_constraint`` (table constraints), made by ``create_all``; nothing to move."""
 
 
+def add_column_statistics(conn: Connection) -> None:
+    """Version 7 -> 8: ``tbl_col_stats`` and ``part_col_stats`` (column statistics), made by ``create_all``."""
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -91,4 +95,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     4: add_table_revisions,
     5: add_lock_tables,
     6: add_constraints,
+    7: add_column_statistics,
 }

@@ -12,7 +12,7 @@ only for the revision it was made from, so a cached encoding is never older than
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, delete, func, insert, select, update
 
@@ -217,12 +217,22 @@ def update_partition(
     params.write_params(conn, schema.partition_params, part_id, part.parameters)
 
 
+def write_parameters(conn: Connection, tbl_id: int, parameters_by_part: Mapping[int, Mapping[str, str]]) -> None:
+    """Replace partitions' parameters alone (a new revision each, and the table's partitions revision)."""
+    if parameters_by_part:
+        partitions_changed(conn, tbl_id)
+    for part_id, parameters in parameters_by_part.items():
+        conn.execute(update(schema.partitions).where(_p.part_id == part_id).values(**_CHANGED))
+        params.write_params(conn, schema.partition_params, part_id, parameters)
+
+
 def delete_ids(conn: Connection, tbl_id: int, part_ids: Sequence[int]) -> None:
     """Delete partitions of one table with everything that hangs off them."""
     if part_ids:
         partitions_changed(conn, tbl_id)
     for chunk in chunks(part_ids):
         conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
+        conn.execute(delete(schema.part_col_stats).where(schema.part_col_stats.c.part_id.in_(chunk)))
         conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
         conn.execute(delete(schema.files).where(schema.files.c.part_id.in_(chunk)))
         conn.execute(delete(schema.replaced_file_group).where(schema.replaced_file_group.c.part_id.in_(chunk)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Double,
     Boolean,
     Column,
     ForeignKey,
@@ -30,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -398,5 +399,58 @@ tbl_constraint = Table(
     UniqueConstraint("db_id", "name", "position", name="uniq_constraint_name"),
     Index("idx_constraint_tbl", "tbl_id", "kind"),
     Index("idx_constraint_parent", "parent_tbl_id"),
+    **_MYSQL_OPTIONS,
+)
+
+# Column statistics (Hive's TAB_COL_STATS and PART_COL_STATS): one row per column and engine. Low and high
+# values sit in the column of their kind: long, date (days) and timestamp (seconds) in ``long_*``, doubles in
+# ``double_*``, decimals as their exact text in ``decimal_*``.
+
+
+STATS_COLUMN_NAME = 256
+"""Column names with statistics: short enough for the (owner, column, engine) key of InnoDB."""
+
+
+def _column_stats_columns() -> list[Column]:
+    return [
+        Column("column_name", String(STATS_COLUMN_NAME), nullable=False),
+        Column("engine", String(32), nullable=False, default="hive"),
+        Column("column_type", String(767), nullable=False),
+        Column("kind", String(16), nullable=False, doc="StatsKind"),
+        Column("long_low", BigInteger),
+        Column("long_high", BigInteger),
+        Column("double_low", Double),
+        Column("double_high", Double),
+        Column("decimal_low", String(128)),
+        Column("decimal_high", String(128)),
+        Column("num_nulls", BigInteger, nullable=False, default=0),
+        Column("num_distinct", BigInteger),
+        Column("num_trues", BigInteger),
+        Column("num_falses", BigInteger),
+        Column("max_length", BigInteger),
+        Column("avg_length", Double),
+        Column("bit_vectors", LongBlob),
+        Column("histogram", LongBlob),
+        Column("last_analyzed", BigInteger, nullable=False, default=0),
+    ]
+
+
+tbl_col_stats = Table(
+    "tbl_col_stats",
+    metadata,
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
+    *_column_stats_columns(),
+    PrimaryKeyConstraint("tbl_id", "column_name", "engine"),
+    **_MYSQL_OPTIONS,
+)
+
+part_col_stats = Table(
+    "part_col_stats",
+    metadata,
+    Column("part_id", Id, ForeignKey("partitions.part_id", ondelete="CASCADE"), nullable=False),
+    Column("tbl_id", Id, nullable=False),
+    *_column_stats_columns(),
+    PrimaryKeyConstraint("part_id", "column_name", "engine"),
+    Index("idx_part_col_stats_tbl", "tbl_id", "column_name"),
     **_MYSQL_OPTIONS,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection, Row, and_, delete, insert, select, update
 
@@ -157,9 +157,10 @@ def update_table(conn: Connection, tbl_id: int, db_id: int, table: Table, schema
 
 
 def delete_table(conn: Connection, tbl_id: int) -> None:
-    """Delete a table with everything that hangs off it (partitions, schema, timeline, files, its
-    constraints and the foreign keys that reference it)."""
-    for child in (schema.files, schema.tbl_version, schema.instant_meta, schema.instant, schema.tbl_timestamp):
+    """Delete a table with everything that hangs off it (partitions, schema, timeline, files, column
+    statistics, its constraints and the foreign keys that reference it)."""
+    for child in (schema.files, schema.tbl_version, schema.instant_meta, schema.instant, schema.tbl_timestamp,
+                  schema.tbl_col_stats, schema.part_col_stats):
         conn.execute(delete(child).where(child.c.tbl_id == tbl_id))
     constraints = schema.tbl_constraint.c
     conn.execute(delete(schema.tbl_constraint).where(
@@ -214,3 +215,9 @@ def ids_with_param(conn: Connection, db_id: int, key: str, value: str) -> list[i
         select(_t.tbl_id).join(schema.tbl_params, p.tbl_id == _t.tbl_id)
         .where(_t.db_id == db_id, p.param_key == key, p.param_value == value)
     ).scalars())
+
+
+def write_parameters(conn: Connection, tbl_id: int, parameters: Mapping[str, str]) -> None:
+    """Replace the table's parameters alone, raising its revision."""
+    conn.execute(update(schema.tbl).where(_t.tbl_id == tbl_id).values(revision=_t.revision + 1))
+    params.write_params(conn, schema.tbl_params, tbl_id, parameters)

@@ -1,0 +1,107 @@
+"""The HMS column statistics calls of ``MetastoreHandler``: convert, call ``Catalog.column_stats``, convert
+back."""
+
+from __future__ import annotations
+
+from hudi_catalog import Catalog
+from hudi_catalog.errors import InvalidInputError, NoSuchObjectError
+from hudi_catalog.model import ColumnStatsSet
+
+from .convert.column_stats import (
+    MalformedStatsError,
+    from_thrift_column_statistics,
+    to_thrift_column_statistics,
+    to_thrift_stats_obj,
+)
+from .convert.names import strip_catalog
+from .idl import hive
+
+HIVE_ENGINE = "hive"
+
+
+def _engine(req) -> str:
+    return getattr(req, "engine", None) or HIVE_ENGINE
+
+
+def _stats_sets(stats_list, engine: str | None = None) -> list[ColumnStatsSet]:
+    try:
+        return [from_thrift_column_statistics(s, engine) for s in stats_list or []]
+    except MalformedStatsError as e:
+        raise InvalidInputError(str(e)) from e
+
+
+class StatsCalls:
+    """Mixed into ``MetastoreHandler``."""
+
+    catalog: Catalog
+
+    def update_table_column_statistics(self, stats_obj):
+        self._update(stats_obj, table_level=True)
+        return True
+
+    def update_partition_column_statistics(self, stats_obj):
+        self._update(stats_obj, table_level=False)
+        return True
+
+    def _update(self, stats_obj, table_level: bool) -> None:
+        (stats,) = _stats_sets([stats_obj])
+        if (stats.partition is None) != table_level:
+            level = "table" if table_level else "partition"
+            raise InvalidInputError(f"Column statistics for the {level} call must be {level}-level statistics")
+        self.catalog.column_stats.update(stats)
+
+    def update_table_column_statistics_req(self, req):
+        """Hive 4's form of both update calls (the request's engine applies to every set)."""
+        self.catalog.column_stats.update_many(_stats_sets(req.colStats, _engine(req)), merge_existing=False)
+        return hive.SetPartitionsStatsResponse(result=True)
+
+    def update_partition_column_statistics_req(self, req):
+        return self.update_table_column_statistics_req(req)
+
+    def set_aggr_stats_for(self, request):
+        """Statistics of several tables or partitions in one transaction; ``needMerge`` merges each column
+        with the statistics already kept."""
+        sets = _stats_sets(request.colStats, _engine(request))
+        self.catalog.column_stats.update_many(sets, merge_existing=bool(request.needMerge))
+        return True
+
+    def get_table_column_statistics(self, db_name, tbl_name, col_name):
+        stats = self.catalog.column_stats.of_table(strip_catalog(db_name), tbl_name, [col_name or ""])
+        if not stats.columns:
+            raise NoSuchObjectError(f"Specified database/table does not exist : {db_name}.{tbl_name}"
+                                    if False else f"No statistics of column {col_name} in {stats.database}.{stats.table}")
+        return to_thrift_column_statistics(stats)
+
+    def get_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
+        found = self.catalog.column_stats.of_partitions(strip_catalog(db_name), tbl_name, [part_name], [col_name])
+        if part_name not in found:
+            raise NoSuchObjectError(f"No statistics of column {col_name} in partition {part_name} of "
+                                    f"{db_name}.{tbl_name}")
+        return to_thrift_column_statistics(found[part_name])
+
+    def get_table_statistics_req(self, request):
+        stats = self.catalog.column_stats.of_table(strip_catalog(request.dbName), request.tblName,
+                                                   list(request.colNames or []), _engine(request))
+        return hive.TableStatsResult(tableStats=[to_thrift_stats_obj(s) for s in stats.columns])
+
+    def get_partitions_statistics_req(self, request):
+        found = self.catalog.column_stats.of_partitions(
+            strip_catalog(request.dbName), request.tblName, list(request.partNames or []),
+            list(request.colNames or []), _engine(request))
+        return hive.PartitionsStatsResult(
+            partStats={name: [to_thrift_stats_obj(s) for s in stats.columns] for name, stats in found.items()})
+
+    def get_aggr_stats_for(self, request):
+        result = self.catalog.column_stats.aggregate(
+            strip_catalog(request.dbName), request.tblName, list(request.partNames or []),
+            list(request.colNames or []), _engine(request))
+        return hive.AggrStats(colStats=[to_thrift_stats_obj(s) for s in result.columns],
+                              partsFound=result.partitions_found)
+
+    def delete_table_column_statistics(self, db_name, tbl_name, col_name):
+        self.catalog.column_stats.delete(strip_catalog(db_name), tbl_name, None, col_name)
+        return True
+
+    def delete_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
+        self.catalog.column_stats.delete(strip_catalog(db_name), tbl_name, part_name, col_name)
+        return True

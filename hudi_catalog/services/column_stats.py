@@ -1,0 +1,214 @@
+"""Column statistics of tables and partitions (Hive's column statistics calls).
+
+Statistics are kept per table or partition, column and engine. Writing them marks the columns in the
+owner's ``COLUMN_STATS_ACCURATE`` parameter, as Hive does, in the same transaction; they follow a renamed
+table or partition (they hang off its id) and go with a dropped one, and ``TableService.alter`` drops those
+of a column that is dropped or changes type.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Row
+
+from ..column_stats import aggregate, check_kind, merge, with_accurate_columns
+from ..errors import CatalogError, InvalidInputError, NoSuchObjectError, NoSuchTableError
+from ..model import ColumnStats, ColumnStatsSet, Table
+from ..names import normalize
+from ..partition_names import make_partition_name, values_for_keys
+from ..store import column_stats as stats_store
+from ..store import params
+from ..store import partitions as partition_store
+from ..store import schema
+from ..store import tables as table_store
+from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AggregateStats:
+    """``get_aggr_stats_for``: per column over the partitions, and how many partitions had them all."""
+
+    columns: list[ColumnStats]
+    partitions_found: int
+
+
+def _normalized(stats: ColumnStatsSet) -> ColumnStatsSet:
+    columns = [ColumnStats(**{**vars(c), "column": c.column.lower()}) for c in stats.columns]
+    return ColumnStatsSet(normalize(stats.database), normalize(stats.table), stats.partition, columns,
+                          stats.last_analyzed, stats.engine or "hive")
+
+
+class ColumnStatsService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # -- write --------------------------------------------------------------------------------------
+
+    def update(self, stats: ColumnStatsSet) -> None:
+        """Write the statistics of some columns of a table, or of a partition (``stats.partition``).
+
+        Raises:
+            NoSuchTableError / NoSuchObjectError: the table or partition does not exist.
+            InvalidInputError: a column is not in the table, or its statistics do not fit its type.
+        """
+        self.update_many([stats], merge_existing=False)
+
+    def update_many(self, sets: Sequence[ColumnStatsSet], merge_existing: bool) -> None:
+        """Write several sets in one transaction (``set_aggr_stats_for``); with ``merge_existing``, each
+        column's statistics merge with those already kept (Hive's ``needMerge``)."""
+        with self.ctx.store.write() as conn:
+            for stats in sets:
+                self._write(conn, _normalized(stats), merge_existing)
+
+    def _write(self, conn: Connection, stats: ColumnStatsSet, merge_existing: bool) -> None:
+        row, table = self._table(conn, stats.database, stats.table, lock=True)
+        self._check_columns(table, stats.columns)
+        last_analyzed = stats.last_analyzed or self.ctx.now()
+        columns = stats.columns
+        if stats.partition is None:
+            if merge_existing:
+                columns = self._merged(columns, stats_store.read_table(conn, row.tbl_id, stats.engine,
+                                                                       [c.column for c in columns]))
+            stats_store.write_table(conn, row.tbl_id, stats.engine, last_analyzed, columns)
+            table_store.write_parameters(conn, row.tbl_id, with_accurate_columns(
+                table.parameters, added=[c.column for c in columns]))
+            log.info("wrote statistics of %d column(s) of %s", len(columns), table.qualified_name)
+            return
+        part_id = self._partition_id(conn, row.tbl_id, table, stats.partition)
+        if merge_existing:
+            existing = stats_store.read_partitions(conn, row.tbl_id, [part_id], stats.engine,
+                                                   [c.column for c in columns])
+            columns = self._merged(columns, existing.get(part_id, []))
+        stats_store.write_partitions(conn, row.tbl_id, stats.engine, [(part_id, last_analyzed, columns)])
+        part_params = params.read_params(conn, schema.partition_params, part_id)
+        partition_store.write_parameters(conn, row.tbl_id, {part_id: with_accurate_columns(
+            part_params, added=[c.column for c in columns])})
+        log.info("wrote statistics of %d column(s) of %s partition %s", len(columns), table.qualified_name,
+                 stats.partition)
+
+    @staticmethod
+    def _merged(new: Sequence[ColumnStats], existing: Sequence[tuple[ColumnStats, int]]) -> list[ColumnStats]:
+        old = {s.column: s for s, _ in existing}
+        return [merge(old[s.column], s) if s.column in old else s for s in new]
+
+    @staticmethod
+    def _check_columns(table: Table, columns: Sequence[ColumnStats]) -> None:
+        types = {c.name.lower(): c.type for c in table.sd.columns}
+        for stats in columns:
+            if stats.column not in types:
+                raise InvalidInputError(
+                    f"Column {stats.column} doesn't exist in table {table.name} in database {table.database}")
+            check_kind(stats, types[stats.column], table.qualified_name)
+
+    # -- read ---------------------------------------------------------------------------------------
+
+    def of_table(self, database: str, table: str, columns: Sequence[str], engine: str = "hive") -> ColumnStatsSet:
+        """The table's statistics of those ``columns`` that have any (``get_table_statistics_req``)."""
+        with self.ctx.store.read() as conn:
+            row, model = self._table(conn, database, table)
+            found = stats_store.read_table(conn, row.tbl_id, engine, [c.lower() for c in columns])
+        return ColumnStatsSet(model.database, model.name, None, [s for s, _ in found],
+                              max((t for _, t in found), default=0), engine)
+
+    def of_partitions(self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str],
+                      engine: str = "hive") -> dict[str, ColumnStatsSet]:
+        """``{partition name: statistics}`` of the named partitions that have statistics of any of
+        ``columns`` (``get_partitions_statistics_req``)."""
+        with self.ctx.store.read() as conn:
+            row, model = self._table(conn, database, table)
+            ids = partition_store.ids_by_name(conn, row.tbl_id, part_names)
+            found = stats_store.read_partitions(conn, row.tbl_id, ids.values(), engine, [c.lower() for c in columns])
+        names = {part_id: name for name, part_id in ids.items()}
+        return {
+            names[part_id]: ColumnStatsSet(model.database, model.name, names[part_id], [s for s, _ in entries],
+                                           max(t for _, t in entries), engine)
+            for part_id, entries in found.items()
+        }
+
+    def aggregate(self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str],
+                  engine: str = "hive") -> AggregateStats:
+        """Each column's statistics over the named partitions (``get_aggr_stats_for``).
+
+        Columns no partition has statistics of are left out; ``partitions_found`` counts the partitions
+        that have statistics of every requested column.
+        """
+        wanted = list(dict.fromkeys(c.lower() for c in columns))
+        if not wanted or not part_names:
+            return AggregateStats([], 0)
+        by_partition = self.of_partitions(database, table, part_names, wanted, engine)
+        per_column: dict[str, list[ColumnStats]] = {c: [] for c in wanted}
+        for stats in by_partition.values():
+            for column in stats.columns:
+                per_column[column.column].append(column)
+        complete = sum(1 for s in by_partition.values() if len(s.columns) == len(wanted))
+        return AggregateStats([aggregate(found) for found in per_column.values() if found], complete)
+
+    # -- delete -------------------------------------------------------------------------------------
+
+    def delete(self, database: str, table: str, partition: str | None, column: str | None,
+               engine: str | None = None) -> None:
+        """Delete the statistics of one column (or, ``column`` None, of all columns) of a table or of one
+        of its partitions, and unmark them in ``COLUMN_STATS_ACCURATE``.
+
+        Raises:
+            NoSuchTableError / NoSuchObjectError: the table or partition does not exist, or the column has
+                no statistics.
+            InvalidInputError: the column is not in the table.
+        """
+        with self.ctx.store.write() as conn:
+            row, model = self._table(conn, database, table, lock=True)
+            columns = None
+            if column is not None:
+                column = column.lower()
+                self._check_columns_exist(model, column)
+                columns = [column]
+            if partition is None:
+                deleted = stats_store.delete_table(conn, row.tbl_id, engine, columns)
+                removed = columns or [c.name.lower() for c in model.sd.columns]
+                table_store.write_parameters(conn, row.tbl_id,
+                                             with_accurate_columns(model.parameters, removed=removed))
+            else:
+                part_id = self._partition_id(conn, row.tbl_id, model, partition)
+                deleted = stats_store.delete_partitions(conn, row.tbl_id, [part_id], engine, columns)
+                part_params = params.read_params(conn, schema.partition_params, part_id)
+                removed = columns or [c.name.lower() for c in model.sd.columns]
+                partition_store.write_parameters(conn, row.tbl_id, {
+                    part_id: with_accurate_columns(part_params, removed=removed)})
+            if not deleted and column is not None:
+                where = model.qualified_name if partition is None else f"{model.qualified_name} partition {partition}"
+                raise NoSuchObjectError(f"Column stats doesn't exist for db={model.database} table={model.name} "
+                                        f"col={column}" if partition is None else
+                                        f"No statistics of column {column} for {where}")
+        log.info("deleted statistics of %s%s", model.qualified_name, f" partition {partition}" if partition else "")
+
+    @staticmethod
+    def _check_columns_exist(table: Table, column: str) -> None:
+        if column not in {c.name.lower() for c in table.sd.columns}:
+            raise InvalidInputError(f"Column {column} doesn't exist in table {table.name} in database {table.database}")
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
+        row = table_store.find_row(conn, normalize(database), normalize(table), lock=lock)
+        if row is None:
+            raise NoSuchTableError(f"Table {normalize(database)}.{normalize(table)} for which stats is "
+                                   "requested doesn't exist")
+        return row, self.ctx.table_model(conn, row)
+
+    @staticmethod
+    def _partition_id(conn: Connection, tbl_id: int, table: Table, part_name: str) -> int:
+        """The id of the partition named ``part_name`` (its values in any escaping Hive accepts)."""
+        keys = [k.name for k in table.partition_keys]
+        try:
+            name = make_partition_name(keys, values_for_keys(keys, part_name))
+        except CatalogError:
+            name = part_name
+        found = partition_store.ids_by_name(conn, tbl_id, [name])
+        if name not in found:
+            raise NoSuchObjectError(f"Partition for which stats is gathered doesn't exist: {part_name}")
+        return found[name]
