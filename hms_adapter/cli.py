@@ -12,10 +12,12 @@ import sys
 import threading
 
 from hudi_catalog import Catalog
-from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, SnapshotSyncer
+from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
 from hudi_catalog.config import (
     DB_URL_DEFAULT,
     DB_URL_ENV,
+    EVENT_TTL_ENV,
+    EVENT_TTL_SECONDS_DEFAULT,
     TXN_TIMEOUT_ENV,
     TXN_TIMEOUT_SECONDS_DEFAULT,
     WAREHOUSE_DEFAULT,
@@ -25,6 +27,7 @@ from hudi_catalog.errors import CatalogError
 from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
+from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
@@ -77,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds after which a lock or transaction that was not heartbeated expires, as "
                             f"Hive's hive.txn.timeout (env {TXN_TIMEOUT_ENV}; default "
                             f"{TXN_TIMEOUT_SECONDS_DEFAULT:g})")
+    serve.add_argument("--event-ttl", type=_positive_seconds,
+                       default=os.environ.get(EVENT_TTL_ENV, EVENT_TTL_SECONDS_DEFAULT),
+                       help="seconds notification events are kept, as Hive's "
+                            f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
+                            f"{EVENT_TTL_SECONDS_DEFAULT:g})")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -124,9 +132,12 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
-                           txn_timeout=args.txn_timeout)
-    # with several workers one of them applies pending instants: the work is per database, not per process
-    syncer = SnapshotSyncer(catalog) if args.snapshot_sync == "async" and not worker else None
+                           txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl)
+    # with several workers one of them applies pending instants and removes old events: the work is per
+    # database, not per process
+    background = [EventCleaner(catalog)] if not worker else []
+    if args.snapshot_sync == "async" and not worker:
+        background.append(SnapshotSyncer(catalog))
     reuse_port = worker is not None
     try:
         server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port)
@@ -148,15 +159,15 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
              catalog.warehouse.root)
     if hudi_server is not None:
         threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
-    if syncer is not None:
-        syncer.start()
+    for task in background:
+        task.start()
     if ready is not None:
         ready.set()
     else:
         _print_listening(args.host, server.port, None if hudi_server is None else hudi_server.port)
     server.serve_forever()
-    if syncer is not None:
-        syncer.stop()
+    for task in background:
+        task.stop()
     catalog.close()
     return 0
 

@@ -22,6 +22,7 @@ from hudi_catalog.errors import (
     NoSuchTxnError,
     TxnAbortedError,
     TxnOpenError,
+    UnknownColumnError,
 )
 
 from .idl import hive
@@ -37,6 +38,7 @@ HMS_PREFERENCES: ErrorPreferences = [
     (AlreadyExistsError, (hive.AlreadyExistsException, hive.MetaException)),
     (InvalidObjectError, (hive.InvalidObjectException, hive.MetaException)),
     (InvalidOperationError, (hive.InvalidOperationException, hive.MetaException)),
+    (UnknownColumnError, (hive.MetaException,)),  # Hive's wording and type for statistics of a missing column
     (InvalidInputError, (hive.InvalidInputException, hive.InvalidObjectException, hive.MetaException)),
     (NoSuchLockError, (hive.NoSuchLockException, hive.MetaException)),
     (NoSuchTxnError, (hive.NoSuchTxnException, hive.MetaException)),

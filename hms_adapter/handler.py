@@ -31,6 +31,7 @@ from .convert.partition_wire import EncodedPartitionList, encode_partition_field
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .constraint_calls import ConstraintCalls
 from .idl import hive
+from .event_calls import EVENT_CONFIG, EventCalls
 from .lock_calls import LockCalls
 from .stats_calls import StatsCalls
 
@@ -39,7 +40,8 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = "hudi-metastore"
 HIVE_VERSION = "2.3.10"
 WAREHOUSE_KEY = "hive.metastore.warehouse.dir"
-CONFIG_KEY_PATTERN = ("hive", "hdfs", "mapred")
+EVENT_TTL_KEY = "hive.metastore.event.db.listener.timetolive"
+CONFIG_KEY_PATTERN = ("hive", "hdfs", "mapred", "metastore")
 
 
 def _env(environment_context) -> dict[str, str]:
@@ -50,14 +52,16 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls):
+class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``, the
-    constraint calls in ``ConstraintCalls``, the column statistics calls in ``StatsCalls``)."""
+    constraint calls in ``ConstraintCalls``, the column statistics calls in ``StatsCalls``, the notification
+    event calls in ``EventCalls``)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog
         self.started = int(time.time())
-        self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **(config or {})}
+        self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **EVENT_CONFIG,
+                       EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s", **(config or {})}
 
     # -- fb303 and session ------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
 
+from .event_messages import HiveJsonMessages
+
 
 def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser], None]) -> dict:
     """Add the subcommands to ``commands``; returns ``{name: handler}``."""
@@ -50,7 +52,7 @@ def _split(name: str) -> tuple[str, str]:
 def _import(args: argparse.Namespace) -> int:
     if args.master and not args.spark:
         raise SystemExit("hudi-metastore: --master goes with --spark")
-    catalog = Catalog.open(args.db_url, args.warehouse)
+    catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
     try:
         if args.spark:
             from hudi_catalog.spark.importer import SparkHudiImporter, SparkUnavailableError

@@ -66,17 +66,18 @@ class StatsCalls:
         return True
 
     def get_table_column_statistics(self, db_name, tbl_name, col_name):
+        """A column without statistics is ``NoSuchObjectException`` (Hive 2.3 answers it with no result)."""
         stats = self.catalog.column_stats.of_table(strip_catalog(db_name), tbl_name, [col_name or ""])
         if not stats.columns:
-            raise NoSuchObjectError(f"Specified database/table does not exist : {db_name}.{tbl_name}"
-                                    if False else f"No statistics of column {col_name} in {stats.database}.{stats.table}")
+            raise NoSuchObjectError(f"Column stats doesn't exist for db={stats.database} table={stats.table} "
+                                    f"col={(col_name or '').lower()}")
         return to_thrift_column_statistics(stats)
 
     def get_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
         found = self.catalog.column_stats.of_partitions(strip_catalog(db_name), tbl_name, [part_name], [col_name])
         if part_name not in found:
-            raise NoSuchObjectError(f"No statistics of column {col_name} in partition {part_name} of "
-                                    f"{db_name}.{tbl_name}")
+            raise NoSuchObjectError(f"Column stats doesn't exist for db={strip_catalog(db_name)} table={tbl_name} "
+                                    f"partition={part_name} col={(col_name or '').lower()}")
         return to_thrift_column_statistics(found[part_name])
 
     def get_table_statistics_req(self, request):

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from . import config
 from .services.column_stats import ColumnStatsService
+from .events import EventFormat
 from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.functions import FunctionService
+from .services.events import EventLog, EventService
 from .services.locks import LockService
 from .services.partitions import PartitionService
 from .services.snapshot import SnapshotService
@@ -38,21 +41,25 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 
 class Catalog:
-    """Databases, tables (and their constraints and column statistics), partitions, functions, Hudi timelines, and Hive's locks and
-    transactions over one store and one warehouse."""
+    """Databases, tables (and their constraints and column statistics), partitions, functions, Hudi
+    timelines, notification events, and Hive's locks and transactions over one store and one warehouse."""
 
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
-                 txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT) -> None:
+                 txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
+                 event_format: EventFormat | None = None,
+                 event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
-        ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires."""
+        ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
+        ``event_format``: how change events are written (the catalog's own ``NamesFormat`` when None);
+        ``event_ttl``: seconds after which ``events.remove_expired`` removes them."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
             raise ValueError(f"snapshot_sync must be one of {SNAPSHOT_SYNC_MODES}")
         self.store = store
         self.warehouse = warehouse
-        self.ctx = ctx = ServiceContext(store, warehouse)
+        self.ctx = ctx = ServiceContext(store, warehouse, events=EventLog(event_format))
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
         self.constraints = ConstraintService(ctx)
@@ -63,12 +70,14 @@ class Catalog:
         self.timeline = TimelineService(ctx, on_complete=self.snapshot)
         self.txns = TxnService(ctx, txn_timeout)
         self.locks = LockService(ctx, self.txns)
+        self.events = EventService(ctx, event_ttl)
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
-             txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT) -> "Catalog":
+             txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT, event_format: EventFormat | None = None,
+             event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
-        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout)
+        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl)
         if init:
             catalog.init()
         return catalog
@@ -83,14 +92,16 @@ class Catalog:
         self.store.dispose()
 
 
-class SnapshotSyncer:
-    """A background thread applying completed instants to the snapshot (``snapshot_sync="async"``)."""
+class PeriodicTask:
+    """A background thread running ``action`` every ``interval_seconds`` until stopped; a failed run is
+    logged and the next one tries again."""
 
-    def __init__(self, catalog: Catalog, interval_seconds: float = 1.0) -> None:
-        self.catalog = catalog
+    def __init__(self, name: str, action: Callable[[], object], interval_seconds: float) -> None:
+        self.name = name
+        self.action = action
         self.interval = interval_seconds
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="snapshot-sync", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
         self._thread.start()
@@ -102,7 +113,21 @@ class SnapshotSyncer:
     def _run(self) -> None:
         while not self._stopping.is_set():
             try:
-                self.catalog.snapshot.sync_pending()
-            except Exception:  # logged and retried on the next pass: the pending rows stay
-                log.exception("snapshot sync failed; retrying in %.1f s", self.interval)
+                self.action()
+            except Exception:  # logged and retried on the next pass
+                log.exception("%s failed; retrying in %.1f s", self.name, self.interval)
             self._stopping.wait(self.interval)
+
+
+class SnapshotSyncer(PeriodicTask):
+    """Applies completed instants to the snapshot (``snapshot_sync="async"``); pending rows stay until then."""
+
+    def __init__(self, catalog: Catalog, interval_seconds: float = 1.0) -> None:
+        super().__init__("snapshot-sync", catalog.snapshot.sync_pending, interval_seconds)
+
+
+class EventCleaner(PeriodicTask):
+    """Removes notification events older than the catalog's event time to live."""
+
+    def __init__(self, catalog: Catalog, interval_seconds: float = config.EVENT_CLEAN_INTERVAL_SECONDS) -> None:
+        super().__init__("event-cleaner", catalog.events.remove_expired, interval_seconds)

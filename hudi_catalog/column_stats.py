@@ -19,8 +19,8 @@ from dataclasses import replace
 
 from .errors import InvalidInputError
 from .model import Column, ColumnStats, StatsKind
+from .stats import COLUMN_STATS_ACCURATE
 
-COLUMN_STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
 BASIC_STATS = "BASIC_STATS"
 COLUMN_STATS = "COLUMN_STATS"
 
@@ -86,11 +86,20 @@ def merge(old: ColumnStats, new: ColumnStats) -> ColumnStats:
     )
 
 
-def aggregate(per_partition: Sequence[ColumnStats]) -> ColumnStats:
-    """One column's statistics over partitions (``get_aggr_stats_for``): merged as ``merge`` does."""
+def aggregate(per_partition: Sequence[ColumnStats], requested: int) -> ColumnStats:
+    """One column's statistics over partitions (``get_aggr_stats_for``), merged as ``merge`` does. When at
+    least two but not all of the ``requested`` partitions have statistics, the counts are extrapolated to
+    all of them as Hive does (``sum // found * requested``); lows, highs and lengths stay those found."""
     total = per_partition[0]
     for stats in per_partition[1:]:
         total = merge(total, stats)
+    found = len(per_partition)
+    if 2 <= found < requested:
+        def scaled(value: int | None) -> int | None:
+            return None if value is None else value // found * requested
+
+        total = replace(total, num_nulls=scaled(total.num_nulls) or 0, num_trues=scaled(total.num_trues),
+                        num_falses=scaled(total.num_falses))
     return replace(total, bit_vectors=None, histogram=None)
 
 
@@ -100,8 +109,8 @@ def accurate_columns(params: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
         state = json.loads(params.get(COLUMN_STATS_ACCURATE) or "{}")
     except ValueError:
         return False, {}
-    if not isinstance(state, dict):
-        return False, {}
+    if not isinstance(state, dict):  # Hive 1's plain "true" meant the basic statistics
+        return state is True, {}
     columns = state.get(COLUMN_STATS)
     return str(state.get(BASIC_STATS)).lower() == "true", dict(columns) if isinstance(columns, dict) else {}
 

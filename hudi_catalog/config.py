@@ -22,3 +22,9 @@ which saves a round trip per call."""
 TXN_TIMEOUT_ENV = "HUDI_METASTORE_TXN_TIMEOUT"
 TXN_TIMEOUT_SECONDS_DEFAULT = 300.0
 """As Hive's ``hive.txn.timeout``: a lock or transaction not heartbeated for this long is expired."""
+
+EVENT_TTL_ENV = "HUDI_METASTORE_EVENT_TTL"
+EVENT_TTL_SECONDS_DEFAULT = 86400.0
+"""As Hive's ``hive.metastore.event.db.listener.timetolive``: notification events older than this are removed."""
+EVENT_CLEAN_INTERVAL_SECONDS = 60.0
+"""How often a server removes expired notification events."""

@@ -47,6 +47,10 @@ class InvalidInputError(CatalogError):
     kind for the column's type)."""
 
 
+class UnknownColumnError(InvalidInputError):
+    """A request names a column its table does not have."""
+
+
 class InvalidFilterError(CatalogError):
     """A partition or table filter could not be parsed or does not fit the table."""
 

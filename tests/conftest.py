@@ -20,6 +20,7 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
 
 from hms_adapter.cli import make_server
+from hms_adapter.event_messages import HiveJsonMessages
 from hudi_catalog import Catalog
 from hms_adapter.idl import IDL_DIR
 
@@ -82,7 +83,7 @@ def warehouse(tmp_path):
 
 @pytest.fixture
 def catalog(db_url, warehouse):
-    catalog = Catalog.open(db_url, str(warehouse))
+    catalog = Catalog.open(db_url, str(warehouse), event_format=HiveJsonMessages())
     yield catalog
     catalog.close()
 

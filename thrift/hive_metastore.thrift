@@ -27,6 +27,8 @@
 //                       the same struct in the 3/4 layout)
 //   InsertEventRequestData  2.3.10: 1 filesAdded, 2 filesAddedChecksum;
 //                           3/4: 1 replace, 2 filesAdded, 3 filesAddedChecksum, ...
+//                           (3/4's 1 is skipped as a type mismatch; a request without 1 is read
+//                           in the 3/4 layout)
 //   AddDynamicPartitions    2.3.10: 2 dbname ...; 3/4: 2 writeid, 3 dbname, ...
 //   LockComponent 7     2.3.10 name isAcid; 3/4 name isTransactional (same type)
 // Mismatched field types are skipped by thriftpy2 and by Java Thrift readers.
@@ -967,8 +969,10 @@ struct ExtendedTableInfo {  // hive3/4
 }
 
 struct InsertEventRequestData {
-  1: required list<string> filesAdded,
-  2: optional list<string> filesAddedChecksum
+  1: optional list<string> filesAdded,  // required in 2.3; 3/4 put a bool "replace" here
+  2: optional list<string> filesAddedChecksum,  // 3/4: the files added
+  3: optional list<string> hive3FilesAddedChecksum,  // hive3/4 "filesAddedChecksum" (id 3)
+  5: optional list<string> partitionVal  // hive3/4
 }
 
 union FireEventRequestData {
@@ -1411,6 +1415,18 @@ struct NotificationEventRequest {
 
 struct NotificationEventResponse {
   1: required list<NotificationEvent> events
+}
+
+struct NotificationEventsCountRequest {  // hive3/4
+  1: required i64 fromEventId,
+  2: required string dbName,
+  3: optional string catName,
+  4: optional i64 toEventId,
+  5: optional i64 limit
+}
+
+struct NotificationEventsCountResponse {  // hive3/4
+  1: required i64 eventsCount
 }
 
 struct OpenTxnRequest {
@@ -2025,6 +2041,7 @@ service ThriftHiveMetastore extends fb303.FacebookService {
   CacheFileMetadataResult cache_file_metadata(1: CacheFileMetadataRequest req)
 
   // ---- hive3/4 methods (ids, argument names and exceptions as in Hive 4) ----
+  NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst)
   GetCatalogResponse get_catalog(1: GetCatalogRequest catName)
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
   GetCatalogsResponse get_catalogs()

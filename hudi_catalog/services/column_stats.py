@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Row
 
 from ..column_stats import aggregate, check_kind, merge, with_accurate_columns
-from ..errors import CatalogError, InvalidInputError, NoSuchObjectError, NoSuchTableError
+from ..errors import CatalogError, NoSuchObjectError, NoSuchTableError, UnknownColumnError
 from ..model import ColumnStats, ColumnStatsSet, Table
 from ..names import normalize
 from ..partition_names import make_partition_name, values_for_keys
@@ -54,7 +54,9 @@ class ColumnStatsService:
 
         Raises:
             NoSuchTableError / NoSuchObjectError: the table or partition does not exist.
-            InvalidInputError: a column is not in the table, or its statistics do not fit its type.
+            UnknownColumnError: a column is not in the table.
+            InvalidInputError: statistics do not fit their column's type (Hive keeps these, then fails to
+                read them back).
         """
         self.update_many([stats], merge_existing=False)
 
@@ -80,6 +82,8 @@ class ColumnStatsService:
             log.info("wrote statistics of %d column(s) of %s", len(columns), table.qualified_name)
             return
         part_id = self._partition_id(conn, row.tbl_id, table, stats.partition)
+        if part_id is None:
+            raise NoSuchObjectError("Partition for which stats is gathered doesn't exist.")
         if merge_existing:
             existing = stats_store.read_partitions(conn, row.tbl_id, [part_id], stats.engine,
                                                    [c.column for c in columns])
@@ -101,7 +105,7 @@ class ColumnStatsService:
         types = {c.name.lower(): c.type for c in table.sd.columns}
         for stats in columns:
             if stats.column not in types:
-                raise InvalidInputError(
+                raise UnknownColumnError(
                     f"Column {stats.column} doesn't exist in table {table.name} in database {table.database}")
             check_kind(stats, types[stats.column], table.qualified_name)
 
@@ -135,7 +139,8 @@ class ColumnStatsService:
         """Each column's statistics over the named partitions (``get_aggr_stats_for``).
 
         Columns no partition has statistics of are left out; ``partitions_found`` counts the partitions
-        that have statistics of every requested column.
+        that have statistics of every requested column. Counts are extrapolated to partitions without
+        statistics as Hive does (``column_stats.aggregate``).
         """
         wanted = list(dict.fromkeys(c.lower() for c in columns))
         if not wanted or not part_names:
@@ -146,69 +151,60 @@ class ColumnStatsService:
             for column in stats.columns:
                 per_column[column.column].append(column)
         complete = sum(1 for s in by_partition.values() if len(s.columns) == len(wanted))
-        return AggregateStats([aggregate(found) for found in per_column.values() if found], complete)
+        return AggregateStats([aggregate(found, len(part_names)) for found in per_column.values() if found],
+                              complete)
 
     # -- delete -------------------------------------------------------------------------------------
 
     def delete(self, database: str, table: str, partition: str | None, column: str | None,
                engine: str | None = None) -> None:
-        """Delete the statistics of one column (or, ``column`` None, of all columns) of a table or of one
+        """Delete the statistics of one column (or, ``column`` None, of every column) of a table or of one
         of its partitions, and unmark them in ``COLUMN_STATS_ACCURATE``.
 
         Raises:
-            NoSuchTableError / NoSuchObjectError: the table or partition does not exist, or the column has
-                no statistics.
-            InvalidInputError: the column is not in the table.
+            NoSuchObjectError: the table or partition does not exist, or the column has no statistics (Hive's
+                wording for each).
         """
+        column = column.lower() if column is not None else None
         with self.ctx.store.write() as conn:
-            row, model = self._table(conn, database, table, lock=True)
-            columns = None
-            if column is not None:
-                column = column.lower()
-                self._check_columns_exist(model, column)
-                columns = [column]
+            row = table_store.find_row(conn, normalize(database), normalize(table), lock=True)
+            if row is None:
+                raise NoSuchTableError(f"Table {table}  for which stats deletion is requested doesn't exist")
+            model = self.ctx.table_model(conn, row)
+            columns = None if column is None else [column]
+            removed = columns or [c.name.lower() for c in model.sd.columns]
+            where = f"db={model.database} table={model.name}"
             if partition is None:
                 deleted = stats_store.delete_table(conn, row.tbl_id, engine, columns)
-                removed = columns or [c.name.lower() for c in model.sd.columns]
                 table_store.write_parameters(conn, row.tbl_id,
                                              with_accurate_columns(model.parameters, removed=removed))
             else:
                 part_id = self._partition_id(conn, row.tbl_id, model, partition)
+                if part_id is None:
+                    raise NoSuchObjectError(f"Partition {partition} for which stats deletion is requested doesn't exist")
                 deleted = stats_store.delete_partitions(conn, row.tbl_id, [part_id], engine, columns)
                 part_params = params.read_params(conn, schema.partition_params, part_id)
-                removed = columns or [c.name.lower() for c in model.sd.columns]
                 partition_store.write_parameters(conn, row.tbl_id, {
                     part_id: with_accurate_columns(part_params, removed=removed)})
+                where += f" partition={partition}"
             if not deleted and column is not None:
-                where = model.qualified_name if partition is None else f"{model.qualified_name} partition {partition}"
-                raise NoSuchObjectError(f"Column stats doesn't exist for db={model.database} table={model.name} "
-                                        f"col={column}" if partition is None else
-                                        f"No statistics of column {column} for {where}")
+                raise NoSuchObjectError(f"Column stats doesn't exist for {where} col={column}")
         log.info("deleted statistics of %s%s", model.qualified_name, f" partition {partition}" if partition else "")
-
-    @staticmethod
-    def _check_columns_exist(table: Table, column: str) -> None:
-        if column not in {c.name.lower() for c in table.sd.columns}:
-            raise InvalidInputError(f"Column {column} doesn't exist in table {table.name} in database {table.database}")
 
     # -- helpers ------------------------------------------------------------------------------------
 
     def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
         row = table_store.find_row(conn, normalize(database), normalize(table), lock=lock)
         if row is None:
-            raise NoSuchTableError(f"Table {normalize(database)}.{normalize(table)} for which stats is "
-                                   "requested doesn't exist")
+            raise NoSuchTableError(f"Specified database/table does not exist : {normalize(database)}.{normalize(table)}")
         return row, self.ctx.table_model(conn, row)
 
     @staticmethod
-    def _partition_id(conn: Connection, tbl_id: int, table: Table, part_name: str) -> int:
-        """The id of the partition named ``part_name`` (its values in any escaping Hive accepts)."""
+    def _partition_id(conn: Connection, tbl_id: int, table: Table, part_name: str) -> int | None:
+        """The id of the partition named ``part_name`` (key names in any case), or None."""
         keys = [k.name for k in table.partition_keys]
         try:
             name = make_partition_name(keys, values_for_keys(keys, part_name))
         except CatalogError:
             name = part_name
-        found = partition_store.ids_by_name(conn, tbl_id, [name])
-        if name not in found:
-            raise NoSuchObjectError(f"Partition for which stats is gathered doesn't exist: {part_name}")
-        return found[name]
+        return partition_store.ids_by_name(conn, tbl_id, [name]).get(name)

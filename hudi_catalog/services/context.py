@@ -1,4 +1,4 @@
-"""What every service shares: the store, the warehouse and the clock."""
+"""What every service shares: the store, the warehouse, the clock, the table cache and the event log."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..model import Table
 from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
+from .events import EventLog
 from .read_cache import RevisionCache
 
 
@@ -27,6 +28,8 @@ class ServiceContext:
     """The current time; instant times and Hive's create and DDL times come from it."""
     table_cache: RevisionCache[Table] = field(default_factory=RevisionCache)
     """Table models by ``(tbl_id)`` at their ``tbl.revision``: shared by every service of one catalog."""
+    events: EventLog = field(default_factory=EventLog)
+    """Where every change writes its notification event, in the changing transaction."""
 
     def table_model(self, conn: Connection, row: Row) -> Table:
         """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,

@@ -6,6 +6,7 @@ import logging
 from dataclasses import replace
 
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
+from ..events import CatalogEvent, EventType
 from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
@@ -30,19 +31,23 @@ class DatabaseService:
             if db_store.exists(conn, DEFAULT_DATABASE_NAME):
                 return
         try:
-            self.create(
+            self._create(
                 Database(
                     name=DEFAULT_DATABASE_NAME,
                     description=DEFAULT_DATABASE_COMMENT,
                     location=self.ctx.warehouse.root,
                     owner_name="public",
                     owner_type="ROLE",
-                )
+                ),
+                notify=False,  # as Hive, which makes it at start without an event
             )
         except AlreadyExistsError:
             pass  # another server process created it first
 
     def create(self, database: Database) -> Database:
+        return self._create(database, notify=True)
+
+    def _create(self, database: Database, notify: bool) -> Database:
         if not is_valid_name(database.name):
             raise InvalidObjectError(f"{database.name} is not a valid database name")
         database = replace(
@@ -59,6 +64,8 @@ class DatabaseService:
             # then delete) the directory of the database that won; a failed mkdir rolls the row back
             db_store.insert_database(conn, database)
             self.ctx.warehouse.make_dirs(database.location)
+            if notify:
+                self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_DATABASE, database=database), self.ctx.now())
         return database
 
     def get(self, name: str) -> Database:
@@ -84,6 +91,8 @@ class DatabaseService:
                 parameters=database.parameters if database.parameters is not None else current.parameters,
             )
             db_store.update_database(conn, row.db_id, changed)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_DATABASE, database=changed, old_database=current),
+                                 self.ctx.now())
 
     def drop(self, name: str, delete_data: bool, cascade: bool) -> None:
         """Drop a database; with ``cascade`` its tables and functions too.
@@ -99,21 +108,29 @@ class DatabaseService:
         data_dirs: list[str] = []
         with self.ctx.store.write() as conn:
             row = db_store.get_row(conn, name, lock=True)
+            database = db_store.to_model(conn, row)
             if not cascade:
                 if table_store.has_tables(conn, row.db_id):
                     raise InvalidOperationError(f"Database {name} is not empty. One or more tables exist.")
                 if function_store.has_functions(conn, row.db_id):
                     raise InvalidOperationError(f"Database {name} is not empty. One or more functions exist.")
+            # as Hive: the drop of each table and function is an event of its own, before the database's
+            dropped: list[CatalogEvent] = []
             for table_row in table_store.rows_in(conn, name):
                 if table_row.tbl_type == MANAGED_TABLE and table_row.location:
                     data_dirs.append(table_row.location)
                     data_dirs.extend(partition_store.locations(conn, table_row.tbl_id))
+                dropped.append(CatalogEvent(EventType.DROP_TABLE, table=self.ctx.table_model(conn, table_row)))
                 table_store.delete_table(conn, table_row.tbl_id)
                 txn_store.delete_table(conn, name, table_row.name)
+            dropped += [CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
+                        for f in function_store.rows(conn, name)]
             function_store.delete_in(conn, row.db_id)
             db_store.delete_database(conn, row.db_id)
             if row.location_uri:
                 data_dirs.append(row.location_uri)
+            self.ctx.events.emit_all(conn, [*dropped, CatalogEvent(EventType.DROP_DATABASE, database=database)],
+                                     self.ctx.now())
         if delete_data:
             for location in data_dirs:
                 self.ctx.warehouse.delete_dir(location)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..events import CatalogEvent, EventType
 from ..errors import AlreadyExistsError, InvalidObjectError, NoSuchDatabaseError, NoSuchFunctionError
 from ..model import Function
 from ..names import filter_names, is_valid_name, normalize
@@ -35,6 +36,7 @@ class FunctionService:
             if function_store.find_row(conn, function.database, function.name) is not None:
                 raise AlreadyExistsError(f"Function {function.name} already exists")
             function_store.insert_function(conn, db_row.db_id, function)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_FUNCTION, function=function), self.ctx.now())
 
     def get(self, database: str, name: str) -> Function:
         with self.ctx.store.read() as conn:
@@ -64,3 +66,5 @@ class FunctionService:
         with self.ctx.store.write() as conn:
             row = function_store.get_row(conn, normalize(database), normalize(name))
             function_store.delete_function(conn, row.func_id)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(row)),
+                                 self.ctx.now())

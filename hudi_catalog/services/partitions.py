@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from sqlalchemy import Connection, Row, Select
 
+from ..events import CatalogEvent, EventType
 from ..errors import (
     CatalogError,
     AlreadyExistsError,
@@ -144,6 +145,9 @@ class PartitionService:
                         )
                     entries.append((name, part, versions[key]))
                 partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
+                if entries:
+                    self.ctx.events.emit(conn, CatalogEvent(EventType.ADD_PARTITION, table=table,
+                                                            partitions=[p for _, p, _ in entries]), now)
         except Exception:
             for location in made_dirs:
                 self.ctx.warehouse.delete_dir(location)
@@ -357,13 +361,19 @@ class PartitionService:
             tbl_id = row.tbl_id
             names = {self._name(table, p.values): p for p in parts}
             ids = partition_store.ids_by_name(conn, tbl_id, names)
+            if len(ids) != len(names):
+                raise InvalidOperationError("alter is not possible")
+            old = {self._name(table, p.values): p for p in partition_store.read(
+                conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))}
             partition_store.partitions_changed(conn, tbl_id)
-            for name, part in names.items():
-                if name not in ids:
-                    raise InvalidOperationError("alter is not possible")
-                self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment)
+            altered = [self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment)
+                       for name, part in names.items()]
+            self.ctx.events.emit_all(conn, [  # as Hive: one event per partition
+                CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[part], old_partitions=[old[name]])
+                for name, part in zip(names, altered)], self.ctx.now())
 
-    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment) -> None:
+    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment) -> Partition:
+        """Rewrite one partition; returns it as stored."""
         parameters = dict(part.parameters or {})
         sd = part.sd
         if sd.location:
@@ -375,10 +385,9 @@ class PartitionService:
         version = descriptors.find_or_add_schema_version(
             conn, tbl_id, current_version, sd.columns, table.partition_keys
         )
-        partition_store.update_partition(
-            conn, part_id, tbl_id, table.partition_keys, name,
-            replace(part, sd=sd, parameters=parameters), version,
-        )
+        stored = replace(part, database=table.database, table=table.name, sd=sd, parameters=parameters)
+        partition_store.update_partition(conn, part_id, tbl_id, table.partition_keys, name, stored, version)
+        return stored
 
     def rename(self, database: str, table_name: str, old_values: Sequence[str], new: Partition) -> None:
         """Give a partition new values; a managed table's partition directory moves with it."""
@@ -404,8 +413,10 @@ class PartitionService:
                     move = (old.sd.location, target)
                 sd.location = target
             partition_store.partitions_changed(conn, tbl_id)
-            self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
-                         replace(new, sd=sd, parameters=new.parameters or old.parameters), None)
+            renamed = self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
+                                   replace(new, sd=sd, parameters=new.parameters or old.parameters), None)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[renamed],
+                                                    old_partitions=[old]), self.ctx.now())
             if move:
                 self.ctx.warehouse.rename(*move)
 
@@ -420,14 +431,19 @@ class PartitionService:
             row, table = self._table(conn, database, table_name)
             if name is not None:
                 values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
-            found = partition_store.id_and_location(conn, row.tbl_id, self._name(table, values))
-            if found is None:
+            found = partition_store.read_with_ids(conn, table, row.tbl_id, partition_store.selection(
+                row.tbl_id, names=[self._name(table, values)]))
+            if not found:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
-            partition_store.delete_ids(conn, row.tbl_id, [found.part_id])
-        if delete_data and table.table_type == MANAGED_TABLE and found.location:
-            self.ctx.warehouse.delete_dir(found.location)
+            part_id, dropped = found[0]
+            partition_store.delete_ids(conn, row.tbl_id, [part_id])
+            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]),
+                                 self.ctx.now())
+        location = dropped.sd.location
+        if delete_data and table.table_type == MANAGED_TABLE and location:
+            self.ctx.warehouse.delete_dir(location)
             if table.sd.location:
-                self.ctx.warehouse.delete_empty_parents(found.location, table.sd.location)
+                self.ctx.warehouse.delete_empty_parents(location, table.sd.location)
 
     def drop_by_names(self, database: str, table_name: str, names: Sequence[str], delete_data: bool,
                       if_exists: bool, missing_message: str | None = None) -> list[Partition]:
@@ -435,13 +451,16 @@ class PartitionService:
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
-            dropped = partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
+            found = partition_store.read_with_ids(conn, table, tbl_id,
+                                                  partition_store.selection(tbl_id, names=list(names)))
+            dropped = [p for _, p in found]
             if len(dropped) != len(set(names)) and not if_exists:
-                found = {self._name(table, p.values) for p in dropped}
-                missing = [n for n in names if n not in found]
+                found_names = {self._name(table, p.values) for p in dropped}
+                missing = [n for n in names if n not in found_names]
                 raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
-            ids = partition_store.ids_by_name(conn, tbl_id, [self._name(table, p.values) for p in dropped])
-            partition_store.delete_ids(conn, tbl_id, list(ids.values()))
+            partition_store.delete_ids(conn, tbl_id, [part_id for part_id, _ in found])
+            self.ctx.events.emit_all(conn, [  # as Hive: one event per partition
+                CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[p]) for p in dropped], self.ctx.now())
         if delete_data and table.table_type == MANAGED_TABLE:
             for part in dropped:
                 if part.sd.location:

@@ -26,6 +26,7 @@ from posixpath import basename
 
 from sqlalchemy import Connection
 
+from ..events import CatalogEvent, EventType
 from ..errors import HudiMetadataError, NoSuchObjectError
 from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
 from ..hudi.instants import InstantFile, instant_file_name
@@ -262,18 +263,21 @@ class SnapshotService:
             raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: partition path "
                                     f"{named_paths[name]!r} is partition {name}, which has path {path!r}")
         by_name = dict(existing)
-        by_name.update(partition_store.insert_many(
-            conn, table.id, table.partition_keys, [e for e in entries if e[0] not in existing]))
+        added = [e for e in entries if e[0] not in existing]
+        by_name.update(partition_store.insert_many(conn, table.id, table.partition_keys, added))
         snapshot_store.set_paths(conn, {part_id: named_paths[name] for name, part_id in by_name.items()})
+        added_events = [CatalogEvent(EventType.ADD_PARTITION, table=model, partitions=[p for _, p, _ in added])]
         for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
             view_row = table_store.row_by_id(conn, view_id)
             if view_row is None:
                 continue
             existing = partition_store.ids_by_name(conn, view_id, named_paths)
-            partition_store.insert_many(conn, view_id, table.partition_keys, [
-                (name, replace(part, table=view_row.name), view_row.schema_version)
-                for name, part, _ in entries if name not in existing
-            ])
+            view_added = [(name, replace(part, table=view_row.name), view_row.schema_version)
+                          for name, part, _ in entries if name not in existing]
+            partition_store.insert_many(conn, view_id, table.partition_keys, view_added)
+            added_events.append(CatalogEvent(EventType.ADD_PARTITION, table=self.ctx.table_model(conn, view_row),
+                                             partitions=[p for _, p, _ in view_added]))
+        self.ctx.events.emit_all(conn, [e for e in added_events if e.partitions], self.ctx.now())
         return {named_paths[name]: part_id for name, part_id in by_name.items()}
 
     # -- reads --------------------------------------------------------------------------------------

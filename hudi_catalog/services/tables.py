@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..column_stats import stale_columns, with_accurate_columns
+from ..events import CatalogEvent, EventType
 from ..errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
@@ -125,6 +126,7 @@ class TableService:
                 table.id = table_store.insert_table(conn, db_row.db_id, table)
                 if constraints:
                     add_constraints(self.ctx, conn, constraints)
+                self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
             except Exception:
                 if made_dir:
                     self.ctx.warehouse.delete_dir(table.sd.location)
@@ -242,6 +244,8 @@ class TableService:
             if cascade and version != row.schema_version:
                 partition_store.set_schema_version(conn, row.tbl_id, version)
             descriptors.delete_unused_schema_versions(conn, row.tbl_id)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_TABLE, table=replace(new, id=row.tbl_id),
+                                                    old_table=old), self.ctx.now())
             if moved:
                 partition_store.relocate(conn, row.tbl_id, *moved)
                 self.ctx.warehouse.rename(*moved)
@@ -283,8 +287,10 @@ class TableService:
                     loc for loc in partition_store.locations(conn, row.tbl_id)
                     if not loc.startswith(row.location + "/")
                 ]
+            dropped = self.ctx.table_model(conn, row)
             table_store.delete_table(conn, row.tbl_id)
             txn_store.delete_table(conn, database, name)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_TABLE, table=dropped), self.ctx.now())
         if delete_data:
             for location in data_dirs:
                 self.ctx.warehouse.delete_dir(location)

@@ -88,6 +88,11 @@ def add_column_statistics(conn: Connection) -> None:
     """Version 7 -> 8: ``tbl_col_stats`` and ``part_col_stats`` (column statistics), made by ``create_all``."""
 
 
+def add_notification_log(conn: Connection) -> None:
+    """Version 8 -> 9: ``notification_log`` (made by ``create_all``) and its ``notification`` counter."""
+    sequences.seed(conn)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -96,4 +101,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     5: add_lock_tables,
     6: add_constraints,
     7: add_column_statistics,
+    8: add_notification_log,
 }

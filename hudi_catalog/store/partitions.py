@@ -67,6 +67,12 @@ def read(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select
     return _models(conn, table, tbl_id, conn.execute(chosen.with_only_columns(*schema.partitions.c)).all())
 
 
+def read_with_ids(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[tuple[int, Partition]]:
+    """``(part_id, partition)`` of what ``chosen`` selects, ordered by name."""
+    rows = conn.execute(chosen.with_only_columns(*schema.partitions.c)).all()
+    return list(zip((r.part_id for r in rows), _models(conn, table, tbl_id, rows)))
+
+
 def read_encoded(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[EncodedPartition]:
     """What ``chosen`` selects, ordered by name: cached encodings where present, models for the rest.
 

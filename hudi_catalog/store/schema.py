@@ -31,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -308,7 +308,7 @@ id_sequence = Table(
     **_MYSQL_OPTIONS,
 )
 
-SEQUENCES = ("lock", "txn")
+SEQUENCES = ("lock", "txn", "notification")
 
 hive_txn = Table(
     "hive_txn",
@@ -452,5 +452,22 @@ part_col_stats = Table(
     *_column_stats_columns(),
     PrimaryKeyConstraint("part_id", "column_name", "engine"),
     Index("idx_part_col_stats_tbl", "tbl_id", "column_name"),
+    **_MYSQL_OPTIONS,
+)
+
+# Notification events (Hive's NOTIFICATION_LOG): ids come from the ``notification`` counter, taken in the
+# changing transaction, so they are gap-free and in commit order.
+notification_log = Table(
+    "notification_log",
+    metadata,
+    Column("event_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("event_time", BigInteger, nullable=False, doc="seconds since the epoch"),
+    Column("event_type", String(32), nullable=False),
+    Column("cat_name", String(NAME), nullable=False, default="hive"),
+    Column("db_name", String(NAME)),
+    Column("tbl_name", String(NAME)),
+    Column("message", LongText, nullable=False),
+    Column("message_format", String(16), nullable=False),
+    Index("idx_notification_time", "event_time"),
     **_MYSQL_OPTIONS,
 )

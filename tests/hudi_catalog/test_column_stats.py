@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from hudi_catalog.errors import InvalidInputError, NoSuchObjectError, NoSuchTableError
+from hudi_catalog.errors import InvalidInputError, NoSuchObjectError, NoSuchTableError, UnknownColumnError
 from hudi_catalog.model import (
     Column,
     ColumnStats,
@@ -157,8 +157,8 @@ def test_deleting_statistics_unmarks_them(shop):
 
 
 @pytest.mark.parametrize("bad, error", [
-    (ColumnStats("missing", "int", StatsKind.LONG), InvalidInputError),
-    (ColumnStats("region", "string", StatsKind.STRING), InvalidInputError),  # a partition key
+    (ColumnStats("missing", "int", StatsKind.LONG), UnknownColumnError),
+    (ColumnStats("region", "string", StatsKind.STRING), UnknownColumnError),  # a partition key
     (ColumnStats("name", "string", StatsKind.LONG), InvalidInputError),
     (ColumnStats("qty", "int", StatsKind.DOUBLE), InvalidInputError),
 ])

@@ -213,6 +213,7 @@ def test_drop_partition_reads_only_what_it_deletes(qc):
     with counting(qc) as statements:
         qc.partitions.drop("qc", "t", values=["2024-01-01", "3"], delete_data=False)
     assert len(qc.partitions.names("qc", "t")) == SMALL - 1
-    # the table row, the partition's id and location, the table's partitions revision raised, then one
-    # DELETE per table holding partition rows
-    assert len(_sql(statements)) == 8
+    # the table row, the partition (its row, values, parameters and schema: the drop event carries it), the
+    # table's partitions revision raised, one DELETE per table holding partition rows, then the event's id
+    # and row
+    assert len(_sql(statements)) == 14

@@ -1,0 +1,65 @@
+"""The HMS notification event calls of ``MetastoreHandler``: convert, call ``Catalog.events``, convert back."""
+
+from __future__ import annotations
+
+from hudi_catalog import Catalog
+from hudi_catalog.errors import InvalidInputError
+from hudi_catalog.events import StoredEvent
+
+from .convert.names import DEFAULT_CATALOG, strip_catalog
+from .idl import hive
+
+EVENT_CONFIG = {
+    # what event consumers check at start (Impala's catalogd requires the first two as they are here)
+    "hive.metastore.dml.events": "true",
+    "metastore.catalog.default": DEFAULT_CATALOG,
+    "hive.metastore.notifications.add.thrift.objects": "true",
+    "hive.metastore.transactional.event.listeners": "org.apache.hive.hcatalog.listener.DbNotificationListener",
+}
+"""Configuration values true of this server: every change writes its event (with its Thrift objects) in the
+changing transaction, as Hive's ``DbNotificationListener`` does as a transactional listener."""
+
+
+def _to_thrift(event: StoredEvent):
+    return hive.NotificationEvent(eventId=event.event_id, eventTime=event.event_time, eventType=event.type,
+                                  dbName=event.database, tableName=event.table, message=event.message,
+                                  messageFormat=event.message_format, catName=event.catalog)
+
+
+class EventCalls:
+    """Mixed into ``MetastoreHandler``."""
+
+    catalog: Catalog
+
+    def get_current_notificationEventId(self):
+        return hive.CurrentNotificationEventId(eventId=self.catalog.events.current_id())
+
+    def get_next_notification(self, rqst):
+        """Events after ``lastEvent`` (at most ``maxEvents`` when positive), filtered as Hive 3/4 requests
+        ask. Events removed by their time to live are simply not there, as in Hive: consumers see the gap."""
+        max_events = rqst.maxEvents if rqst.maxEvents is not None and rqst.maxEvents > 0 else -1
+        events = self.catalog.events.after(rqst.lastEvent or 0, max_events, strip_catalog(rqst.dbName) or None,
+                                           rqst.tableNames, rqst.eventTypeSkipList, rqst.catName)
+        return hive.NotificationEventResponse(events=[_to_thrift(e) for e in events])
+
+    def get_notification_events_count(self, rqst):
+        count = self.catalog.events.count(rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None, rqst.catName,
+                                          rqst.toEventId, rqst.limit)
+        return hive.NotificationEventsCountResponse(eventsCount=count)
+
+    def fire_listener_event(self, rqst):
+        """An engine's ``INSERT`` events (Hive 2.3's one insert, or Hive 3/4's list of them)."""
+        data = rqst.data
+        inserts = ([data.insertData] if data is not None and data.insertData is not None
+                   else list(data.insertDatas or []) if data is not None else [])
+        if not inserts or not rqst.dbName or not rqst.tableName:
+            raise InvalidInputError("fire_listener_event needs a database, a table and insert data")
+        ids = []
+        for insert in inserts:
+            hive3_layout = insert.filesAdded is None
+            files = insert.filesAddedChecksum if hive3_layout else insert.filesAdded
+            checksums = insert.hive3FilesAddedChecksum if hive3_layout else insert.filesAddedChecksum
+            values = insert.partitionVal or rqst.partitionVals
+            ids.append(self.catalog.events.insert(strip_catalog(rqst.dbName), rqst.tableName, values or None,
+                                                  list(files or []), list(checksums or [])))
+        return hive.FireEventResponse(eventIds=ids)

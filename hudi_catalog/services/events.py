@@ -1,0 +1,111 @@
+"""Notification events: written with each change (``EventLog``), read by consumers (``EventService``).
+
+Event ids come from one counter in the catalog database, taken in the changing transaction as its last
+statement, so ids are gap-free and increase in commit order across every process and server on the
+database (writers queue on the counter's row only for the moment before they commit). Events older than the
+time to live are removed by ``EventService.remove_expired`` (the server runs it every minute).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection
+
+from .. import config
+from ..errors import NoSuchPartitionError
+from ..events import CatalogEvent, EventFormat, EventType, NamesFormat, StoredEvent
+from ..names import normalize
+from ..partition_names import make_partition_name
+from ..store import events as event_store
+from ..store import partitions as partition_store
+from ..store import tables as table_store
+
+if TYPE_CHECKING:
+    from .context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+
+class EventLog:
+    """Writes events in the caller's transaction, rendered by the catalog's ``EventFormat``."""
+
+    def __init__(self, message_format: EventFormat | None = None) -> None:
+        self.format: EventFormat = message_format or NamesFormat()
+
+    def emit(self, conn: Connection, event: CatalogEvent, now: int) -> int:
+        """Log ``event``; call it last in the changing transaction (it takes the counter's row lock).
+        Returns the event id."""
+        return self.emit_all(conn, [event], now)
+
+    def emit_all(self, conn: Connection, events: Sequence[CatalogEvent], now: int) -> int:
+        """Log ``events`` in order with consecutive ids (one statement each for the ids and the rows);
+        returns the first id (none taken when ``events`` is empty)."""
+        rows = []
+        for event in events:
+            event = replace(event, timestamp=event.timestamp or now)
+            rows.append((event.timestamp, event.type.value, event.db_name, event.table_name,
+                         self.format.render(event), self.format.name))
+        return event_store.append(conn, rows) if rows else 0
+
+
+class EventService:
+    def __init__(self, ctx: ServiceContext, ttl_seconds: float = config.EVENT_TTL_SECONDS_DEFAULT) -> None:
+        if ttl_seconds <= 0:
+            raise ValueError("the event time to live must be positive")
+        self.ctx = ctx
+        self.ttl_seconds = ttl_seconds
+
+    def current_id(self) -> int:
+        """The id of the newest event (0 when none was ever logged)."""
+        with self.ctx.store.read() as conn:
+            return event_store.last_id(conn)
+
+    def after(self, last_event: int, max_events: int = -1, database: str | None = None,
+              tables: Sequence[str] | None = None, skip_types: Sequence[str] | None = None,
+              catalog: str | None = None) -> list[StoredEvent]:
+        """Events after ``last_event`` in id order (at most ``max_events``; negative: all). Events removed
+        by their time to live are not there: a consumer sees the gap in the ids."""
+        with self.ctx.store.read() as conn:
+            return event_store.after(conn, last_event, max_events,
+                                     normalize(database) if database else None,
+                                     [normalize(t) for t in tables or []], skip_types, catalog)
+
+    def count(self, from_event: int, database: str | None = None, catalog: str | None = None,
+              to_event: int | None = None, limit: int | None = None) -> int:
+        with self.ctx.store.read() as conn:
+            return event_store.count(conn, from_event, normalize(database) if database else None, catalog,
+                                     to_event, limit)
+
+    def insert(self, database: str, table: str, partition_values: Sequence[str] | None, files: Sequence[str],
+               checksums: Sequence[str] = (), replace_data: bool = False) -> int:
+        """Log an ``INSERT`` event (an engine wrote ``files`` into the table or one of its partitions);
+        returns its id.
+
+        Raises:
+            NoSuchTableError / NoSuchPartitionError: the table or partition does not exist.
+        """
+        with self.ctx.store.write() as conn:
+            row = table_store.get_row(conn, normalize(database), normalize(table))
+            model = self.ctx.table_model(conn, row)
+            partitions = []
+            if partition_values:
+                name = make_partition_name([k.name for k in model.partition_keys], list(partition_values))
+                partitions = partition_store.read(conn, model, row.tbl_id,
+                                                  partition_store.selection(row.tbl_id, names=[name]))
+                if not partitions:
+                    raise NoSuchPartitionError(f"partition {name} of {model.qualified_name} does not exist")
+            return self.ctx.events.emit(conn, CatalogEvent(
+                EventType.INSERT, table=model, partitions=partitions, files=list(files),
+                file_checksums=list(checksums), replace=replace_data), self.ctx.now())
+
+    def remove_expired(self) -> int:
+        """Delete events older than the time to live; how many."""
+        with self.ctx.store.write() as conn:
+            removed = event_store.delete_before(conn, self.ctx.now() - int(self.ttl_seconds))
+        if removed:
+            log.info("removed %d notification events older than %d s", removed, self.ttl_seconds)
+        return removed
