@@ -56,19 +56,16 @@ def slices(catalog, database: str) -> set[tuple]:
             for found in catalog.snapshot.latest_file_slices(database, "t").values() for s in found}
 
 
-@pytest.mark.parametrize("name", all_tables())
-def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_path, name):
-    base = unpack(name, tmp_path)
-    HudiImporter(catalog).run(str(base), database="imported", table="t")
-    imported = catalog.tables.get("imported", "t")
+def replay(catalog, client, base, database: str, partition_keys) -> None:
+    """Create table ``<database>.t`` through the metaserver and drive every instant of the Hudi table at
+    ``base`` through it, in the order its writer made them, at the server clock of each instant."""
     fs, path = open_path(str(base))
     config = read_table_config(fs, path)
-
-    client.createDatabase("replayed")
+    client.createDatabase(database)
     client.createTable(ms.Table(
-        tableName="t", databaseName="replayed", owner="writer", createTime=0, location=f"file:{base}",
+        tableName="t", databaseName=database, owner="writer", createTime=0, location=f"file:{base}",
         tableType=config.table_type,
-        partitionKeys=[ms.FieldSchema(name=k.name, type=k.type, comments=None) for k in imported.partition_keys],
+        partitionKeys=[ms.FieldSchema(name=k.name, type=k.type, comments=None) for k in partition_keys],
         parameters={"hoodie.table.version": str(config.version)},
     ))
     events = []
@@ -81,16 +78,23 @@ def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_pa
         ts, action = instant.requested_time, instant.action
         if kind == 0:
             first = REQUESTED if REQUESTED in metadata or INFLIGHT not in metadata else INFLIGHT
-            client.createNewInstantWithTime("replayed", "t", thrift_instant(ts, action, first),
+            client.createNewInstantWithTime(database, "t", thrift_instant(ts, action, first),
                                             metadata.get(first, b""))
             if first is REQUESTED and instant.state is not REQUESTED:
-                client.transitionInstantState("replayed", "t", thrift_instant(ts, action, REQUESTED),
+                client.transitionInstantState(database, "t", thrift_instant(ts, action, REQUESTED),
                                               thrift_instant(ts, action, INFLIGHT), metadata.get(INFLIGHT, b""))
         else:
-            result = client.transitionInstantState("replayed", "t", thrift_instant(ts, action, INFLIGHT),
+            result = client.transitionInstantState(database, "t", thrift_instant(ts, action, INFLIGHT),
                                                    thrift_instant(ts, action, COMPLETED), metadata.get(COMPLETED, b""))
             assert result.success and result.instant.state == STATE_CODES[COMPLETED]
 
+
+@pytest.mark.parametrize("name", all_tables())
+def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_path, name):
+    base = unpack(name, tmp_path)
+    HudiImporter(catalog).run(str(base), database="imported", table="t")
+    imported = catalog.tables.get("imported", "t")
+    replay(catalog, client, base, "replayed", imported.partition_keys)
     assert slices(catalog, "replayed") == slices(catalog, "imported")
     ours = [(i.requested_time, i.action, i.state) for i in catalog.timeline.instants("replayed", "t")]
     assert ours == [(i.requested_time, i.action, i.state) for i in catalog.timeline.instants("imported", "t")]
