@@ -1,7 +1,7 @@
 """Notification events: written with each change (``EventLog``), read by consumers (``EventService``).
 
 Event ids come from one counter in the catalog database, taken in the changing transaction as its last
-statement, so ids are gap-free and increase in commit order across every process and server on the
+statements, so ids are gap-free and increase in commit order across every process and server on the
 database (writers queue on the counter's row only for the moment before they commit). Events older than the
 time to live are removed by ``EventService.remove_expired`` (the server runs it every minute).
 """
@@ -21,6 +21,7 @@ from ..events import CatalogEvent, EventFormat, EventType, NamesFormat, StoredEv
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import events as event_store
+from ..store.engine import before_commit, transaction_state
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 
@@ -30,26 +31,53 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class LoggedEvents:
+    """The events one transaction logs; their ids are known once it commits."""
+
+    def __init__(self) -> None:
+        self.events: list[CatalogEvent] = []
+        self.first_id: int | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        if self.first_id is None:
+            raise RuntimeError("the events are logged when their transaction commits")
+        return list(range(self.first_id, self.first_id + len(self.events)))
+
+
 class EventLog:
-    """Writes events in the caller's transaction, rendered by the catalog's ``EventFormat``."""
+    """Writes events in the caller's transaction, rendered by the catalog's ``EventFormat``.
+
+    Events are kept until the transaction's block ends and written as its last statements
+    (``store.engine.before_commit``): the counter's row lock, which every writer needs, is held only for the
+    moment before the commit, and never while the transaction waits for another lock.
+    """
+
+    _KEY = "events"
 
     def __init__(self, message_format: EventFormat | None = None) -> None:
         self.format: EventFormat = message_format or NamesFormat()
 
-    def emit(self, conn: Connection, event: CatalogEvent, now: int) -> int:
-        """Log ``event``; call it last in the changing transaction (it takes the counter's row lock).
-        Returns the event id."""
+    def emit(self, conn: Connection, event: CatalogEvent, now: int) -> LoggedEvents:
+        """Log ``event`` when the transaction commits."""
         return self.emit_all(conn, [event], now)
 
-    def emit_all(self, conn: Connection, events: Sequence[CatalogEvent], now: int) -> int:
-        """Log ``events`` in order with consecutive ids (one statement each for the ids and the rows);
-        returns the first id (none taken when ``events`` is empty)."""
-        rows = []
-        for event in events:
-            event = replace(event, timestamp=event.timestamp or now)
-            rows.append((event.timestamp, event.type.value, event.db_name, event.table_name,
-                         self.format.render(event), self.format.name))
-        return event_store.append(conn, rows) if rows else 0
+    def emit_all(self, conn: Connection, events: Sequence[CatalogEvent], now: int) -> LoggedEvents:
+        """Log ``events`` in order, with consecutive ids, when the transaction commits; the handle gives their
+        ids after it did."""
+        state = transaction_state(conn)
+        logged = state.get(self._KEY)
+        if logged is None:
+            logged = state[self._KEY] = LoggedEvents()
+            before_commit(conn, lambda c: self._write(c, logged))
+        logged.events.extend(replace(e, timestamp=e.timestamp or now) for e in events)
+        return logged
+
+    def _write(self, conn: Connection, logged: LoggedEvents) -> None:
+        if logged.events:
+            logged.first_id = event_store.append(conn, [
+                (e.timestamp, e.type.value, e.db_name, e.table_name, self.format.render(e), self.format.name)
+                for e in logged.events])
 
 
 class EventService:
@@ -98,9 +126,10 @@ class EventService:
                                                   partition_store.selection(row.tbl_id, names=[name]))
                 if not partitions:
                     raise NoSuchPartitionError(f"partition {name} of {model.qualified_name} does not exist")
-            return self.ctx.events.emit(conn, CatalogEvent(
+            logged = self.ctx.events.emit(conn, CatalogEvent(
                 EventType.INSERT, table=model, partitions=partitions, files=list(files),
                 file_checksums=list(checksums), replace=replace_data), self.ctx.now())
+        return logged.ids[0]
 
     def remove_expired(self) -> int:
         """Delete events older than the time to live; how many."""

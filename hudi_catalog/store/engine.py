@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
@@ -103,6 +103,22 @@ def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_
     return create_engine(url, pool_pre_ping=True)
 
 
+_TRANSACTION = "hudi_metastore_transaction"
+_BEFORE_COMMIT = "before_commit"
+
+
+def transaction_state(conn: Connection) -> dict:
+    """A dict that lives as long as ``conn``'s current transaction (gone when it ends, committed or not)."""
+    return conn.info.setdefault(_TRANSACTION, {})
+
+
+def before_commit(conn: Connection, hook: Callable[[Connection], None]) -> None:
+    """Run ``hook`` as the last statements of ``conn``'s transaction, when its block ended without error
+    (hooks run in the order added). Statements that take a lock every writer needs belong there: the lock is
+    then held only for the moment before the commit."""
+    transaction_state(conn).setdefault(_BEFORE_COMMIT, []).append(hook)
+
+
 class Store:
     """The catalog database: its engine, layout version and transactions."""
 
@@ -133,7 +149,13 @@ class Store:
                 if write:
                     conn = conn.execution_options(**{_WRITE_OPTION: True})
                 with conn.begin():
-                    yield conn
+                    try:
+                        yield conn
+                        for hook in transaction_state(conn).get(_BEFORE_COMMIT, ()):
+                            hook(conn)
+                    finally:
+                        if not conn.invalidated:  # an invalidated connection's info goes with it
+                            conn.info.pop(_TRANSACTION, None)
         except IntegrityError as e:
             # A unique key refused a row another transaction committed first (two concurrent creates).
             raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
