@@ -28,6 +28,7 @@ from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
+from .convert.stats_wire import StatsEncodings
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .constraint_calls import ConstraintCalls
 from .idl import hive
@@ -60,6 +61,7 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog
         self.started = int(time.time())
+        self.stats_encodings = StatsEncodings()
         self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **EVENT_CONFIG,
                        EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s", **(config or {})}
 

@@ -16,7 +16,7 @@ from thriftpy2.thrift import TApplicationException, TException, TMessageType, TT
 
 from hudi_catalog.errors import CatalogError
 
-from .convert.partition_wire import EncodedPartitionList, speaks_binary
+from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class MetastoreProcessor:
         finally:
             log.debug("%s %.1f ms", api, (time.perf_counter() - started) * 1000)
         answer = getattr(result, "success", None)
-        if isinstance(answer, EncodedPartitionList):
+        if isinstance(answer, EncodedAnswer):
             if speaks_binary(oprot):
                 self._send_bytes(oprot, api, seqid, answer.result_struct())
                 return

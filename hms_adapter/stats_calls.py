@@ -14,6 +14,7 @@ from .convert.column_stats import (
     to_thrift_stats_obj,
 )
 from .convert.names import strip_catalog
+from .convert.stats_wire import EncodedPartitionStats, StatsEncodings
 from .idl import hive
 
 HIVE_ENGINE = "hive"
@@ -34,6 +35,7 @@ class StatsCalls:
     """Mixed into ``MetastoreHandler``."""
 
     catalog: Catalog
+    stats_encodings: StatsEncodings
 
     def update_table_column_statistics(self, stats_obj):
         self._update(stats_obj, table_level=True)
@@ -86,11 +88,32 @@ class StatsCalls:
         return hive.TableStatsResult(tableStats=[to_thrift_stats_obj(s) for s in stats.columns])
 
     def get_partitions_statistics_req(self, request):
-        found = self.catalog.column_stats.of_partitions(
-            strip_catalog(request.dbName), request.tblName, list(request.partNames or []),
-            list(request.colNames or []), _engine(request))
-        return hive.PartitionsStatsResult(
-            partStats={name: [to_thrift_stats_obj(s) for s in stats.columns] for name, stats in found.items()})
+        """Answered from cached encodings: the whole answer while the table's partitions are unchanged,
+        else each partition's at its revision (``convert.stats_wire``)."""
+        engine = _engine(request)
+        database, table = strip_catalog(request.dbName), request.tblName
+        names, columns = list(request.partNames or []), list(dict.fromkeys(c.lower() for c in request.colNames or []))
+        revision = self.catalog.column_stats.partitions_revision(database, table)
+        key = ((database or "").lower(), (table or "").lower(), engine, tuple(names), tuple(columns))
+        answer = self.stats_encodings.answer(key, revision)
+        if answer is not None:
+            return answer
+        held: dict[int, dict[str, bytes]] = {}
+
+        def holds(part_id: int, part_revision: int) -> bool:
+            found = self.stats_encodings.get(part_id, engine, part_revision)
+            if found is not None:
+                held[part_id] = found
+            return found is not None
+
+        entries = []
+        for part in self.catalog.column_stats.of_partitions_revised(database, table, names, engine, holds):
+            encodings = held.get(part.part_id) if part.columns is None else self.stats_encodings.encode(
+                part.part_id, engine, part.revision, part.columns)
+            chosen = [encodings[c] for c in columns if c in encodings]
+            if chosen:
+                entries.append((part.name, chosen))
+        return self.stats_encodings.keep_answer(key, revision, EncodedPartitionStats(entries))
 
     def get_aggr_stats_for(self, request):
         result = self.catalog.column_stats.aggregate(

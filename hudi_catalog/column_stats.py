@@ -86,14 +86,11 @@ def merge(old: ColumnStats, new: ColumnStats) -> ColumnStats:
     )
 
 
-def aggregate(per_partition: Sequence[ColumnStats], requested: int) -> ColumnStats:
-    """One column's statistics over partitions (``get_aggr_stats_for``), merged as ``merge`` does. When at
-    least two but not all of the ``requested`` partitions have statistics, the counts are extrapolated to
-    all of them as Hive does (``sum // found * requested``); lows, highs and lengths stay those found."""
-    total = per_partition[0]
-    for stats in per_partition[1:]:
-        total = merge(total, stats)
-    found = len(per_partition)
+def extrapolated(total: ColumnStats, found: int, requested: int) -> ColumnStats:
+    """A column's statistics aggregated over the ``found`` partitions that have them, for ``requested``
+    partitions (``get_aggr_stats_for``): when at least two but not all have statistics, the counts are
+    extrapolated to all as Hive does (``sum // found * requested``); lows, highs and lengths stay those
+    found. Bit vectors and histograms are left out."""
     if 2 <= found < requested:
         def scaled(value: int | None) -> int | None:
             return None if value is None else value // found * requested

@@ -13,13 +13,19 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.hadoop.hive.metastore.api.AggrStats;
+import org.apache.hadoop.hive.metastore.api.ColumnStatisticsObj;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
+import org.apache.hadoop.hive.metastore.api.NotificationEvent;
+import org.apache.hadoop.hive.metastore.api.NotificationEventRequest;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.PartitionsStatsRequest;
 import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.hadoop.hive.metastore.api.TableStatsRequest;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -56,7 +62,11 @@ import org.apache.thrift.transport.TTransportException;
  * external, Parquet, columns id bigint, name string, amount double, partition keys dt string, hr int);
  * add_partitions db tbl tableLocation partitionList (Thrift add_partitions, locations
  * tableLocation/dt=v1/hr=v2); alter_partition db tbl tableLocation v... (sets parameter hmsbench.altered);
- * drop_partition db tbl v... (deleteData); drop_table db tbl (deleteData).
+ * drop_partition db tbl v... (deleteData); drop_table db tbl (deleteData);
+ * get_table_statistics db tbl col,col,...; get_partitions_statistics db tbl col,... name,... (one item per
+ * partition and column); get_aggr_stats db tbl col,... name,... (one item per column, and partsFound);
+ * poll_notifications lastEvent maxEvents (get_next_notification in batches until an empty one: one item
+ * per event).
  */
 public final class HmsCallTimer {
   private HmsCallTimer() {}
@@ -259,6 +269,45 @@ public final class HmsCallTimer {
       case "drop_table":
         c.drop_table(a[1], a[2], true);
         return null;
+      case "get_table_statistics":
+        return c.get_table_statistics_req(new TableStatsRequest(a[1], a[2], Arrays.asList(a[3].split(","))))
+            .getTableStats();
+      case "get_partitions_statistics": {
+        Map<String, List<ColumnStatisticsObj>> byPartition = c.get_partitions_statistics_req(
+            new PartitionsStatsRequest(a[1], a[2], Arrays.asList(a[3].split(",")), Arrays.asList(a[4].split(","))))
+            .getPartStats();
+        List<String> items = new ArrayList<>();
+        for (Map.Entry<String, List<ColumnStatisticsObj>> e : byPartition.entrySet()) {
+          for (ColumnStatisticsObj o : e.getValue()) {
+            items.add(e.getKey() + " " + item(o));
+          }
+        }
+        return items;
+      }
+      case "get_aggr_stats": {
+        AggrStats aggr = c.get_aggr_stats_for(new PartitionsStatsRequest(a[1], a[2],
+            Arrays.asList(a[3].split(",")), Arrays.asList(a[4].split(","))));
+        List<Object> items = new ArrayList<>(aggr.getColStats());
+        items.add("partsFound=" + aggr.getPartsFound());
+        return items;
+      }
+      case "poll_notifications": {
+        // a consumer reading every event after lastEvent in batches of maxEvents, as Impala's catalogd does
+        long last = Long.parseLong(a[1]);
+        List<String> seen = new ArrayList<>();
+        while (true) {
+          NotificationEventRequest request = new NotificationEventRequest(last);
+          request.setMaxEvents(Integer.parseInt(a[2]));
+          List<NotificationEvent> batch = c.get_next_notification(request).getEvents();
+          if (batch.isEmpty()) {
+            return seen;
+          }
+          for (NotificationEvent e : batch) {
+            seen.add(e.getEventId() + " " + e.getEventType() + " " + e.getMessage().length());
+          }
+          last = batch.get(batch.size() - 1).getEventId();
+        }
+      }
       default:
         throw new IllegalArgumentException("unknown method " + a[0]);
     }
@@ -316,6 +365,10 @@ public final class HmsCallTimer {
   }
 
   private static String item(Object o) {
+    if (o instanceof ColumnStatisticsObj) {  // names and values (Hive 2.3 writes no bit vectors)
+      ColumnStatisticsObj c = (ColumnStatisticsObj) o;
+      return c.getColName() + ":" + c.getColType() + ":" + c.getStatsData();
+    }
     if (o instanceof Partition) {
       Partition p = (Partition) o;
       String altered = p.getParameters() == null ? null : p.getParameters().get(ALTERED);

@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from thriftpy2.protocol import TBinaryProtocol, TCyBinaryProtocol
+from thriftpy2.protocol import TCyBinaryProtocol
 from thriftpy2.thrift import TType
 from thriftpy2.transport import TCyMemoryBuffer
 
@@ -22,6 +22,7 @@ from hudi_catalog.model import Partition
 
 from ..idl import hive
 from .names import DEFAULT_CATALOG
+from .wire import EncodedAnswer
 from .partition import to_thrift_partition
 
 _STOP = b"\x00"
@@ -45,12 +46,7 @@ def _string_field(field_id: int, text: str) -> bytes:
     return struct.pack(">bhi", TType.STRING, field_id, len(data)) + data
 
 
-def speaks_binary(protocol) -> bool:
-    """Whether a reply in ``protocol`` can splice binary-protocol encodings."""
-    return isinstance(protocol, (TCyBinaryProtocol, TBinaryProtocol))
-
-
-class EncodedPartitionList:
+class EncodedPartitionList(EncodedAnswer):
     """A ``list<Partition>`` answer made of cached encodings of one table's partitions.
 
     ``wrapper`` is the response struct of Hive 3/4 request-style calls (``PartitionsResponse`` and the like),
@@ -71,7 +67,6 @@ class EncodedPartitionList:
         return len(self._encodings)
 
     def result_struct(self) -> bytes:
-        """The whole ``<method>_result`` struct with this answer as its ``success`` field (id 0)."""
         if self._wrapper is None:
             head, end = struct.pack(">bhbi", TType.LIST, 0, TType.STRUCT, len(self._encodings)), _STOP
         else:
@@ -81,7 +76,6 @@ class EncodedPartitionList:
         return b"".join([head, *(part for encoding in self._encodings for part in (encoding, tail)), end])
 
     def to_thrift(self):
-        """The answer as thriftpy2 structs, for replies in protocols other than binary."""
         partitions = []
         for encoding in self._encodings:
             partition = hive.Partition()

@@ -9,12 +9,12 @@ of a column that is dropped or changes type.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Row
 
-from ..column_stats import aggregate, check_kind, merge, with_accurate_columns
+from ..column_stats import check_kind, extrapolated, merge, with_accurate_columns
 from ..errors import CatalogError, NoSuchObjectError, NoSuchTableError, UnknownColumnError
 from ..model import ColumnStats, ColumnStatsSet, Table
 from ..names import normalize
@@ -25,8 +25,11 @@ from ..store import partitions as partition_store
 from ..store import schema
 from ..store import tables as table_store
 from .context import ServiceContext
+from .read_cache import RevisionCache
 
 log = logging.getLogger(__name__)
+
+AGGREGATE_CACHE_ENTRIES = 256
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,20 @@ class AggregateStats:
     partitions_found: int
 
 
+@dataclass(frozen=True)
+class PartitionStats:
+    """One partition's statistics as ``of_partitions_revised`` reads them: every column's, or None when the
+    caller holds them already at this ``revision`` of the partition."""
+
+    name: str
+    part_id: int
+    revision: int
+    columns: list[ColumnStats] | None
+
+
 def _normalized(stats: ColumnStatsSet) -> ColumnStatsSet:
-    columns = [ColumnStats(**{**vars(c), "column": c.column.lower()}) for c in stats.columns]
+    columns = [ColumnStats(**{**vars(c), "column": c.column.lower(), "column_type": c.column_type.lower()})
+               for c in stats.columns]
     return ColumnStatsSet(normalize(stats.database), normalize(stats.table), stats.partition, columns,
                           stats.last_analyzed, stats.engine or "hive")
 
@@ -46,6 +61,8 @@ def _normalized(stats: ColumnStatsSet) -> ColumnStatsSet:
 class ColumnStatsService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        # get_aggr_stats_for answers by (tbl_id, engine, partitions, columns), at tbl.partitions_revision
+        self._aggregates: RevisionCache[AggregateStats] = RevisionCache(AGGREGATE_CACHE_ENTRIES)
 
     # -- write --------------------------------------------------------------------------------------
 
@@ -134,25 +151,55 @@ class ColumnStatsService:
             for part_id, entries in found.items()
         }
 
+    def partitions_revision(self, database: str, table: str) -> int:
+        """The table's partitions revision, raised by every change of its partitions or their statistics:
+        an answer read after it was read is at least that new, so it may be cached under it."""
+        with self.ctx.store.read() as conn:
+            return self._table(conn, database, table)[0].partitions_revision
+
+    def of_partitions_revised(self, database: str, table: str, part_names: Sequence[str], engine: str,
+                              held: Callable[[int, int], bool]) -> list[PartitionStats]:
+        """The statistics of every column of the named partitions, by partition, with each partition's id and
+        revision (every change of a partition's statistics raises it), for a caller that caches them:
+        ``held(part_id, revision)`` says it has them already, and those are not read. Partitions that do not
+        exist are left out; one transaction reads the revisions and the statistics."""
+        with self.ctx.store.read() as conn:
+            row, _ = self._table(conn, database, table)
+            revisions = partition_store.ids_and_revisions(conn, row.tbl_id, part_names)
+            wanted = [part_id for part_id, revision in revisions.values() if not held(part_id, revision)]
+            found = stats_store.read_partitions(conn, row.tbl_id, wanted, engine) if wanted else {}
+        fetched = set(wanted)
+        return [PartitionStats(name, part_id, revision,
+                               [s for s, _ in found.get(part_id, [])] if part_id in fetched else None)
+                for name, (part_id, revision) in revisions.items()]
+
     def aggregate(self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str],
                   engine: str = "hive") -> AggregateStats:
-        """Each column's statistics over the named partitions (``get_aggr_stats_for``).
+        """Each column's statistics over the named partitions (``get_aggr_stats_for``), aggregated by the
+        database and kept in a read cache until the table's partitions change.
 
         Columns no partition has statistics of are left out; ``partitions_found`` counts the partitions
         that have statistics of every requested column. Counts are extrapolated to partitions without
-        statistics as Hive does (``column_stats.aggregate``).
+        statistics as Hive does (``column_stats.extrapolated``).
         """
         wanted = list(dict.fromkeys(c.lower() for c in columns))
         if not wanted or not part_names:
             return AggregateStats([], 0)
-        by_partition = self.of_partitions(database, table, part_names, wanted, engine)
-        per_column: dict[str, list[ColumnStats]] = {c: [] for c in wanted}
-        for stats in by_partition.values():
-            for column in stats.columns:
-                per_column[column.column].append(column)
-        complete = sum(1 for s in by_partition.values() if len(s.columns) == len(wanted))
-        return AggregateStats([aggregate(found, len(part_names)) for found in per_column.values() if found],
-                              complete)
+        with self.ctx.store.read() as conn:
+            row, _ = self._table(conn, database, table)
+            key = (row.tbl_id, engine, tuple(part_names), tuple(wanted))
+            cached = self._aggregates.get(key, row.partitions_revision)
+            if cached is not None:
+                return cached
+            ids = list(partition_store.ids_by_name(conn, row.tbl_id, part_names).values())
+            found = stats_store.aggregate_partitions(conn, row.tbl_id, ids, engine, wanted)
+            complete = stats_store.complete_partitions(conn, row.tbl_id, ids, engine, wanted)
+        order = {c: i for i, c in enumerate(wanted)}
+        result = AggregateStats(
+            [extrapolated(s, n, len(part_names)) for s, n in sorted(found, key=lambda f: order[f[0].column])],
+            complete)
+        self._aggregates.put(key, row.partitions_revision, result)
+        return result
 
     # -- delete -------------------------------------------------------------------------------------
 

@@ -216,7 +216,8 @@ class TableService:
             stale = stale_columns(old.sd.columns, new.sd.columns)
             if stale:  # as Hive: statistics of a dropped or retyped column go
                 stats_store.delete_table(conn, row.tbl_id, columns=stale)
-                stats_store.delete_partitions(conn, row.tbl_id, columns=stale)
+                if stats_store.delete_partitions(conn, row.tbl_id, columns=stale):
+                    partition_store.all_changed(conn, row.tbl_id)  # readers cache statistics by revision
                 new.parameters = with_accurate_columns(new.parameters, removed=stale)
             if not is_view(new):
                 new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location

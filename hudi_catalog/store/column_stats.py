@@ -6,8 +6,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
-from sqlalchemy import Connection, Table, delete, insert, select
+from dataclasses import replace
 
+from sqlalchemy import Connection, Table, delete, func, insert, select
+
+from ..column_stats import merge
 from ..model import ColumnStats, StatsKind
 from . import schema
 from .batches import chunks
@@ -95,6 +98,72 @@ def read_partitions(conn: Connection, tbl_id: int, part_ids: Iterable[int], engi
         for r in conn.execute(query.order_by(_p.part_id, _p.column_name)):
             found[r.part_id].append((_model(r), r.last_analyzed))
     return found
+
+
+_AGGREGATES = (
+    func.max(_p.column_type).label("column_type"),
+    func.min(_p.long_low).label("long_low"), func.max(_p.long_high).label("long_high"),
+    func.min(_p.double_low).label("double_low"), func.max(_p.double_high).label("double_high"),
+    func.sum(_p.num_nulls).label("num_nulls"), func.max(_p.num_distinct).label("num_distinct"),
+    func.sum(_p.num_trues).label("num_trues"), func.sum(_p.num_falses).label("num_falses"),
+    func.max(_p.max_length).label("max_length"), func.max(_p.avg_length).label("avg_length"),
+    func.count().label("found"),
+)
+
+
+def aggregate_partitions(conn: Connection, tbl_id: int, part_ids: Sequence[int], engine: str,
+                         columns: Sequence[str]) -> list[tuple[ColumnStats, int]]:
+    """Each column's statistics over the partitions, aggregated by the database (lows the least, highs
+    the greatest, counts summed, lengths and distinct counts the greatest; decimals exactly, here), with
+    how many partitions had them: ``[(statistics, partitions found)]``."""
+    found: dict[tuple[str, str], list[tuple[ColumnStats, int]]] = defaultdict(list)
+    decimals: dict[str, list[tuple[Decimal | None, Decimal | None]]] = defaultdict(list)
+    for chunk in chunks(list(part_ids)):
+        chosen = (_p.tbl_id == tbl_id, _p.engine == engine, _p.part_id.in_(chunk), _p.column_name.in_(list(columns)))
+        for r in conn.execute(select(_p.column_name, _p.kind, *_AGGREGATES).where(*chosen)
+                              .group_by(_p.column_name, _p.kind)):
+            found[(r.column_name, r.kind)].append((_aggregate_model(r), r.found))
+        for r in conn.execute(select(_p.column_name, _p.decimal_low, _p.decimal_high)
+                              .where(*chosen, _p.kind == StatsKind.DECIMAL.value)):
+            decimals[r.column_name].append((r.decimal_low, r.decimal_high))
+    result = []
+    for (column, kind), parts in found.items():
+        stats, count = parts[0][0], sum(n for _, n in parts)
+        for more, _ in parts[1:]:  # several chunks of partitions
+            stats = merge(stats, more)
+        if kind == StatsKind.DECIMAL.value:
+            lows = [Decimal(low) for low, _ in decimals[column] if low is not None]
+            highs = [Decimal(high) for _, high in decimals[column] if high is not None]
+            stats = replace(stats, low=min(lows, default=None), high=max(highs, default=None))
+        result.append((stats, count))
+    return result
+
+
+def _aggregate_model(row) -> ColumnStats:
+    kind = StatsKind(row.kind)
+    low, high = (row.double_low, row.double_high) if kind == StatsKind.DOUBLE else (row.long_low, row.long_high)
+    return ColumnStats(
+        column=row.column_name, column_type=row.column_type, kind=kind, num_nulls=int(row.num_nulls or 0),
+        num_distinct=row.num_distinct, low=low if kind not in (StatsKind.DECIMAL,) else None,
+        high=high if kind not in (StatsKind.DECIMAL,) else None,
+        num_trues=None if row.num_trues is None else int(row.num_trues),
+        num_falses=None if row.num_falses is None else int(row.num_falses),
+        max_length=row.max_length, avg_length=row.avg_length,
+    )
+
+
+def complete_partitions(conn: Connection, tbl_id: int, part_ids: Sequence[int], engine: str,
+                        columns: Sequence[str]) -> int:
+    """How many of the partitions have statistics of every one of ``columns``."""
+    wanted = list(dict.fromkeys(columns))
+    total = 0
+    for chunk in chunks(list(part_ids)):
+        complete = (select(_p.part_id)
+                    .where(_p.tbl_id == tbl_id, _p.engine == engine, _p.part_id.in_(chunk),
+                           _p.column_name.in_(wanted))
+                    .group_by(_p.part_id).having(func.count() == len(wanted)))
+        total += conn.execute(select(func.count()).select_from(complete.subquery())).scalar_one()
+    return total
 
 
 def _delete(conn: Connection, table: Table, owner_filter, engine: str | None, columns: Sequence[str] | None) -> int:

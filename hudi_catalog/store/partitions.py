@@ -152,6 +152,23 @@ def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dic
     return found
 
 
+def ids_and_revisions(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """``{name: (part_id, revision)}`` of the named partitions that exist."""
+    wanted = list(dict.fromkeys(part_names))
+    found: dict[str, tuple[int, int]] = {}
+    for chunk in chunks(wanted):
+        rows = conn.execute(select(_p.part_name, _p.part_id, _p.revision)
+                            .where(_p.tbl_id == tbl_id, _p.part_name.in_(chunk)))
+        found.update({r.part_name: (r.part_id, r.revision) for r in rows})
+    return found
+
+
+def all_changed(conn: Connection, tbl_id: int) -> None:
+    """Mark every partition of the table changed (a new revision each, no cached encoding)."""
+    partitions_changed(conn, tbl_id)
+    conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(**_CHANGED))
+
+
 def id_and_location(conn: Connection, tbl_id: int, part_name: str) -> Row | None:
     """The ``part_id`` and ``location`` of one partition, or None."""
     return conn.execute(

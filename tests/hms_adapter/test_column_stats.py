@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import hive
+from tests.conftest import RunningServer, hive
 from tests.hms_adapter.helpers import cols, make_table
 
 
@@ -101,3 +101,31 @@ def test_aggregates_extrapolate_counts_to_partitions_without_statistics(shop):
     assert (stats.lowValue, stats.highValue, stats.numNulls) == (0, 40, 9)  # 7 // 2 * 3, as Hive
     assert shop.get_aggr_stats_for(hive.PartitionsStatsRequest("shop", "sales", ["qty", "name"], names)).partsFound == 0
     assert shop.get_aggr_stats_for(hive.PartitionsStatsRequest("shop", "sales", [], names)).colStats == []
+
+
+def test_cached_answers_follow_every_change(shop, catalog):
+    """Partition statistics are answered from encodings cached by revision: each change is seen at once,
+    and a second server on the same database (its own cache) sees it too."""
+    shop.add_partition(hive.Partition(dbName="shop", tableName="sales", values=["us"]))
+    second = RunningServer(catalog)
+    other = second.client()
+    request = hive.PartitionsStatsRequest("shop", "sales", ["qty"], ["region=eu", "region=us"])
+
+    def highs(client):
+        return {name: objs[0].statsData.longStats.highValue
+                for name, objs in client.get_partitions_statistics_req(request).partStats.items()}
+
+    shop.update_partition_column_statistics(_part_stats("shop", "sales", "region=eu", _long("qty", 0, 10)))
+    assert highs(shop) == highs(other) == {"region=eu": 10}
+    shop.update_partition_column_statistics(_part_stats("shop", "sales", "region=us", _long("qty", 0, 20)))
+    assert highs(shop) == {"region=eu": 10, "region=us": 20}
+    shop.update_partition_column_statistics(_part_stats("shop", "sales", "region=eu", _long("qty", 0, 11)))
+    assert highs(other) == {"region=eu": 11, "region=us": 20}
+    shop.delete_partition_column_statistics("shop", "sales", "region=us", "qty")
+    assert highs(shop) == {"region=eu": 11}
+    table = shop.get_table("shop", "sales")
+    table.sd.cols = [hive.FieldSchema("qty", "string", None), *table.sd.cols[1:]]  # retyped: its statistics go
+    shop.alter_table("shop", "sales", table)
+    assert highs(shop) == highs(other) == {}
+    other.close()
+    second.stop()
