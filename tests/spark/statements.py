@@ -1,13 +1,15 @@
 """Run the end-to-end Spark SQL statements and print one JSON line per statement.
 
-Usage: ``python statements.py WAREHOUSE [METASTORE_URI]``. Without a URI, Spark uses its own embedded
-(Derby) Hive metastore, which is the reference the tests compare with.
+Usage: ``python statements.py WAREHOUSE [METASTORE_URI [STATEMENTS_JSON]]``. Without a URI, Spark uses its own
+embedded (Derby) Hive metastore, which is the reference the tests compare with. ``STATEMENTS_JSON`` (a file
+holding a JSON list) replaces the statements below.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 
@@ -106,7 +108,8 @@ def main() -> None:
         builder = builder.config("spark.hadoop.hive.metastore.uris", sys.argv[2])
     spark = builder.enableHiveSupport().getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    for statement in STATEMENTS:
+    statements = json.loads(Path(sys.argv[3]).read_text()) if len(sys.argv) > 3 else STATEMENTS
+    for statement in statements:
         try:
             rows = [[None if v is None else str(v) for v in row] for row in spark.sql(statement).collect()]
             print(json.dumps({"sql": statement, "rows": rows}), flush=True)

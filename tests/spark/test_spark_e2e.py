@@ -35,9 +35,11 @@ def java() -> str:
     return path
 
 
-def run_statements(work_dir: Path, metastore_uri: str | None) -> dict[str, dict]:
+def run_statements(work_dir: Path, metastore_uri: str | None, statements: Path | None = None) -> dict[str, dict]:
+    """Results of ``statements.py``'s statements (or those listed in the JSON file ``statements``)."""
     warehouse = work_dir / "spark-warehouse"
     command = [sys.executable, str(SCRIPT), str(warehouse)] + ([metastore_uri] if metastore_uri else [])
+    command += [str(statements)] if statements else []
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
     done = subprocess.run(command, cwd=work_dir, env=env, capture_output=True, text=True,
                           timeout=RUN_TIMEOUT_SECONDS)
