@@ -61,9 +61,10 @@ class HiveJsonMessages:
             return {"db": event.function.database, "functionName": event.function.name}
         table = event.table
         body = {"cat": DEFAULT_CATALOG, "db": table.database, "table": table.name, "tableType": table.table_type}
+        truncated = "true" if event.truncate else "false"
         if kind == EventType.ALTER_TABLE:
             return {**body, "tableObjBeforeJson": _table_json(event.old_table), "tableObjAfterJson": _table_json(table),
-                    "isTruncateOp": "false", "writeId": 0}
+                    "isTruncateOp": truncated, "writeId": 0}
         body["tableObjJson"] = _table_json(table)
         if kind == EventType.CREATE_TABLE:
             return {**body, "files": []}
@@ -76,7 +77,7 @@ class HiveJsonMessages:
             return {**body, "partitions": [_key_values(table, p) for p in event.partitions]}
         if kind == EventType.ALTER_PARTITION:
             before, after = event.old_partitions[0], event.partitions[0]
-            return {**body, "keyValues": _key_values(table, before), "isTruncateOp": "false", "writeId": 0,
+            return {**body, "keyValues": _key_values(table, before), "isTruncateOp": truncated, "writeId": 0,
                     "partitionObjBeforeJson": _partition_json(before), "partitionObjAfterJson": _partition_json(after)}
         if kind == EventType.INSERT:
             partition = event.partitions[0] if event.partitions else None

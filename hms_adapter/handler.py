@@ -12,6 +12,7 @@ import logging
 import time
 
 from hudi_catalog import Catalog
+from hudi_catalog.config import DEFAULT_DATABASE_NAME
 from hudi_catalog.errors import (
     AlreadyExistsError,
     CatalogError,
@@ -25,7 +26,7 @@ from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from .convert.constraints import from_thrift_constraints
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
-from .convert.names import strip_catalog
+from .convert.names import DEFAULT_CATALOG, strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.stats_wire import StatsEncodings
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = "hudi-metastore"
 HIVE_VERSION = "2.3.10"
 WAREHOUSE_KEY = "hive.metastore.warehouse.dir"
+DEFAULT_CATALOG_COMMENT = "Default catalog, for Hive"
+ACCESS_READ_WRITE = 8
+"""Hive 4's ``ACCESSTYPE_READWRITE`` of ``ExtendedTableInfo``."""
+GET_TABLES_ACCESS_TYPE, GET_TABLES_CAPABILITIES = 1, 2
+"""Bits of ``GetTablesExtRequest.requestedFields`` (Hive 4's ``GetTablesExtRequestFields``)."""
 EVENT_TTL_KEY = "hive.metastore.event.db.listener.timetolive"
 CONFIG_KEY_PATTERN = ("hive", "hdfs", "mapred", "metastore")
 
@@ -103,6 +109,10 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     def reinitialize(self):
         return None
 
+    def flushCache(self):
+        """Nothing to flush: the read caches check the catalog database's revisions on every read."""
+        return None
+
     def shutdown(self):
         """A client may not stop the server: accepted and ignored (the server stops on SIGTERM)."""
         log.info("ignored a client's shutdown request")
@@ -118,6 +128,20 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
                 message=f"For security reasons, the config key {name} cannot be accessed"
             )
         return self.config.get(name, defaultValue)
+
+    # -- catalogs (one: hive) ---------------------------------------------------------------------
+
+    def get_catalogs(self):
+        return hive.GetCatalogsResponse(names=[DEFAULT_CATALOG])
+
+    def get_catalog(self, catName):
+        name = catName.name if catName is not None else None
+        if (name or "").lower() != DEFAULT_CATALOG:
+            raise hive.NoSuchObjectException(message=f"No catalog {name}")
+        default = self.catalog.databases.get(DEFAULT_DATABASE_NAME)
+        return hive.GetCatalogResponse(catalog=hive.Catalog(
+            name=DEFAULT_CATALOG, description=DEFAULT_CATALOG_COMMENT, locationUri=self.catalog.warehouse.root,
+            createTime=default.create_time))
 
     # -- databases --------------------------------------------------------------------------------
 
@@ -197,6 +221,20 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
 
     def get_tables_by_type(self, db_name, pattern, tableType):
         return self.catalog.tables.names(_db(db_name), pattern, tableType)
+
+    def get_tables_ext(self, req):
+        """Hive 4's table list with access types: every table here is read-write and needs no processor
+        capability."""
+        if (req.catalog or DEFAULT_CATALOG).lower() != DEFAULT_CATALOG:
+            return []
+        names = self.catalog.tables.names(_db(req.database), req.tableNamePattern or None)
+        if req.limit is not None and req.limit >= 0:
+            names = names[:req.limit]
+        fields = req.requestedFields or 0
+        return [hive.ExtendedTableInfo(
+            tblName=name, accessType=ACCESS_READ_WRITE if fields & GET_TABLES_ACCESS_TYPE else None,
+            requiredReadCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None,
+            requiredWriteCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None) for name in names]
 
     def get_table_meta(self, db_patterns, tbl_patterns, tbl_types):
         metas = self.catalog.tables.metas(strip_catalog(db_patterns), tbl_patterns, list(tbl_types or []))
@@ -282,6 +320,13 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
         """Hive 4's form; a table's partitions always go with it (``dropPartitions`` is not needed)."""
         self.catalog.tables.drop(_db(dropTableReq.dbName), dropTableReq.tableName, bool(dropTableReq.deleteData))
 
+    def truncate_table(self, dbName, tableName, partNames):
+        self.catalog.tables.truncate(_db(dbName), tableName, None if partNames is None else list(partNames))
+
+    def truncate_table_req(self, req):
+        self.truncate_table(req.dbName, req.tableName, req.partNames)
+        return hive.TruncateTableResponse()
+
     # -- partitions: add --------------------------------------------------------------------------
 
     def add_partition(self, new_part):
@@ -318,6 +363,15 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
             self.catalog.partitions.append(_db(db_name), tbl_name, values=part_vals,
                                            environment=_env(environment_context))
         )
+
+    def append_partition_req(self, appendPartitionsReq):
+        req = appendPartitionsReq
+        env = _env(req.environmentContext)
+        if req.name is not None:
+            added = self.catalog.partitions.append(_db(req.dbName), req.tableName, name=req.name, environment=env)
+        else:
+            added = self.catalog.partitions.append(_db(req.dbName), req.tableName, values=req.partVals, environment=env)
+        return to_thrift_partition(added)
 
     def append_partition_by_name(self, db_name, tbl_name, part_name):
         return to_thrift_partition(self.catalog.partitions.append(_db(db_name), tbl_name, name=part_name))
@@ -415,6 +469,9 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     def get_partition_names(self, db_name, tbl_name, max_parts):
         return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts))
 
+    def fetch_partition_names_req(self, partitionReq):
+        return self.get_partition_names(partitionReq.dbName, partitionReq.tblName, partitionReq.maxParts)
+
     def get_partition_names_ps(self, db_name, tbl_name, part_vals, max_parts):
         return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts), part_vals)
 
@@ -468,6 +525,21 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
         except (NoSuchObjectError, InvalidObjectError) as e:
             raise hive.InvalidOperationException(message=str(e)) from e
 
+    def alter_partitions_req(self, req):
+        """Hive 4's form; partitions sent without their columns (``skipColumnSchemaForPartition``) get
+        ``partitionColSchema``."""
+        parts = list(req.partitions or [])
+        if req.skipColumnSchemaForPartition and req.partitionColSchema is not None:
+            for part in parts:
+                if part.sd is not None:
+                    part.sd.cols = list(req.partitionColSchema)
+        self._alter_partitions(req.dbName, req.tableName, parts, req.environmentContext)
+        return hive.AlterPartitionsResponse()
+
+    def rename_partition_req(self, req):
+        self.rename_partition(req.dbName, req.tableName, req.partVals, req.newPart)
+        return hive.RenamePartitionResponse()
+
     def rename_partition(self, db_name, tbl_name, part_vals, new_part):
         try:
             self.catalog.partitions.rename(_db(db_name), tbl_name, part_vals or [], from_thrift_partition(new_part))
@@ -506,6 +578,16 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
         if req.needResult is False:
             return hive.DropPartitionsResult()
         return hive.DropPartitionsResult(partitions=[to_thrift_partition(p) for p in dropped])
+
+    def drop_partition_req(self, dropPartitionReq):
+        req = dropPartitionReq
+        if req.partName is not None:
+            return self.drop_partition_by_name(req.dbName, req.tblName, req.partName, req.deleteData is not False)
+        return self.drop_partition(req.dbName, req.tblName, req.partVals, req.deleteData is not False)
+
+    def partition_name_has_valid_characters(self, part_vals, throw_exception):
+        """No partition name pattern is configured here (Hive's default): every value is valid."""
+        return True
 
     def partition_name_to_vals(self, part_name):
         return list(self._spec(part_name).values())

@@ -38,7 +38,8 @@ class CatalogEvent:
 
     ``database``/``table``/``function``: the object created or dropped, or its new state after an alter
     (``old_*`` its state before). Partition events carry their ``table`` and ``partitions`` (for an alter,
-    the partition after, ``old_partitions`` before); an insert names the ``files`` written.
+    the partition after, ``old_partitions`` before); an insert names the ``files`` written. ``truncate``
+    marks the alter of a table or partition whose data was deleted.
     """
 
     type: EventType
@@ -52,6 +53,7 @@ class CatalogEvent:
     files: list[str] = field(default_factory=list)
     file_checksums: list[str] = field(default_factory=list)
     replace: bool = False
+    truncate: bool = False
     timestamp: int = 0
 
     @property

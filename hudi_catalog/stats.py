@@ -15,6 +15,8 @@ NUM_FILES = "numFiles"
 TOTAL_SIZE = "totalSize"
 COLUMN_STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
 DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
+EMPTY_STATS = (NUM_FILES, TOTAL_SIZE, "numRows", "rawDataSize")
+"""The basic statistics a truncation sets to 0."""
 STATS_GENERATED = "STATS_GENERATED"
 
 

@@ -79,6 +79,15 @@ class Warehouse:
         except OSError as e:
             raise StorageError(f"could not delete directory {location}: {e}") from e
 
+    def delete_contents(self, location: str) -> None:
+        """Delete everything in a directory, keeping the directory; a missing directory is not an error."""
+        filesystem, path = _resolve(location)
+        try:
+            filesystem.delete_dir_contents(path, missing_dir_ok=True)
+            log.debug("emptied %s", location)
+        except OSError as e:
+            raise StorageError(f"could not empty directory {location}: {e}") from e
+
     def delete_empty_parents(self, location: str, stop_at: str) -> None:
         """Delete the now-empty parent directories of ``location`` up to, not including, ``stop_at``."""
         filesystem, _ = _resolve(location)

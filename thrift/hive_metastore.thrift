@@ -2056,6 +2056,8 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3)
   void create_table_req(1: CreateTableRequest request)
       throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4)
+  void truncate_table(1: string dbName, 2: string tableName, 3: list<string> partNames)
+      throws (1: MetaException o1)
   TruncateTableResponse truncate_table_req(1: TruncateTableRequest req)
       throws (1: MetaException o1)
   list<Table> get_all_materialized_view_objects_for_rewriting()

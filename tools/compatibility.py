@@ -41,7 +41,7 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   `hive3/4` in the IDL). Every field added to a Hive 2.3.10 struct is optional, so clients of any of these
   versions can omit it.
 - Database names may arrive as `@<catalog>#<database>` (Hive 3+ clients); the catalog part is dropped.
-  Objects are returned with catalog name `hive`.
+  Objects are returned with catalog name `hive`, the one catalog (`get_catalogs`, `get_catalog`).
 - `Table` field 16 is `string catName` in Hive 2.3.10 but `CreationMetadata creationMetadata` in Hive 3/4,
   which moved `catName` to field 17. The 2.3.10 layout is kept: field 17 is exposed as `hive3CatName`, and
   the server fills both. A reader that meets a field of an unexpected type skips it. The other conflicts
@@ -65,6 +65,8 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   | `AlreadyExistsError` | `AlreadyExistsException`, `MetaException` |
   | `InvalidObjectError` | `InvalidObjectException`, `MetaException` |
   | `InvalidOperationError` | `InvalidOperationException`, `MetaException` |
+  | `UnknownColumnError` (statistics of a column the table lacks) | `MetaException` (Hive's type and wording) |
+  | `InvalidInputError` (malformed statistics, statistics of the wrong kind) | `InvalidInputException`, `InvalidObjectException`, `MetaException` |
   | any other error (`InvalidFilterError`, `StorageError`, unexpected ones) | `MetaException` |
 
   A few handler methods pick a different exception where Hive does (for example `get_fields` answers
@@ -89,6 +91,44 @@ that answer into `IncompatibleMetastoreException`, on which Hive falls back to t
 """
 
 
+# why a method is not served, by method name (exact) or by a word in it; the first match wins
+NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
+    (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
+     "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
+    (("create_catalog", "alter_catalog", "drop_catalog"), "one catalog only: `hive`"),
+    (("getMetaConf", "setMetaConf"), "per-connection metastore configuration is not kept"),
+    (("get_metastore_db_uuid",), "no database UUID is stored yet"),
+    (("privilege", "role", "grant", "revoke", "token", "master_key"),
+     "authorization and delegation tokens: not served yet (security)"),
+    (("compact", "mark_cleaned", "mark_failed", "mark_refused", "submit_for_cleanup", "find_next_compact",
+      "compactor", "cleanup", "seed_", "write_ids_to_min_history", "max_allocated_table_write_id",
+      "latest_txnid_in_conflict", "repl_tbl_writeid_state", "set_hadoop_jobid", "add_dynamic_partitions",
+      "write_notification_log", "write_event_info", "update_transaction_statistics"),
+     "ACID compaction and Hive's transactional writes: no compactor here ([locks.md](locks.md))"),
+    (("materializ", "creation_metadata"), "materialized views are not supported"),
+    (("resource_plan", "wm_", "triggers_for"), "workload management is not supported"),
+    (("ischema", "schema_version", "schema_all_versions", "schema_latest_version", "schemas_by_cols", "serde"), "the schema registry is not supported"),
+    (("scheduled_query", "replication_metrics", "cm_recycle"), "scheduled queries and replication are not supported"),
+    (("index",), "indexes were removed in Hive 3"),
+    (("file_metadata",), "the file metadata (ORC footer) cache is not supported"),
+    (("dataconnector",), "data connectors are not supported"),
+    (("package", "stored_procedure"), "stored procedures are not supported"),
+    (("_type",), "Hive's type registry is not supported"),
+    (("exchange_partition",), "exchanging partitions between tables is not supported"),
+    (("pspec", "partitions_with_specs", "get_partition_values"), "partition spec answers are not served yet"),
+    (("runtime_stats", "properties", "MarkedForEvent", "markPartition", "find_columns_with_stats",
+      "translate_table_dryrun"),
+     "not used by the engines this server serves"),
+]
+
+
+def not_served_reason(method: str) -> str:
+    for words, reason in NOT_SERVED_REASONS:
+        if method in words or any(word.lower() in method.lower() for word in words):
+            return reason
+    return ""
+
+
 class Row(NamedTuple):
     method: str
     status: str
@@ -108,9 +148,10 @@ def _hive4_methods() -> list[str]:
 
 def _idl_row(name: str, fb303: set[str], hive4: set[str]) -> Row:
     status = SERVED if callable(getattr(MetastoreHandler, name, None)) else UNKNOWN
-    if name in fb303:
-        return Row(name, status, FB303_NOTE)
-    return Row(name, status, "" if name in hive4 else HIVE2_ONLY_NOTE)
+    notes = [FB303_NOTE] if name in fb303 else [] if name in hive4 else [HIVE2_ONLY_NOTE]
+    if status == UNKNOWN and not_served_reason(name):
+        notes.append(not_served_reason(name))
+    return Row(name, status, "; ".join(notes))
 
 
 def rows() -> list[Row]:
@@ -119,14 +160,15 @@ def rows() -> list[Row]:
     hive4 = _hive4_methods()
     hive4_names = set(hive4)
     result = [_idl_row(name, fb303, hive4_names) for name in idl_methods]
-    result += [Row(name, UNKNOWN, HIVE4_ONLY_NOTE) for name in dict.fromkeys(hive4) if name not in idl_methods]
+    result += [Row(name, UNKNOWN, "; ".join(filter(None, [HIVE4_ONLY_NOTE, not_served_reason(name)])))
+               for name in dict.fromkeys(hive4) if name not in idl_methods]
     return sorted(result, key=lambda row: (row.method.lower(), row.method))
 
 
 def render() -> str:
     table = rows()
     served = sum(row.status == SERVED for row in table)
-    missing = sum(row.note == HIVE4_ONLY_NOTE for row in table)
+    missing = sum(row.note.startswith(HIVE4_ONLY_NOTE) for row in table)
     lines = [
         INTRO,
         "## Methods",

@@ -14,12 +14,15 @@ from ..errors import (
     InvalidObjectError,
     InvalidOperationError,
     NoSuchDatabaseError,
+    NoSuchPartitionError,
     NoSuchTableError,
 )
+from ..hudi.properties import META_DIR
 from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
 from ..pruning.table_filter import table_filter_matcher
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
-from ..stats import should_update, update_fast_stats
+from ..partition_names import make_partition_name
+from ..stats import COLUMN_STATS_ACCURATE, EMPTY_STATS, should_update, update_fast_stats
 from ..store import column_stats as stats_store
 from ..store import databases as db_store
 from ..store import descriptors
@@ -67,6 +70,11 @@ def _expected_parameter(environment: Mapping[str, str] | None, new: Table) -> tu
     if new.parameters.get(key) is None:
         raise InvalidObjectError(f"New value for expected key {key} is not set")
     return key, value
+
+
+def _emptied(params: Mapping[str, str]) -> dict[str, str]:
+    """A truncated table's or partition's parameters: the statistics of no data, accurate."""
+    return {**params, **{k: "0" for k in EMPTY_STATS}, COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}'}
 
 
 def _check_columns(table: Table) -> None:
@@ -297,6 +305,56 @@ class TableService:
                 self.ctx.warehouse.delete_dir(location)
         log.info("dropped table %s.%s", database, name)
 
+
+    def truncate(self, database: str, name: str, part_names: Sequence[str] | None = None) -> None:
+        """Delete a managed table's data (of every partition, or of the named ones) and keep its metadata, as
+        Hive's ``truncate_table``: the data's statistics become those of no data (``numFiles``,
+        ``totalSize``, ``numRows``, ``rawDataSize`` 0, column statistics deleted), and each truncated table
+        or partition gets an alter event marked as a truncation. The files go after the commit.
+
+        Raises:
+            NoSuchTableError / NoSuchPartitionError: the table or a named partition does not exist.
+            InvalidOperationError: the table is not managed, or is a Hudi table (its timeline would go).
+        """
+        database, name = normalize(database), normalize(name)
+        with self.ctx.store.write() as conn:
+            row = table_store.find_row(conn, database, name, lock=True)
+            if row is None:
+                raise NoSuchTableError(f"{database}.{name} table not found")
+            table = self.ctx.table_model(conn, row)
+            if table.table_type != MANAGED_TABLE:
+                raise InvalidOperationError(f"Cannot truncate non-managed table {name}.")
+            if table.sd.location and self.ctx.warehouse.exists(join(table.sd.location, META_DIR)):
+                raise InvalidOperationError(f"Cannot truncate Hudi table {database}.{name}: its data and timeline "
+                                            "are written by Hudi")
+            now = self.ctx.now()
+            if not table.partition_keys:
+                locations = [table.sd.location]
+                stats_store.delete_table(conn, row.tbl_id)
+                truncated = replace(table, parameters=_emptied(table.parameters))
+                table_store.write_parameters(conn, row.tbl_id, truncated.parameters)
+                self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_TABLE, table=truncated, old_table=table,
+                                                        truncate=True), now)
+            else:
+                chosen = partition_store.selection(row.tbl_id, names=None if part_names is None else list(part_names))
+                found = partition_store.read_with_ids(conn, table, row.tbl_id, chosen)
+                if part_names is not None and len(found) != len(set(part_names)):
+                    names = {make_partition_name([k.name for k in table.partition_keys], p.values) for _, p in found}
+                    missing = sorted(set(part_names) - names)
+                    raise NoSuchPartitionError(f"Partition doesn't exist. {missing[0]}")
+                locations = [p.sd.location for _, p in found]
+                stats_store.delete_partitions(conn, row.tbl_id, [part_id for part_id, _ in found])
+                emptied = {part_id: _emptied(p.parameters) for part_id, p in found}
+                partition_store.write_parameters(conn, row.tbl_id, emptied)
+                self.ctx.events.emit_all(conn, [
+                    CatalogEvent(EventType.ALTER_PARTITION, table=table, old_partitions=[p],
+                                 partitions=[replace(p, parameters=emptied[part_id])], truncate=True)
+                    for part_id, p in found], now)
+        for location in locations:
+            if location:
+                self.ctx.warehouse.delete_contents(location)
+        log.info("truncated table %s (%s)", table.qualified_name,
+                 "all partitions" if part_names is None else f"{len(part_names)} partitions")
 
     def names_by_filter(self, database: str, filter_text: str, max_tables: int = -1) -> list[str]:
         """Table names matching Hive's table filter over owner, last access time and parameters.

@@ -9,6 +9,7 @@ import pytest
 from hive_metastore import ttypes as hive4
 
 from tests.conftest import hive
+from tests.hms_adapter.helpers import cols, make_table
 from tests.hms_adapter.test_hive4_client_txns import hive4_metastore  # noqa: F401 (a fixture)
 
 PARQUET = {
@@ -82,3 +83,31 @@ def test_table_and_partition_requests(hive4_metastore, client, tmp_path):  # noq
     assert hive4_metastore.get_all_tables("h4") == []
     with pytest.raises(hive.NoSuchObjectException):
         client.drop_table_req(hive.DropTableRequest(dbName="h4", tableName="t", deleteData=False))
+
+
+def test_hive_4_partition_request_forms(client):
+    client.create_database(hive.Database(name="rq"))
+    client.create_table(make_table("rq", "t", columns=cols("id:bigint", "v:string"), partition_keys=cols("d:string")))
+    client.append_partition_req(hive.AppendPartitionsRequest(dbName="rq", tableName="t", partVals=["1"]))
+    client.append_partition_req(hive.AppendPartitionsRequest(dbName="rq", tableName="t", name="d=2"))
+    client.append_partition_req(hive.AppendPartitionsRequest(dbName="rq", tableName="t", name="d=3"))
+    assert client.fetch_partition_names_req(hive.PartitionsRequest(dbName="rq", tblName="t", maxParts=2)) == [
+        "d=1", "d=2"]
+    part = client.get_partition("rq", "t", ["1"])
+    part.parameters["k"] = "v"
+    part.sd.cols = []
+    client.alter_partitions_req(hive.AlterPartitionsRequest(
+        dbName="rq", tableName="t", partitions=[part], skipColumnSchemaForPartition=True,
+        partitionColSchema=cols("id:bigint", "v:string")))
+    altered = client.get_partition("rq", "t", ["1"])
+    assert altered.parameters["k"] == "v" and [c.name for c in altered.sd.cols] == ["id", "v"]
+    renamed = client.get_partition("rq", "t", ["2"])
+    renamed.values = ["20"]
+    client.rename_partition_req(hive.RenamePartitionRequest(dbName="rq", tableName="t", partVals=["2"],
+                                                            newPart=renamed))
+    assert client.drop_partition_req(hive.DropPartitionRequest(dbName="rq", tblName="t", partName="d=3"))
+    assert client.drop_partition_req(hive.DropPartitionRequest(dbName="rq", tblName="t", partVals=["1"],
+                                                               deleteData=True))
+    assert client.get_partition_names("rq", "t", -1) == ["d=20"]
+    assert client.partition_name_has_valid_characters(["a b", "ü"], True) is True
+    client.flushCache()
