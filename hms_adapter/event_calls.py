@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from hudi_catalog import Catalog
+from hudi_catalog.catalog_scope import DEFAULT_CATALOG
 from hudi_catalog.errors import InvalidInputError
 from hudi_catalog.events import StoredEvent
 
-from .convert.names import DEFAULT_CATALOG, strip_catalog
+from .convert.names import strip_catalog
 from .idl import hive
 
 EVENT_CONFIG = {

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.events import CatalogEvent, EventType
 from hudi_catalog.model import Partition, Table
 
 from .convert.database import to_thrift_database
 from .convert.function import to_thrift_function
-from .convert.names import DEFAULT_CATALOG
 from .convert.partition import to_thrift_partition
 from .convert.table import to_thrift_table
 from .convert.tjson import to_tjson
@@ -49,10 +49,10 @@ class HiveJsonMessages:
     def _body(event: CatalogEvent) -> dict:
         kind = event.type
         if kind in (EventType.CREATE_DATABASE, EventType.DROP_DATABASE):
-            return {"cat": DEFAULT_CATALOG, "db": event.database.name,
+            return {"cat": current_catalog(), "db": event.database.name,
                     "dbJson": to_tjson(to_thrift_database(event.database))}
         if kind == EventType.ALTER_DATABASE:
-            return {"cat": DEFAULT_CATALOG, "db": event.database.name,
+            return {"cat": current_catalog(), "db": event.database.name,
                     "dbObjBeforeJson": to_tjson(to_thrift_database(event.old_database)),
                     "dbObjAfterJson": to_tjson(to_thrift_database(event.database))}
         if kind == EventType.CREATE_FUNCTION:
@@ -60,7 +60,7 @@ class HiveJsonMessages:
         if kind == EventType.DROP_FUNCTION:
             return {"db": event.function.database, "functionName": event.function.name}
         table = event.table
-        body = {"cat": DEFAULT_CATALOG, "db": table.database, "table": table.name, "tableType": table.table_type}
+        body = {"cat": current_catalog(), "db": table.database, "table": table.name, "tableType": table.table_type}
         truncated = "true" if event.truncate else "false"
         if kind == EventType.ALTER_TABLE:
             return {**body, "tableObjBeforeJson": _table_json(event.old_table), "tableObjAfterJson": _table_json(table),

@@ -12,7 +12,6 @@ import logging
 import time
 
 from hudi_catalog import Catalog
-from hudi_catalog.config import DEFAULT_DATABASE_NAME
 from hudi_catalog.errors import (
     AlreadyExistsError,
     CatalogError,
@@ -26,7 +25,7 @@ from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from .convert.constraints import from_thrift_constraints
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
-from .convert.names import DEFAULT_CATALOG, strip_catalog
+from .convert.names import strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.stats_wire import StatsEncodings
@@ -34,6 +33,7 @@ from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table
 from .constraint_calls import ConstraintCalls
 from .idl import hive
 from .event_calls import EVENT_CONFIG, EventCalls
+from .catalog_calls import CatalogCalls
 from .lock_calls import LockCalls
 from .stats_calls import StatsCalls
 
@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = "hudi-metastore"
 HIVE_VERSION = "2.3.10"
 WAREHOUSE_KEY = "hive.metastore.warehouse.dir"
-DEFAULT_CATALOG_COMMENT = "Default catalog, for Hive"
 ACCESS_READ_WRITE = 8
 """Hive 4's ``ACCESSTYPE_READWRITE`` of ``ExtendedTableInfo``."""
 GET_TABLES_ACCESS_TYPE, GET_TABLES_CAPABILITIES = 1, 2
@@ -59,10 +58,11 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
-    """Serves the HMS calls over one ``Catalog`` (the lock and transaction calls in ``LockCalls``, the
-    constraint calls in ``ConstraintCalls``, the column statistics calls in ``StatsCalls``, the notification
-    event calls in ``EventCalls``)."""
+class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls):
+    """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
+    transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
+    calls in ``StatsCalls``, the notification event calls in ``EventCalls``). Each call runs in the catalog
+    its arguments name (``processor``)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog
@@ -128,20 +128,6 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
                 message=f"For security reasons, the config key {name} cannot be accessed"
             )
         return self.config.get(name, defaultValue)
-
-    # -- catalogs (one: hive) ---------------------------------------------------------------------
-
-    def get_catalogs(self):
-        return hive.GetCatalogsResponse(names=[DEFAULT_CATALOG])
-
-    def get_catalog(self, catName):
-        name = catName.name if catName is not None else None
-        if (name or "").lower() != DEFAULT_CATALOG:
-            raise hive.NoSuchObjectException(message=f"No catalog {name}")
-        default = self.catalog.databases.get(DEFAULT_DATABASE_NAME)
-        return hive.GetCatalogResponse(catalog=hive.Catalog(
-            name=DEFAULT_CATALOG, description=DEFAULT_CATALOG_COMMENT, locationUri=self.catalog.warehouse.root,
-            createTime=default.create_time))
 
     # -- databases --------------------------------------------------------------------------------
 
@@ -225,8 +211,6 @@ class MetastoreHandler(LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     def get_tables_ext(self, req):
         """Hive 4's table list with access types: every table here is read-write and needs no processor
         capability."""
-        if (req.catalog or DEFAULT_CATALOG).lower() != DEFAULT_CATALOG:
-            return []
         names = self.catalog.tables.names(_db(req.database), req.tableNamePattern or None)
         if req.limit is not None and req.limit >= 0:
             names = names[:req.limit]

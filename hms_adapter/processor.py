@@ -14,8 +14,10 @@ import time
 
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
 
+from hudi_catalog.catalog_scope import catalog_scope
 from hudi_catalog.errors import CatalogError
 
+from .convert.names import catalog_of_call
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
@@ -45,10 +47,11 @@ class MetastoreProcessor:
         args.read(iprot)
         iprot.read_message_end()
         result = getattr(self._service, api + "_result")()
-        names = [spec[1] for spec in args.thrift_spec.values()]
+        values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
         started = time.perf_counter()
         try:
-            result.success = getattr(self._handler, api)(*(getattr(args, n) for n in names))
+            with catalog_scope(catalog_of_call(values)):
+                result.success = getattr(self._handler, api)(*values)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR

@@ -4,6 +4,7 @@ back."""
 from __future__ import annotations
 
 from hudi_catalog import Catalog
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.errors import InvalidInputError, NoSuchObjectError
 from hudi_catalog.model import ColumnStatsSet
 
@@ -94,7 +95,8 @@ class StatsCalls:
         database, table = strip_catalog(request.dbName), request.tblName
         names, columns = list(request.partNames or []), list(dict.fromkeys(c.lower() for c in request.colNames or []))
         revision = self.catalog.column_stats.partitions_revision(database, table)
-        key = ((database or "").lower(), (table or "").lower(), engine, tuple(names), tuple(columns))
+        key = (current_catalog(), (database or "").lower(), (table or "").lower(), engine, tuple(names),
+               tuple(columns))
         answer = self.stats_encodings.answer(key, revision)
         if answer is not None:
             return answer

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 
 from . import config
+from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
 from .events import EventFormat
 from .services.constraints import ConstraintService
@@ -41,8 +42,9 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 
 class Catalog:
-    """Databases, tables (and their constraints and column statistics), partitions, functions, Hudi
-    timelines, notification events, and Hive's locks and transactions over one store and one warehouse."""
+    """Catalogs, databases, tables (and their constraints and column statistics), partitions, functions, Hudi
+    timelines, notification events, and Hive's locks and transactions over one store and one warehouse.
+    Database names are resolved in the catalog in scope (``catalog_scope``; ``hive`` by default)."""
 
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
                  txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
@@ -60,6 +62,7 @@ class Catalog:
         self.store = store
         self.warehouse = warehouse
         self.ctx = ctx = ServiceContext(store, warehouse, events=EventLog(event_format))
+        self.catalogs = CatalogService(ctx)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
         self.constraints = ConstraintService(ctx)
@@ -85,6 +88,7 @@ class Catalog:
     def init(self) -> int:
         """Create or migrate the schema and the default database (idempotent); returns the schema version."""
         version = self.store.init_schema()
+        self.catalogs.ensure_default()
         self.databases.ensure_default()
         return version
 

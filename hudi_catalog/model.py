@@ -79,6 +79,16 @@ class StorageDescriptor:
 
 
 @dataclass
+class DatabaseCatalog:
+    """A namespace of databases (Hive 3's catalog); ``hive`` is the default one."""
+
+    name: str
+    description: str | None = None
+    location: str | None = None
+    create_time: int = 0
+
+
+@dataclass
 class Database:
     """A database (namespace) of tables and functions."""
 

@@ -1030,6 +1030,20 @@ struct GetAllFunctionsResponse {
   1: optional list<Function> functions
 }
 
+struct CreateCatalogRequest {  // hive3/4
+  1: Catalog catalog
+}
+
+struct AlterCatalogRequest {  // hive3/4
+  1: string name,
+  2: Catalog newCat
+}
+
+struct DropCatalogRequest {  // hive3/4
+  1: string name,
+  2: optional bool ifExists = false
+}
+
 struct GetCatalogRequest {  // hive3/4
   1: string name
 }
@@ -2042,6 +2056,12 @@ service ThriftHiveMetastore extends fb303.FacebookService {
 
   // ---- hive3/4 methods (ids, argument names and exceptions as in Hive 4) ----
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst)
+  void create_catalog(1: CreateCatalogRequest catalog)
+      throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3)
+  void alter_catalog(1: AlterCatalogRequest rqst)
+      throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3)
+  void drop_catalog(1: DropCatalogRequest catName)
+      throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3)
   GetCatalogResponse get_catalog(1: GetCatalogRequest catName)
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
   GetCatalogsResponse get_catalogs()

@@ -40,8 +40,10 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
 - Fields, enum values and methods that Hive 3.x and 4.x added are merged in with their Hive 3/4 ids (tagged
   `hive3/4` in the IDL). Every field added to a Hive 2.3.10 struct is optional, so clients of any of these
   versions can omit it.
-- Database names may arrive as `@<catalog>#<database>` (Hive 3+ clients); the catalog part is dropped.
-  Objects are returned with catalog name `hive`, the one catalog (`get_catalogs`, `get_catalog`).
+- Catalogs (Hive 3): `hive` is the default one; `create_catalog` makes others. A call works in the catalog
+  it names: an `@<catalog>#<database>` name (Hive 3+ clients), or the `catName`/`catalogName` field of a
+  request struct (or of a struct inside it); without either, in `hive`. Objects are returned with the name
+  of their catalog. Locks and transactions name databases without a catalog.
 - `Table` field 16 is `string catName` in Hive 2.3.10 but `CreationMetadata creationMetadata` in Hive 3/4,
   which moved `catName` to field 17. The 2.3.10 layout is kept: field 17 is exposed as `hive3CatName`, and
   the server fills both. A reader that meets a field of an unexpected type skips it. The other conflicts
@@ -95,7 +97,6 @@ that answer into `IncompatibleMetastoreException`, on which Hive falls back to t
 NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
     (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
      "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
-    (("create_catalog", "alter_catalog", "drop_catalog"), "one catalog only: `hive`"),
     (("getMetaConf", "setMetaConf"), "per-connection metastore configuration is not kept"),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
     (("privilege", "role", "grant", "revoke", "token", "master_key"),

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import ConstraintKind, TableConstraint
 
 from ..idl import hive
 from .names import strip_catalog
 
-CATALOG = "hive"
 
 
 def _flags(c) -> dict:
@@ -61,7 +61,7 @@ def _thrift_flags(c: TableConstraint) -> dict:
 
 def to_thrift_primary_keys(constraints: Iterable[TableConstraint]) -> list:
     return [hive.SQLPrimaryKey(table_db=c.database, table_name=c.table, column_name=c.column, key_seq=c.position,
-                               pk_name=c.name, catName=CATALOG, **_thrift_flags(c)) for c in constraints]
+                               pk_name=c.name, catName=current_catalog(), **_thrift_flags(c)) for c in constraints]
 
 
 def to_thrift_foreign_keys(constraints: Iterable[TableConstraint]) -> list:
@@ -69,29 +69,29 @@ def to_thrift_foreign_keys(constraints: Iterable[TableConstraint]) -> list:
         hive.SQLForeignKey(pktable_db=c.parent_database, pktable_name=c.parent_table, pkcolumn_name=c.parent_column,
                            fktable_db=c.database, fktable_name=c.table, fkcolumn_name=c.column, key_seq=c.position,
                            update_rule=c.update_rule, delete_rule=c.delete_rule, fk_name=c.name,
-                           pk_name=c.parent_key_name, catName=CATALOG, **_thrift_flags(c))
+                           pk_name=c.parent_key_name, catName=current_catalog(), **_thrift_flags(c))
         for c in constraints
     ]
 
 
 def to_thrift_unique(constraints: Iterable[TableConstraint]) -> list:
-    return [hive.SQLUniqueConstraint(catName=CATALOG, table_db=c.database, table_name=c.table, column_name=c.column,
+    return [hive.SQLUniqueConstraint(catName=current_catalog(), table_db=c.database, table_name=c.table, column_name=c.column,
                                      key_seq=c.position, uk_name=c.name, **_thrift_flags(c)) for c in constraints]
 
 
 def to_thrift_not_null(constraints: Iterable[TableConstraint]) -> list:
-    return [hive.SQLNotNullConstraint(catName=CATALOG, table_db=c.database, table_name=c.table,
+    return [hive.SQLNotNullConstraint(catName=current_catalog(), table_db=c.database, table_name=c.table,
                                       column_name=c.column, nn_name=c.name, **_thrift_flags(c)) for c in constraints]
 
 
 def to_thrift_defaults(constraints: Iterable[TableConstraint]) -> list:
-    return [hive.SQLDefaultConstraint(catName=CATALOG, table_db=c.database, table_name=c.table,
+    return [hive.SQLDefaultConstraint(catName=current_catalog(), table_db=c.database, table_name=c.table,
                                       column_name=c.column, default_value=c.value, dc_name=c.name,
                                       **_thrift_flags(c)) for c in constraints]
 
 
 def to_thrift_checks(constraints: Iterable[TableConstraint]) -> list:
-    return [hive.SQLCheckConstraint(catName=CATALOG, table_db=c.database, table_name=c.table,
+    return [hive.SQLCheckConstraint(catName=current_catalog(), table_db=c.database, table_name=c.table,
                                     column_name=c.column, check_expression=c.value, dc_name=c.name,
                                     **_thrift_flags(c)) for c in constraints]
 

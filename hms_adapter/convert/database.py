@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Database
 
 from ..idl import hive
@@ -42,7 +43,7 @@ def to_thrift_database(db: Database) -> HiveDatabase:
         parameters=dict(db.parameters),
         ownerName=db.owner_name,
         ownerType=owner_type_value(db.owner_type),
-        catalogName="hive",
+        catalogName=current_catalog(),
         createTime=db.create_time,
         managedLocationUri=db.managed_location,
     )

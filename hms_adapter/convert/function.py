@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Function, ResourceUri
 
 from ..idl import hive
 from .database import owner_type_name, owner_type_value
-from .names import DEFAULT_CATALOG, strip_catalog
+from .names import strip_catalog
 
 _RESOURCE_NAMES = {hive.ResourceType.JAR: "JAR", hive.ResourceType.FILE: "FILE", hive.ResourceType.ARCHIVE: "ARCHIVE"}
 
@@ -35,5 +36,5 @@ def to_thrift_function(f: Function):
         functionType=f.function_type,
         resourceUris=[hive.ResourceUri(resourceType=getattr(hive.ResourceType, r.kind), uri=r.uri)
                       for r in f.resource_uris],
-        catName=DEFAULT_CATALOG,
+        catName=current_catalog(),
     )

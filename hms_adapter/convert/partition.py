@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Partition
 
 from ..idl import hive
-from .names import DEFAULT_CATALOG, strip_catalog
+from .names import strip_catalog
 from .table import from_thrift_sd, to_thrift_sd
 
 
@@ -33,7 +34,7 @@ def to_thrift_partition(p: Partition):
         lastAccessTime=p.last_access_time,
         sd=to_thrift_sd(p.sd),
         parameters=dict(p.parameters),
-        catName=DEFAULT_CATALOG,
+        catName=current_catalog(),
     )
 
 
@@ -44,7 +45,7 @@ def to_thrift_partition_spec(database: str, table: str, root: str | None, parts:
         tableName=table,
         rootPath=root,
         partitionList=hive.PartitionListComposingSpec(partitions=[to_thrift_partition(p) for p in parts]),
-        catName=DEFAULT_CATALOG,
+        catName=current_catalog(),
     )
 
 

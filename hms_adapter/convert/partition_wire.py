@@ -18,10 +18,10 @@ from thriftpy2.protocol import TCyBinaryProtocol
 from thriftpy2.thrift import TType
 from thriftpy2.transport import TCyMemoryBuffer
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Partition
 
 from ..idl import hive
-from .names import DEFAULT_CATALOG
 from .wire import EncodedAnswer
 from .partition import to_thrift_partition
 
@@ -59,7 +59,7 @@ class EncodedPartitionList(EncodedAnswer):
         self._table_fields = (
             _string_field(_DB_NAME, database)
             + _string_field(_TABLE_NAME, table)
-            + _string_field(_CAT_NAME, DEFAULT_CATALOG)
+            + _string_field(_CAT_NAME, current_catalog())
             + _STOP
         )
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Column, SerDe, SkewedInfo, SortColumn, StorageDescriptor, Table, TableMeta
 
 from ..idl import hive
 from .database import owner_type_name, owner_type_value
-from .names import DEFAULT_CATALOG, strip_catalog
+from .names import strip_catalog
 
 HiveTable = hive.Table
 
@@ -125,8 +126,8 @@ def to_thrift_table(t: Table) -> HiveTable:
         tableType=t.table_type,
         temporary=t.temporary,
         rewriteEnabled=t.rewrite_enabled,
-        catName=DEFAULT_CATALOG,
-        hive3CatName=DEFAULT_CATALOG,
+        catName=current_catalog(),
+        hive3CatName=current_catalog(),
         ownerType=owner_type_value(t.owner_type),
         id=t.id,
     )
@@ -135,5 +136,5 @@ def to_thrift_table(t: Table) -> HiveTable:
 def to_thrift_table_meta(meta: TableMeta):
     return hive.TableMeta(
         dbName=meta.database, tableName=meta.name, tableType=meta.table_type, comments=meta.comment,
-        catName=DEFAULT_CATALOG,
+        catName=current_catalog(),
     )

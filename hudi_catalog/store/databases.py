@@ -6,14 +6,16 @@ from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select,
 
 from ..errors import NoSuchDatabaseError
 from ..model import Database
+from ..catalog_scope import current_catalog
 from . import params, schema
+from .catalogs import in_scope
 
 _db = schema.db.c
 
 
 def get_row(conn: Connection, name: str, lock: bool = False) -> Row:
     """The ``db`` row of a database; ``NoSuchDatabaseError`` with Hive's text when missing."""
-    query = select(schema.db).where(_db.name == name)
+    query = select(schema.db).where(_db.name == name, in_scope())
     if lock:
         query = query.with_for_update()
     row = conn.execute(query).first()
@@ -38,7 +40,7 @@ def to_model(conn: Connection, row: Row) -> Database:
 _DATABASE_WITH_PARAMS = (
     select(schema.db, schema.db_params.c.param_key, schema.db_params.c.param_value)
     .select_from(schema.db.outerjoin(schema.db_params, schema.db_params.c.db_id == _db.db_id))
-    .where(_db.name == bindparam("name"))
+    .where(_db.name == bindparam("name"), _db.cat_name == bindparam("catalog"))
 )
 """Built once: ``get_database`` is the most frequent call of all, and building the statement was a tenth
 of its cost."""
@@ -47,7 +49,7 @@ of its cost."""
 def get_database(conn: Connection, name: str) -> Database:
     """A database with its parameters in one query (the row joined to its parameter rows);
     ``NoSuchDatabaseError`` with Hive's text when missing."""
-    rows = conn.execute(_DATABASE_WITH_PARAMS, {"name": name}).all()
+    rows = conn.execute(_DATABASE_WITH_PARAMS, {"name": name, "catalog": current_catalog()}).all()
     if not rows:
         raise NoSuchDatabaseError(f"There is no database named {name}")
     row = rows[0]
@@ -64,12 +66,13 @@ def get_database(conn: Connection, name: str) -> Database:
 
 
 def exists(conn: Connection, name: str) -> bool:
-    return conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name)).scalar_one() > 0
+    return conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name, in_scope())).scalar_one() > 0
 
 
 def insert_database(conn: Connection, database: Database) -> int:
     result = conn.execute(
         insert(schema.db).values(
+            cat_name=current_catalog(),
             name=database.name,
             description=database.description,
             location_uri=database.location,
@@ -105,4 +108,4 @@ def delete_database(conn: Connection, db_id: int) -> None:
 
 
 def names(conn: Connection) -> list[str]:
-    return list(conn.execute(select(_db.name).order_by(_db.name)).scalars())
+    return list(conn.execute(select(_db.name).where(in_scope()).order_by(_db.name)).scalars())

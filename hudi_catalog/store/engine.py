@@ -168,7 +168,7 @@ class Store:
         Safe to run on every start and from several processes at once: existing tables are left as they
         are, and concurrent initialisations take turns (a named lock on MySQL, the write lock on SQLite).
         """
-        with self._init_lock(), self.write() as conn:
+        with self._init_lock(), self._schema_transaction() as conn:
             schema.metadata.create_all(conn, checkfirst=True)
             row = conn.execute(select(schema.schema_version.c.version)).first()
             if row is None:
@@ -188,6 +188,28 @@ class Store:
                 version += 1
             conn.execute(update(schema.schema_version).values(version=version))
             return version
+
+    @contextmanager
+    def _schema_transaction(self) -> Iterator[Connection]:
+        """The transaction that creates and migrates the schema. On SQLite it runs with foreign keys off, as
+        SQLite's way of changing a table's definition (make the new table, copy, drop the old, rename)
+        needs, and they are checked before the commit."""
+        if self.dialect != "sqlite":
+            with self.write() as conn:
+                yield conn
+            return
+        with self.engine.connect() as conn:
+            dbapi_connection = conn.connection.dbapi_connection
+            dbapi_connection.execute("PRAGMA foreign_keys=OFF")  # before the transaction: inside, it is ignored
+            try:
+                conn = conn.execution_options(**{_WRITE_OPTION: True})
+                with conn.begin():
+                    yield conn
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise StorageError(f"the schema change broke foreign keys: {broken[:5]}")
+            finally:
+                dbapi_connection.execute("PRAGMA foreign_keys=ON")
 
     @contextmanager
     def _init_lock(self) -> Iterator[None]:

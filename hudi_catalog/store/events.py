@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, delete, func, insert, select
 
+from ..catalog_scope import current_catalog
 from ..events import StoredEvent
 from . import schema, sequences
 
@@ -19,8 +20,8 @@ def append(conn: Connection, events: Sequence[tuple[int, str, str | None, str | 
     gap-free and follow commit order. Returns the first id."""
     first = sequences.take(conn, COUNTER, len(events))
     conn.execute(insert(schema.notification_log), [
-        {"event_id": first + i, "event_time": t, "event_type": kind, "db_name": db, "tbl_name": tbl,
-         "message": message, "message_format": message_format}
+        {"event_id": first + i, "event_time": t, "event_type": kind, "cat_name": current_catalog(), "db_name": db,
+         "tbl_name": tbl, "message": message, "message_format": message_format}
         for i, (t, kind, db, tbl, message, message_format) in enumerate(events)
     ])
     return first

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, Row, delete, insert, select, update
 from ..errors import NoSuchFunctionError
 from ..model import Function, ResourceUri
 from . import schema
+from .catalogs import in_scope
 
 _f = schema.functions.c
 _d = schema.db.c
@@ -43,7 +44,7 @@ def _values(function: Function) -> dict:
 
 
 def find_row(conn: Connection, database: str, name: str) -> Row | None:
-    return conn.execute(_query().where(_d.name == database, _f.name == name)).first()
+    return conn.execute(_query().where(_d.name == database, in_scope(), _f.name == name)).first()
 
 
 def get_row(conn: Connection, database: str, name: str) -> Row:
@@ -74,7 +75,7 @@ def has_functions(conn: Connection, db_id: int) -> bool:
 
 
 def rows(conn: Connection, database: str | None = None) -> list[Row]:
-    query = _query().order_by(_d.name, _f.name)
+    query = _query().where(in_scope()).order_by(_d.name, _f.name)
     if database is not None:
         query = query.where(_d.name == database)
     return list(conn.execute(query))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, MetaData, Table, bindparam, inspect, select, update
 
 from ..typed_keys import typed_key
 from . import schema, sequences
@@ -93,6 +93,31 @@ def add_notification_log(conn: Connection) -> None:
     sequences.seed(conn)
 
 
+def add_catalogs(conn: Connection) -> None:
+    """Version 9 -> 10: ``catalogs`` (made by ``create_all``; ``hive`` is added at start) and ``db.cat_name``,
+    with database names unique per catalog. Existing databases are in ``hive``."""
+    if conn.dialect.name == "sqlite":
+        _rebuild_sqlite_table(conn, schema.db)
+    elif "cat_name" not in {c["name"] for c in inspect(conn).get_columns("db")}:
+        conn.exec_driver_sql(
+            "ALTER TABLE db ADD COLUMN cat_name VARCHAR(128) NOT NULL DEFAULT 'hive', DROP INDEX uniq_db_name, "
+            "ADD CONSTRAINT uniq_db_name UNIQUE (cat_name, name)")
+
+
+def _rebuild_sqlite_table(conn: Connection, table: Table) -> None:
+    """Give a SQLite table its new definition (SQLite cannot change constraints in place): make it under a
+    new name, copy the rows (new columns take their defaults), drop the old one, rename. Foreign keys are
+    off meanwhile (``Store._schema_transaction``), and the other tables' references follow the name."""
+    new = f"{table.name}_new"
+    kept = [c.name for c in table.columns if c.name in {
+        row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table.name})")}]
+    columns = ", ".join(kept)
+    table.to_metadata(MetaData(), name=new).create(conn)
+    conn.exec_driver_sql(f"INSERT INTO {new} ({columns}) SELECT {columns} FROM {table.name}")
+    conn.exec_driver_sql(f"DROP TABLE {table.name}")
+    conn.exec_driver_sql(f"ALTER TABLE {new} RENAME TO {table.name}")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -102,4 +127,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     6: add_constraints,
     7: add_column_statistics,
     8: add_notification_log,
+    9: add_catalogs,
 }

@@ -31,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -78,10 +78,22 @@ schema_version = Table(
     **_MYSQL_OPTIONS,
 )
 
+# Hive 3's catalogs: namespaces of databases ("hive" is the default one, made at start)
+catalogs = Table(
+    "catalogs",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("description", Text),
+    Column("location_uri", Text, doc="NULL for hive: the server's warehouse root"),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    **_MYSQL_OPTIONS,
+)
+
 db = Table(
     "db",
     metadata,
     _id("db_id"),
+    Column("cat_name", String(NAME), nullable=False, default="hive", server_default="hive"),
     Column("name", String(NAME), nullable=False),
     Column("description", Text),
     Column("location_uri", Text),
@@ -89,7 +101,7 @@ db = Table(
     Column("owner_name", String(NAME)),
     Column("owner_type", String(10)),
     Column("create_time", BigInteger, nullable=False, default=0),
-    UniqueConstraint("name", name="uniq_db_name"),
+    UniqueConstraint("cat_name", "name", name="uniq_db_name"),
     **_MYSQL_OPTIONS,
 )
 

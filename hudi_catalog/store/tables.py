@@ -10,6 +10,7 @@ from sqlalchemy import Connection, Row, and_, delete, insert, select, update
 from ..errors import NoSuchTableError
 from ..model import Column, Table, TableKeys, TableMeta
 from . import descriptors, params, schema
+from .catalogs import in_scope
 
 _t = schema.tbl.c
 _d = schema.db.c
@@ -23,7 +24,7 @@ def _table_query():
 
 def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row:
     """The ``tbl`` row (plus ``db_name``); ``NoSuchTableError`` with Hive's text when missing."""
-    query = _table_query().where(_d.name == database, _t.name == name)
+    query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
     if lock:
         query = query.with_for_update()
     row = conn.execute(query).first()
@@ -48,7 +49,7 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
                 and_(s.tbl_id == _t.tbl_id, s.version == _t.schema_version, s.is_partition_col.is_(True)),
             ).outerjoin(schema.tbl_params, and_(p.tbl_id == _t.tbl_id, p.param_key == HUDI_VERSION_PARAM))
         )
-        .where(_d.name == database, _t.name == name)
+        .where(_d.name == database, in_scope(), _t.name == name)
         .order_by(s.position)
     ).all()
     if not rows:
@@ -66,7 +67,7 @@ def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
 
 def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row | None:
     """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
-    query = _table_query().where(_d.name == database, _t.name == name)
+    query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
     return conn.execute(query.with_for_update() if lock else query).first()
 
 
@@ -175,14 +176,14 @@ def delete_table(conn: Connection, tbl_id: int) -> None:
 
 
 def rows_in(conn: Connection, database: str, names: Sequence[str] | None = None) -> list[Row]:
-    query = _table_query().where(_d.name == database).order_by(_t.name)
+    query = _table_query().where(_d.name == database, in_scope()).order_by(_t.name)
     if names is not None:
         query = query.where(_t.name.in_(list(names)))
     return list(conn.execute(query))
 
 
 def names_in(conn: Connection, database: str, table_type: str | None = None) -> list[str]:
-    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database)
+    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database, in_scope())
     if table_type:
         query = query.where(_t.tbl_type == table_type)
     return list(conn.execute(query.order_by(_t.name)).scalars())
@@ -203,6 +204,7 @@ def metas(conn: Connection) -> list[TableMeta]:
     rows = conn.execute(
         select(_d.name, _t.name, _t.tbl_type, comment.label("comment"))
         .join(schema.db, _d.db_id == _t.db_id)
+        .where(in_scope())
         .order_by(_d.name, _t.name)
     )
     return [TableMeta(r[0], r[1], r[2], r[3]) for r in rows]

@@ -11,7 +11,18 @@ from sqlalchemy import select, text, update
 
 from hudi_catalog import Catalog
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
-from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_catalog.catalog_scope import catalog_scope
+from hudi_catalog.model import DatabaseCatalog
+from hudi_catalog.model import (
+    Column,
+    ColumnStats,
+    ColumnStatsSet,
+    Database,
+    Partition,
+    StatsKind,
+    StorageDescriptor,
+    Table,
+)
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from hudi_catalog.store import schema
 from tests.conftest import skip_or_fail
@@ -70,8 +81,8 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         migrated.close()
 
 
-PREVIOUS_LAYOUT_COMMIT = "acedf06"
-"""The last main commit with layout version 5 (before Hive's locks and transactions)."""
+PREVIOUS_LAYOUT_COMMIT = "52f222d"
+"""The last main commit with layout version 7 (before column statistics, events and catalogs)."""
 
 MAKE_OLD_STORE = """
 import sys
@@ -79,7 +90,7 @@ from hudi_catalog import Catalog, catalog
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.store import schema
 assert catalog.__file__.startswith(sys.argv[3]), catalog.__file__
-assert schema.SCHEMA_VERSION == 5
+assert schema.SCHEMA_VERSION == 7
 c = Catalog.open(sys.argv[1], sys.argv[2])
 c.databases.create(Database("old"))
 c.tables.create(Table("old", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
@@ -91,7 +102,7 @@ c.close()
 
 def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehouse, tmp_path):
     """The previous layout's code (from git) makes a store; this code opens it, migrates it, keeps its data
-    and serves locks and compare-and-set alters on it."""
+    and serves locks, compare-and-set alters, statistics, events and a second catalog on it."""
     root = Path(__file__).resolve().parents[2]
     old_code = tmp_path / "old_code"
     old_code.mkdir()
@@ -121,5 +132,13 @@ def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehous
         migrated.tables.alter("old", "t", table, environment={EXPECTED_KEY: "metadata_location",
                                                               EXPECTED_VALUE: "v1"})
         assert migrated.tables.get("old", "t").parameters["metadata_location"] == "v2"
+        assert [e.type for e in migrated.events.after(0)] == ["ALTER_TABLE"]
+        migrated.column_stats.update(ColumnStatsSet("old", "t", "ds=a", [ColumnStats("x", "int", StatsKind.LONG)]))
+        assert list(migrated.column_stats.of_partitions("old", "t", ["ds=a"], ["x"])) == ["ds=a"]
+        migrated.catalogs.create(DatabaseCatalog("spark", location=f"{warehouse}/spark"))
+        with catalog_scope("spark"):
+            migrated.databases.create(Database("old"))
+            assert migrated.tables.names("old") == []
+        assert migrated.tables.names("old") == ["t"]
     finally:
         migrated.close()
