@@ -20,6 +20,22 @@ EMPTY_STATS = (NUM_FILES, TOTAL_SIZE, "numRows", "rawDataSize")
 STATS_GENERATED = "STATS_GENERATED"
 
 
+HUDI_TABLE_VERSION = "hoodie.table.version"
+SLICE_STATS = (NUM_FILES, TOTAL_SIZE, "numRows")
+"""What the catalog derives from the latest file slices of the Hudi tables whose timeline it holds."""
+
+
+def derived_from_slices(table_params: Mapping[str, str]) -> bool:
+    """Whether a table's basic statistics come from its Hudi timeline (``hudi_catalog.hudi.slice_stats``):
+    a listing of its folders would count every file version and miss the log files."""
+    return HUDI_TABLE_VERSION in table_params
+
+
+def keep_slice_stats(params: dict[str, str], stored: Mapping[str, str]) -> None:
+    """Keep, in ``params`` an alter sends, the statistics the catalog derived for the stored object."""
+    params.update({k: stored[k] for k in SLICE_STATS if k in stored})
+
+
 def should_update(environment: Mapping[str, str] | None) -> bool:
     env = environment or {}
     return env.get(STATS_GENERATED) != "USER" and env.get(DO_NOT_UPDATE_STATS, "").lower() != "true"

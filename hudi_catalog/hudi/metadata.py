@@ -113,6 +113,8 @@ class RollbackMetadata:
     deleted_files: dict[str, list[str]] = field(default_factory=dict)
     appended_log_files: dict[str, list[str]] = field(default_factory=dict)
     failed_commit_log_files: dict[str, list[str]] = field(default_factory=dict)
+    log_file_sizes: dict[str, int] = field(default_factory=dict)
+    """Sizes of those log files by file name, after the rollback (the rollback blocks' lengths last)."""
 
 
 @dataclass(frozen=True)
@@ -352,13 +354,16 @@ def _rollback_metadata(record: dict) -> RollbackMetadata:
     instants = list(record.get("commitsRollback") or []) or [
         i["commitTime"] for i in record.get("instantsRollback") or []
     ]
-    deleted, appended, failed = {}, {}, {}
+    deleted, appended, failed, sizes = {}, {}, {}, {}
     for key, partition in (record.get("partitionMetadata") or {}).items():
         path = _partition(partition, key)
         deleted[path] = _names(partition.get("successDeleteFiles"))
         appended[path] = _names(partition.get("rollbackLogFiles") or {})
         failed[path] = _names(partition.get("logFilesFromFailedCommit") or {})
-    return RollbackMetadata(instants, _non_empty(deleted), _non_empty(appended), _non_empty(failed))
+        for logs in (partition.get("logFilesFromFailedCommit"), partition.get("rollbackLogFiles")):
+            sizes.update({name.rsplit("/", 1)[-1]: int(size) for name, size in (logs or {}).items()
+                          if isinstance(size, int)})
+    return RollbackMetadata(instants, _non_empty(deleted), _non_empty(appended), _non_empty(failed), sizes)
 
 
 def _rollback_plan(record: dict) -> RollbackPlan:

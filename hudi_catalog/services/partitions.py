@@ -25,7 +25,7 @@ from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
-from ..stats import should_update, update_fast_stats
+from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
 from ..store import descriptors
 from ..store import partitions as partition_store
 from ..store import tables as table_store
@@ -163,7 +163,8 @@ class PartitionService:
         if self.ctx.warehouse.make_dirs(location):
             made_dirs.append(location)
         parameters = dict(part.parameters or {})
-        if should_update(environment):
+        # a Hudi table's partitions get theirs from the timeline (SnapshotService)
+        if should_update(environment) and not derived_from_slices(table.parameters):
             update_fast_stats(parameters, self.ctx.warehouse, location, location in made_dirs, False, environment)
         parameters.setdefault(DDL_TIME, str(now))
         return replace(
@@ -366,19 +367,23 @@ class PartitionService:
             old = {self._name(table, p.values): p for p in partition_store.read(
                 conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))}
             partition_store.partitions_changed(conn, tbl_id)
-            altered = [self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment)
+            altered = [self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment,
+                                    old[name].parameters)
                        for name, part in names.items()]
             self.ctx.events.emit_all(conn, [  # as Hive: one event per partition
                 CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[part], old_partitions=[old[name]])
                 for name, part in zip(names, altered)], self.ctx.now())
 
-    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment) -> Partition:
-        """Rewrite one partition; returns it as stored."""
+    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment,
+                stored_params: Mapping[str, str]) -> Partition:
+        """Rewrite one partition (``stored_params``: its parameters before); returns it as stored."""
         parameters = dict(part.parameters or {})
         sd = part.sd
         if sd.location:
             sd = replace(sd, location=qualify(sd.location))
-        if should_update(environment):
+        if derived_from_slices(table.parameters):
+            keep_slice_stats(parameters, stored_params)
+        elif should_update(environment):
             update_fast_stats(parameters, self.ctx.warehouse, sd.location, False, True, environment)
         if parameters.get(DDL_TIME, "0") == "0":
             parameters[DDL_TIME] = str(self.ctx.now())
@@ -414,7 +419,8 @@ class PartitionService:
                 sd.location = target
             partition_store.partitions_changed(conn, tbl_id)
             renamed = self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
-                                   replace(new, sd=sd, parameters=new.parameters or old.parameters), None)
+                                   replace(new, sd=sd, parameters=new.parameters or old.parameters), None,
+                                   old.parameters)
             self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[renamed],
                                                     old_partitions=[old]), self.ctx.now())
             if move:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from posixpath import basename
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Row
 
 from ..events import CatalogEvent, EventType
 from ..errors import HudiMetadataError, NoSuchObjectError
@@ -43,10 +43,13 @@ from ..hudi.metadata import (
     parse_log_file_name,
 )
 from ..hudi.partition_paths import partition_values
+from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE
+from ..hudi.slice_stats import empty_statistics, moved_by, paths_changed, slice_statistics
 from ..model import Instant, InstantState, Partition, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
+from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import snapshot as snapshot_store
 from ..store import tables as table_store
@@ -128,7 +131,9 @@ class SnapshotService:
                 the message names the instant.
         """
         version = self.table_version(table)
-        self._apply_decoded(conn, table, instant, decode_instant(instant_file(instant, version), metadata, version))
+        decoded = decode_instant(instant_file(instant, version), metadata, version)
+        self._apply_decoded(conn, table, instant, decoded)
+        self._refresh_statistics(conn, table, paths_changed(decoded))
 
     def instants_decoded(self, conn: Connection, table: TableKeys,
                          completed: Sequence[tuple[Instant, InstantMetadata]]) -> None:
@@ -139,9 +144,12 @@ class SnapshotService:
         status = snapshot_store.PENDING if self.asynchronous else snapshot_store.APPLIED
         new = snapshot_store.record_versions(conn, table.id, [i.requested_time for i, _ in completed],
                                              self.ctx.now(), status)
+        changed: set[str] = set()
         for instant, decoded in completed if not self.asynchronous else ():
             if instant.requested_time in new:
                 self._apply_decoded(conn, table, instant, decoded)
+                changed |= paths_changed(decoded)
+        self._refresh_statistics(conn, table, changed)
 
     def _apply_decoded(self, conn: Connection, table: TableKeys, instant: Instant, decoded: InstantMetadata) -> None:
         version = self.table_version(table)
@@ -174,7 +182,8 @@ class SnapshotService:
         ids.update(self._partitions(conn, table, set(commit.replaced_file_ids) - set(ids), instant, create=False))
         snapshot_store.add_files(conn, table.id, [
             {"part_id": ids.get(s.partition_path), "name": basename(s.path), "file_id": s.file_id,
-             "instant_ts": instant.requested_time, "size": s.file_size}
+             "instant_ts": instant.requested_time, "size": s.file_size,
+             "num_rows": None if s.is_log else s.num_writes}
             for s in commit.write_stats if s.path
         ])
         snapshot_store.replace_file_groups(
@@ -195,7 +204,7 @@ class SnapshotService:
                 snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
         snapshot_store.add_files(conn, table.id, [  # none in partitions the catalog does not have (dropped)
             {"part_id": ids.get(path), "name": name, "file_id": parse_log_file_name(name)[0],
-             "instant_ts": instant.requested_time, "size": 0}
+             "instant_ts": instant.requested_time, "size": rollback.log_file_sizes.get(name, 0), "num_rows": None}
             for path, name in kept_logs if not path or path in ids
         ])
         snapshot_store.forget_replacements(conn, table.id, rollback.rolled_back_instants)
@@ -297,7 +306,6 @@ class SnapshotService:
         as Hudi's file system view defines it; ``as_of`` an instant time for time travel."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
-            version = self.table_version(keys)
             if partition is None:
                 paths = snapshot_store.partition_paths(conn, keys.id) if keys.partition_keys else [""]
             else:
@@ -305,25 +313,58 @@ class SnapshotService:
             ids = snapshot_store.partition_ids_by_path(conn, keys.id, [p for p in paths if p])
             if partition and partition not in ids:
                 raise NoSuchObjectError(f"partition {partition} not found in {keys.qualified_name}")
-            path_of = {part_id: path for path, part_id in ids.items()}
-            part_ids = [ids.get(p) for p in paths]
-            rows = snapshot_store.live_files(conn, keys.id, part_ids)
-            files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
-            replaced = {(path_of.get(r.part_id, ""), r.file_id): r.replaced_ts for r in rows if r.replaced_ts}
-            # completion times of the instants these files and replacements name, not of the whole timeline:
-            # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
-            completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
-            named = {_name_instant(r.name) for r in rows} | set(replaced.values())
-            written = {r.instant_ts for r in rows}
-            if named - written:
-                completion_times.update(instant_store.completion_times(conn, keys.id, named - written))
-            pending = self._pending_compactions(conn, keys, version)
-        slices = latest_file_slices(files, completion_times, version, as_of=as_of,
-                                    pending_compactions=pending, replaced_file_groups=replaced)
+            slices, _ = self._slices(conn, keys, {ids.get(p): p for p in paths}, as_of)
         result: dict[str, list[FileSlice]] = {p: [] for p in paths}
         for file_slice in slices:
             result.setdefault(file_slice.partition_path, []).append(file_slice)
         return result
+
+    def _slices(self, conn: Connection, keys: TableKeys, path_of: Mapping[int | None, str],
+                as_of: str | None = None) -> tuple[list[FileSlice], dict[tuple[str, str], Row]]:
+        """The latest file slices of the partitions ``path_of`` names (``{part_id: path}``; None: the
+        unpartitioned table), and their live file rows by ``(path, name)``."""
+        version = self.table_version(keys)
+        rows = snapshot_store.live_files(conn, keys.id, list(path_of))
+        files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
+        replaced = {(path_of.get(r.part_id, ""), r.file_id): r.replaced_ts for r in rows if r.replaced_ts}
+        # completion times of the instants these files and replacements name, not of the whole timeline:
+        # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
+        completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
+        named = {_name_instant(r.name) for r in rows} | set(replaced.values())
+        written = {r.instant_ts for r in rows}
+        if named - written:
+            completion_times.update(instant_store.completion_times(conn, keys.id, named - written))
+        pending = self._pending_compactions(conn, keys, version)
+        slices = latest_file_slices(files, completion_times, version, as_of=as_of,
+                                    pending_compactions=pending, replaced_file_groups=replaced)
+        return slices, {(path_of.get(r.part_id, ""), r.name): r for r in rows}
+
+    def _refresh_statistics(self, conn: Connection, keys: TableKeys, paths: set[str]) -> None:
+        """Hive's basic statistics of the changed partitions (and of the table) from their latest file
+        slices: ``numFiles`` and ``totalSize`` count base and log files, ``numRows`` (COPY_ON_WRITE tables
+        only) adds up the records of the base files; the table's change by as much as its partitions'."""
+        if not paths:
+            return
+        if keys.partition_keys:
+            ids = snapshot_store.partition_ids_by_path(conn, keys.id, [p for p in paths if p])
+            path_of: dict[int | None, str] = {part_id: path for path, part_id in ids.items()}
+        else:
+            path_of = {None: ""}
+        if not path_of:
+            return
+        table = self.ctx.table_model(conn, table_store.row_by_id(conn, keys.id))
+        slices, files = self._slices(conn, keys, path_of)
+        copy_on_write = table.parameters.get(TABLE_TYPE) == COPY_ON_WRITE
+        found = slice_statistics(slices, files, copy_on_write)
+        totals = {path: found.get(path, empty_statistics(copy_on_write)) for path in path_of.values()}
+        if not keys.partition_keys:
+            table_store.write_parameters(conn, keys.id, {**table.parameters, **totals[""]})
+            return
+        old = params.read_params_of(conn, schema.partition_params, list(ids.values()))
+        partition_store.write_parameters(conn, keys.id, {
+            part_id: {**old.get(part_id, {}), **totals[path]} for part_id, path in path_of.items()})
+        table_store.write_parameters(conn, keys.id, {**table.parameters, **moved_by(
+            table.parameters, [old.get(part_id, {}) for part_id in path_of], list(totals.values()))})
 
     @staticmethod
     def _pending_compactions(conn: Connection, table: TableKeys, version: int) -> Mapping[tuple[str, str], str]:

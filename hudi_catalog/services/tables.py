@@ -17,12 +17,20 @@ from ..errors import (
     NoSuchPartitionError,
     NoSuchTableError,
 )
-from ..hudi.properties import META_DIR
+from ..hudi.properties import COPY_ON_WRITE, META_DIR, TABLE_TYPE
+from ..hudi.slice_stats import empty_statistics
 from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
 from ..pruning.table_filter import table_filter_matcher
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
 from ..partition_names import make_partition_name
-from ..stats import COLUMN_STATS_ACCURATE, EMPTY_STATS, should_update, update_fast_stats
+from ..stats import (
+    COLUMN_STATS_ACCURATE,
+    EMPTY_STATS,
+    derived_from_slices,
+    keep_slice_stats,
+    should_update,
+    update_fast_stats,
+)
 from ..store import column_stats as stats_store
 from ..store import databases as db_store
 from ..store import descriptors
@@ -125,7 +133,10 @@ class TableService:
                 location = table.sd.location or join(db_row.location_uri, table.name)
                 table.sd.location = qualify(location)
                 made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
-                if not table.partition_keys and should_update(environment):
+                if derived_from_slices(table.parameters):  # until its timeline has slices: none
+                    table.parameters.update(empty_statistics(
+                        table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE))
+                elif not table.partition_keys and should_update(environment):
                     update_fast_stats(
                         table.parameters, self.ctx.warehouse, table.sd.location, made_dir, False, environment
                     )
@@ -243,7 +254,9 @@ class TableService:
                 conn, row.tbl_id, row.schema_version, new.sd.columns, old.partition_keys
             )
             new.parameters.setdefault(DDL_TIME, str(self.ctx.now()))
-            if not new.partition_keys and not is_view(new) and should_update(environment):
+            if derived_from_slices(old.parameters):
+                keep_slice_stats(new.parameters, old.parameters)
+            elif not new.partition_keys and not is_view(new) and should_update(environment):
                 update_fast_stats(new.parameters, self.ctx.warehouse, new.sd.location, False, True, environment)
             table_store.update_table(
                 conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version

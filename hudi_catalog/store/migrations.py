@@ -118,6 +118,13 @@ def _rebuild_sqlite_table(conn: Connection, table: Table) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {new} RENAME TO {table.name}")
 
 
+def add_file_row_counts(conn: Connection) -> None:
+    """Version 10 -> 11: ``files.num_rows`` (NULL for files applied before: re-importing a table fills it)."""
+    table_name = conn.dialect.identifier_preparer.format_table(schema.files)
+    if "num_rows" not in {c["name"] for c in inspect(conn).get_columns("files")}:
+        conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN num_rows BIGINT")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -128,4 +135,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     7: add_column_statistics,
     8: add_notification_log,
     9: add_catalogs,
+    10: add_file_row_counts,
 }

@@ -31,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -300,6 +300,8 @@ files = Table(
     Column("file_id", String(128), nullable=False, doc="the Hudi file group id"),
     Column("instant_ts", String(TIMESTAMP), nullable=False, doc="the instant that wrote the file"),
     Column("size", BigInteger, nullable=False, default=0),
+    Column("num_rows", BigInteger, nullable=True,
+           doc="records in a base file (its write's numWrites); NULL for log files and files of rollbacks"),
     Column("is_deleted", Boolean, nullable=False, default=False),
     UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
     Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts", "name", "is_deleted"),

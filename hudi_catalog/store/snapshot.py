@@ -135,14 +135,14 @@ def replace_file_groups(
 
 
 def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
-    """``(part_id, name, file_id, instant_ts, completion_ts, replaced_ts)`` of the files not cleaned, in the
-    given partitions: ``completion_ts`` is the completion time of the instant that added the file (``None``
+    """``(part_id, name, file_id, instant_ts, size, num_rows, completion_ts, replaced_ts)`` of the files not
+    cleaned, in the given partitions: ``completion_ts`` is the completion time of the instant that added the file (``None``
     while it is not completed), ``replaced_ts`` the instant that replaced its file group, if any."""
     i, r = schema.instant.c, _r
     writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
     replaced = and_(r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION),
                     r.file_id == _f.file_id)
-    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts,
+    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size, _f.num_rows,
                     func.coalesce(i.completion_ts, i.ts).label("completion_ts"), r.instant_ts.label("replaced_ts"))
              .select_from(schema.files.outerjoin(schema.instant, writer)
                           .outerjoin(schema.replaced_file_group, replaced))
