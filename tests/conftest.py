@@ -126,3 +126,30 @@ def client(server):
     client = server.client()
     yield client
     client.close()
+
+
+@pytest.fixture
+def hive3_metastore(server):
+    """A Hive 3.1 client (``hive-metastore-client`` from PyPI) connected to ``server``."""
+    import hive_metastore_client
+
+    client = hive_metastore_client.HiveMetastoreClient("127.0.0.1", server.port)
+    client.open()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def metaserver_client(catalog):
+    """A client of Hudi's metaserver protocol, served over ``catalog`` on a free port."""
+    from hms_adapter.cli import make_metaserver
+    from hms_adapter.idl import metaserver
+
+    server = make_metaserver(catalog, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    client = make_client(metaserver.ThriftHoodieMetaserver, "127.0.0.1", server.port, timeout=60_000)
+    yield client
+    client.close()
+    server.stop()
+    thread.join(10)

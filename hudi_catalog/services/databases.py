@@ -10,12 +10,14 @@ from ..events import CatalogEvent, EventType
 from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
+from ..catalog_scope import current_catalog
+from ..store import catalogs as catalog_store
 from ..store import databases as db_store
 from ..store import functions as function_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..store import txns as txn_store
-from ..warehouse import qualify
+from ..warehouse import join, qualify
 from .context import ServiceContext
 
 log = logging.getLogger(__name__)
@@ -53,11 +55,17 @@ class DatabaseService:
         database = replace(
             database,
             name=normalize(database.name),
-            location=qualify(database.location or self.ctx.warehouse.database_location(normalize(database.name))),
             create_time=database.create_time or self.ctx.now(),
             owner_type=database.owner_type or (USER if database.owner_name else None),
         )
         with self.ctx.store.write() as conn:
+            catalog = catalog_store.find(conn, current_catalog())
+            if catalog is None:
+                raise InvalidObjectError(f"No such catalog {current_catalog()}")
+            # a database without location goes below its catalog's (the warehouse root for hive)
+            default_location = (self.ctx.warehouse.database_location(database.name) if catalog.location_uri is None
+                                else join(catalog.location_uri, f"{database.name}.db"))
+            database = replace(database, location=qualify(database.location or default_location))
             if db_store.exists(conn, database.name):
                 raise AlreadyExistsError(f"Database {database.name} already exists")
             # the row first: a create that loses a race for the name fails here, before it could make (and

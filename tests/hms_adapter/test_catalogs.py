@@ -5,7 +5,6 @@ them; bad calls get Hive's errors."""
 
 from __future__ import annotations
 
-import hive_metastore_client as hive3_client
 import pyarrow as pa
 import pytest
 from pyiceberg.catalog.hive import HiveCatalog
@@ -14,15 +13,7 @@ from pyiceberg.types import LongType, NestedField
 from thrift_files.libraries.thrift_hive_metastore_client import ttypes as hive3
 
 from tests.conftest import hive
-from tests.hms_adapter.helpers import cols, make_table
 
-
-@pytest.fixture
-def hive3_metastore(server):
-    client = hive3_client.HiveMetastoreClient("127.0.0.1", server.port)
-    client.open()
-    yield client
-    client.close()
 
 
 def _hive3_table(catalog: str, db: str, name: str, *columns: str) -> hive3.Table:
@@ -111,3 +102,13 @@ def test_pyiceberg_in_the_default_catalog_beside_another(hive3_metastore, server
     assert iceberg.list_tables("lake") == [("lake", "events")]
     other = hive3_metastore.get_table("@other#lake", "events")
     assert "metadata_location" not in other.parameters and [c.name for c in other.sd.cols] == ["x"]
+
+
+def test_databases_go_below_their_catalog_and_need_one(hive3_metastore, warehouse):
+    hive3_metastore.create_catalog(hive3.CreateCatalogRequest(hive3.Catalog(name="lab",
+                                                                            locationUri=f"file:{warehouse}/lab")))
+    hive3_metastore.create_database(hive3.Database(name="trials", catalogName="lab", parameters={}))
+    assert hive3_metastore.get_database("@lab#trials").locationUri == f"file:{warehouse}/lab/trials.db"
+    assert (warehouse / "lab" / "trials.db").is_dir()
+    with pytest.raises(hive3.InvalidObjectException, match="No such catalog nope"):
+        hive3_metastore.create_database(hive3.Database(name="x", catalogName="nope", parameters={}))

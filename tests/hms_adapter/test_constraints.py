@@ -7,20 +7,12 @@ table)``) are replayed with the structs it sends; Hive 4's ``get_all_table_const
 
 from __future__ import annotations
 
-import hive_metastore_client as hive3_client
 import pytest
 from thrift_files.libraries.thrift_hive_metastore_client import ttypes as hive3
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 
-
-@pytest.fixture
-def hive3_metastore(server):
-    client = hive3_client.HiveMetastoreClient("127.0.0.1", server.port)
-    client.open()
-    yield client
-    client.close()
 
 
 def _hive3_table(name: str, *columns: str) -> hive3.Table:

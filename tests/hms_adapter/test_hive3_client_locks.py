@@ -4,17 +4,9 @@ Thrift code generated from Hive 3.1's IDL), so the Hive 3.1 layouts of the lock 
 
 from __future__ import annotations
 
-import hive_metastore_client as hive3_client
 import pytest
 from thrift_files.libraries.thrift_hive_metastore_client import ttypes as hive3
 
-
-@pytest.fixture
-def hive3_metastore(server):
-    client = hive3_client.HiveMetastoreClient("127.0.0.1", server.port)
-    client.open()
-    yield client
-    client.close()
 
 
 def _exclusive(table: str, txnid=None):

@@ -6,20 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import hive_metastore_client as hive3_client
 import pytest
 from thrift_files.libraries.thrift_hive_metastore_client import ttypes as hive3
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 
-
-@pytest.fixture
-def hive3_metastore(server):
-    client = hive3_client.HiveMetastoreClient("127.0.0.1", server.port)
-    client.open()
-    yield client
-    client.close()
 
 
 def _data_file(location: str, name: str) -> Path:

@@ -6,15 +6,11 @@ does not replace them with a listing of the folders."""
 
 from __future__ import annotations
 
-import threading
 from collections import defaultdict
 
 import pytest
 from hudi import HudiReadOptions, HudiTableBuilder
-from thriftpy2.rpc import make_client
 
-from hms_adapter.cli import make_metaserver
-from hms_adapter.idl import metaserver as ms
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.services.hudi_import import HudiImporter, open_path
 from tests.hudi.tables import all_tables, unpack
@@ -59,17 +55,6 @@ def test_statistics_equal_hudi_rs(catalog, tmp_path, name):
         assert (int(params["numFiles"]), int(params["totalSize"])) == expected.get(path, (0, 0)), path
     assert set(expected) - {""} <= set(partitions)
 
-
-@pytest.fixture
-def metaserver_client(catalog):
-    server = make_metaserver(catalog, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", server.port, timeout=60_000)
-    yield client
-    client.close()
-    server.stop()
-    thread.join(10)
 
 
 def test_commits_through_the_metaserver_keep_them_current_and_hive_sync_keeps_them(

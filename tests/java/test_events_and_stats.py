@@ -11,14 +11,10 @@ must parse and name the right objects.
 from __future__ import annotations
 
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
-from thriftpy2.rpc import make_client
 
-from hms_adapter.cli import make_metaserver
-from hms_adapter.idl import metaserver as ms
 from hudi_catalog.services.hudi_import import HudiImporter
 from tests.hudi.tables import unpack
 from tests.hudi.test_metaserver import replay
@@ -65,17 +61,6 @@ def test_statistics_of_every_type_round_trip_aggregate_and_delete(compiled, serv
     assert "BAD_COLUMN MetaException Column nope doesn't exist in table sales in database st" in lines
     assert lines[-1] == "LEFT 6"
 
-
-@pytest.fixture
-def metaserver_client(catalog):
-    server = make_metaserver(catalog, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", server.port, timeout=60_000)
-    yield client
-    client.close()
-    server.stop()
-    thread.join(10)
 
 
 def test_every_event_of_a_session_is_read_by_hives_deserializer(compiled, server, catalog, metaserver_client,
