@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from hudi_catalog import Catalog
+from hudi_catalog.call_settings import settings_scope
+from hudi_catalog.catalog_scope import catalog_scope
 from hudi_catalog.errors import (
     AlreadyExistsError,
     CatalogError,
@@ -25,7 +29,7 @@ from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from .convert.constraints import from_thrift_constraints
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
-from .convert.names import strip_catalog
+from .convert.names import catalog_of_call, strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.stats_wire import StatsEncodings
@@ -35,6 +39,7 @@ from .idl import hive
 from .event_calls import EVENT_CONFIG, EventCalls
 from .catalog_calls import CatalogCalls
 from .lock_calls import LockCalls
+from .meta_conf import ConnectionMetaConf
 from .stats_calls import StatsCalls
 
 log = logging.getLogger(__name__)
@@ -68,6 +73,7 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         self.catalog = catalog
         self.started = int(time.time())
         self.stats_encodings = StatsEncodings()
+        self.meta_conf = ConnectionMetaConf()
         self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **EVENT_CONFIG,
                        EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s", **(config or {})}
 
@@ -119,6 +125,18 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def set_ugi(self, user_name, group_names):
         return list(group_names or [])
+
+    @contextmanager
+    def call_scope(self, args) -> Iterator[None]:
+        """Each call runs in the catalog its arguments name, with its connection's settings."""
+        with catalog_scope(catalog_of_call(args)), settings_scope(self.meta_conf.settings()):
+            yield
+
+    def getMetaConf(self, key):
+        return self.meta_conf.get(key)
+
+    def setMetaConf(self, key, value):
+        self.meta_conf.set(key, value)
 
     def get_config_value(self, name, defaultValue):
         if name is None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import nullcontext
 
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
 
-from hudi_catalog.catalog_scope import catalog_scope
 from hudi_catalog.errors import CatalogError
 
-from .convert.names import catalog_of_call
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
@@ -26,9 +25,11 @@ log = logging.getLogger(__name__)
 
 class MetastoreProcessor:
     def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES) -> None:
+        """``handler.call_scope(args)``, when the handler has it, is entered around each call."""
         self._service = service
         self._handler = handler
         self._error_preferences = error_preferences
+        self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
         self._declared = {}
 
     def serves(self, api: str) -> bool:
@@ -50,7 +51,7 @@ class MetastoreProcessor:
         values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
         started = time.perf_counter()
         try:
-            with catalog_scope(catalog_of_call(values)):
+            with self._call_scope(values):
                 result.success = getattr(self._handler, api)(*values)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)

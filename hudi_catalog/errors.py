@@ -51,6 +51,10 @@ class UnknownColumnError(InvalidInputError):
     """A request names a column its table does not have."""
 
 
+class InvalidPartitionValueError(CatalogError):
+    """A partition value does not match the pattern the client set for its calls."""
+
+
 class InvalidFilterError(CatalogError):
     """A partition or table filter could not be parsed or does not fit the table."""
 

@@ -12,7 +12,10 @@ Example:
 
 from __future__ import annotations
 
-from .errors import InvalidObjectError, NoSuchObjectError
+import re
+from collections.abc import Sequence
+
+from .errors import InvalidObjectError, InvalidPartitionValueError, NoSuchObjectError
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
@@ -83,3 +86,15 @@ def values_for_keys(keys: list[str], name: str) -> list[str]:
     if set(spec) != {k.lower() for k in keys}:
         raise NoSuchObjectError(f"partition {name} does not match the partition keys {keys}")
     return [spec[k.lower()] for k in keys]
+
+
+def check_partition_values(values: Sequence[str], pattern: str | None) -> None:
+    """Raise ``InvalidPartitionValueError`` (Hive's words) for a value ``pattern`` does not match whole."""
+    if not pattern:
+        return
+    regex = re.compile(pattern)
+    for value in values:
+        if regex.fullmatch(value or "") is None:
+            raise InvalidPartitionValueError(
+                f"Partition value '{value}' contains a character not matched by whitelist pattern '{pattern}'.  "
+                "(configure with hive.metastore.partition.name.whitelist.pattern)")

@@ -97,7 +97,6 @@ that answer into `IncompatibleMetastoreException`, on which Hive falls back to t
 NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
     (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
      "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
-    (("getMetaConf", "setMetaConf"), "per-connection metastore configuration is not kept"),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
     (("privilege", "role", "grant", "revoke", "token", "master_key"),
      "authorization and delegation tokens: not served yet (security)"),

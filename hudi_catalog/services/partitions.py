@@ -23,7 +23,8 @@ from ..errors import (
 )
 from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import normalize
-from ..partition_names import make_partition_name, partition_name_to_spec, values_for_keys
+from ..call_settings import current_settings
+from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
 from ..store import descriptors
@@ -121,6 +122,7 @@ class PartitionService:
                         raise InvalidObjectError(
                             f"Partition does not belong to target table {table.qualified_name}"
                         )
+                    check_partition_values(part.values, current_settings().partition_value_pattern)
                     name = self._name(table, part.values)
                     if name in named:
                         raise CatalogError(f"Duplicate partitions in the list: {name}")
@@ -399,6 +401,7 @@ class PartitionService:
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
+            check_partition_values(new.values, current_settings().partition_value_pattern)
             old_name, new_name = self._name(table, old_values), self._name(table, new.values)
             ids = partition_store.ids_by_name(conn, tbl_id, [old_name, new_name])
             if old_name not in ids:

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from ..call_settings import current_settings
 from ..column_stats import stale_columns, with_accurate_columns
 from ..events import CatalogEvent, EventType
 from ..errors import (
@@ -279,7 +280,7 @@ class TableService:
         new_keys = [(c.name.lower(), c.type.lower()) for c in new.partition_keys]
         if old_keys != new_keys:
             raise InvalidOperationError("partition keys can not be changed.")
-        if is_view(old):
+        if is_view(old) or not current_settings().check_column_types:
             return
         incompatible = [
             n.name

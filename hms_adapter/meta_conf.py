@@ -1,0 +1,55 @@
+"""Hive's per-connection metastore configuration (``getMetaConf``/``setMetaConf``).
+
+A client may change, for its own connection, the few keys Hive lets it change (Hive's ``metaConfVars``);
+the values hold until the connection closes (one server thread serves one connection). Two of them change
+what this server does: the partition value whitelist pattern and the check of column type changes; the
+others are kept and answered, with no effect here (direct SQL is always used, for example).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from hudi_catalog.call_settings import CallSettings
+
+from .idl import hive
+
+PARTITION_PATTERN_KEY = "hive.metastore.partition.name.whitelist.pattern"
+DISALLOW_INCOMPATIBLE_KEY = "hive.metastore.disallow.incompatible.col.type.changes"
+DEFAULTS = {
+    "hive.metastore.try.direct.sql": "true",
+    "hive.metastore.try.direct.sql.ddl": "true",
+    "hive.metastore.client.socket.timeout": "600s",
+    PARTITION_PATTERN_KEY: "",
+    "hive.metastore.client.capability.check": "true",
+    DISALLOW_INCOMPATIBLE_KEY: "true",
+}
+"""The keys Hive 2.3 lets a connection change, with this server's values."""
+
+
+class ConnectionMetaConf:
+    """The metastore configuration of each connection (of the thread serving it)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @staticmethod
+    def _check(key: str | None) -> str:
+        if key not in DEFAULTS:
+            raise hive.MetaException(message=f"Invalid configuration key {key}")
+        return key
+
+    def get(self, key: str | None) -> str:
+        key = self._check(key)
+        return getattr(self._local, "values", {}).get(key, DEFAULTS[key])
+
+    def set(self, key: str | None, value: str | None) -> None:
+        key = self._check(key)
+        if not hasattr(self._local, "values"):
+            self._local.values = {}
+        self._local.values[key] = value or ""
+
+    def settings(self) -> CallSettings:
+        """What the connection's values change in the catalog's calls."""
+        return CallSettings(partition_value_pattern=self.get(PARTITION_PATTERN_KEY) or None,
+                            check_column_types=self.get(DISALLOW_INCOMPATIBLE_KEY).lower() != "false")
