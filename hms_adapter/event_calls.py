@@ -7,7 +7,7 @@ from hudi_catalog.catalog_scope import DEFAULT_CATALOG
 from hudi_catalog.errors import InvalidInputError
 from hudi_catalog.events import StoredEvent
 
-from .convert.names import strip_catalog
+from .convert.names import catalog_of_call, strip_catalog
 from .idl import hive
 
 EVENT_CONFIG = {
@@ -27,6 +27,12 @@ def _to_thrift(event: StoredEvent):
                                   messageFormat=event.message_format, catName=event.catalog)
 
 
+def _catalog_filter(rqst) -> str | None:
+    """The catalog whose events a request asks for: ``catName``, or that of an ``@<catalog>#<db>`` name;
+    None (every catalog's) when it names none."""
+    return rqst.catName or catalog_of_call([rqst.dbName])
+
+
 class EventCalls:
     """Mixed into ``MetastoreHandler``."""
 
@@ -40,12 +46,12 @@ class EventCalls:
         ask. Events removed by their time to live are simply not there, as in Hive: consumers see the gap."""
         max_events = rqst.maxEvents if rqst.maxEvents is not None and rqst.maxEvents > 0 else -1
         events = self.catalog.events.after(rqst.lastEvent or 0, max_events, strip_catalog(rqst.dbName) or None,
-                                           rqst.tableNames, rqst.eventTypeSkipList, rqst.catName)
+                                           rqst.tableNames, rqst.eventTypeSkipList, _catalog_filter(rqst))
         return hive.NotificationEventResponse(events=[_to_thrift(e) for e in events])
 
     def get_notification_events_count(self, rqst):
-        count = self.catalog.events.count(rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None, rqst.catName,
-                                          rqst.toEventId, rqst.limit)
+        count = self.catalog.events.count(rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None,
+                                          _catalog_filter(rqst), rqst.toEventId, rqst.limit)
         return hive.NotificationEventsCountResponse(eventsCount=count)
 
     def fire_listener_event(self, rqst):

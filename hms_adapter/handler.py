@@ -21,9 +21,11 @@ from hudi_catalog.errors import (
     CatalogError,
     InvalidFilterError,
     InvalidObjectError,
+    InvalidPartitionValueError,
     NoSuchObjectError,
     NoSuchTableError,
 )
+from hudi_catalog.partition_names import check_partition_values
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
 from .convert.constraints import from_thrift_constraints
@@ -588,7 +590,13 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         return self.drop_partition(req.dbName, req.tblName, req.partVals, req.deleteData is not False)
 
     def partition_name_has_valid_characters(self, part_vals, throw_exception):
-        """No partition name pattern is configured here (Hive's default): every value is valid."""
+        """Whether every value matches the connection's whitelist pattern (``setMetaConf``; none by default)."""
+        try:
+            check_partition_values(list(part_vals or []), self.meta_conf.settings().partition_value_pattern)
+        except InvalidPartitionValueError as e:
+            if throw_exception:
+                raise hive.MetaException(message=str(e)) from e
+            return False
         return True
 
     def partition_name_to_vals(self, part_name):

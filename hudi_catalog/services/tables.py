@@ -41,6 +41,7 @@ from ..store import txns as txn_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from .constraints import add_constraints
+from .snapshot import VIEW_OF_PARAM
 from .context import DDL_TIME, ServiceContext
 
 log = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ class TableService:
                 table.sd.location = qualify(location)
                 made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
                 if derived_from_slices(table.parameters):  # until its timeline has slices: none
-                    table.parameters.update(empty_statistics(
+                    table.parameters.update({} if VIEW_OF_PARAM in table.parameters else empty_statistics(
                         table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE))
                 elif not table.partition_keys and should_update(environment):
                     update_fast_stats(

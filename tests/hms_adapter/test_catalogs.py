@@ -56,6 +56,10 @@ def test_two_catalogs_hold_the_same_names_apart(hive3_metastore, client, warehou
     events = client.get_next_notification(hive.NotificationEventRequest(lastEvent=0, catName="spark")).events
     assert [(e.eventType, e.dbName, e.catName) for e in events] == [
         ("CREATE_DATABASE", "sales", "spark"), ("CREATE_TABLE", "sales", "spark")]
+    assert client.get_next_notification(hive.NotificationEventRequest(lastEvent=0, dbName="@spark#sales")).events \
+        == events
+    assert client.get_notification_events_count(hive.NotificationEventsCountRequest(
+        fromEventId=0, dbName="sales")).eventsCount == 4  # both catalogs' sales
 
     with pytest.raises(hive3.InvalidOperationException, match="non-default databases in the catalog spark"):
         hive3_metastore.drop_catalog(hive3.DropCatalogRequest("spark"))

@@ -355,8 +355,10 @@ def test_rollback_metadata(table):
     log = ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.{}"
     assert by_state[State.REQUESTED] == RollbackPlan("20250126040826878", "deltacommit", {"": [failed]},
                                                      {"": [log.format("1_0-33-43")]})
+    # the lengths of the log files after the rollback: the failed write's, and the rollback block's file
     assert by_state[State.COMPLETED] == RollbackMetadata(
-        ["20250126040826878"], {"": [failed]}, {"": [log.format("2_1-0-1")]}, {"": [log.format("1_0-33-43")]})
+        ["20250126040826878"], {"": [failed]}, {"": [log.format("2_1-0-1")]}, {"": [log.format("1_0-33-43")]},
+        {log.format("1_0-33-43"): 11828, log.format("2_1-0-1"): 105})
 
 
 def test_insert_overwrite_table_replaces_every_file_group(table):
