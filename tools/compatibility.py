@@ -84,7 +84,11 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
 are deliberately partial: `drop_partitions_req` drops by partition names only (Hive's serialized
 expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
 `LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work), `shutdown` and
-`reinitialize` are accepted and ignored, and the fb303 counters and options are empty.
+`reinitialize` are accepted and ignored, and the fb303 counters and options are empty. `setMetaConf` and
+`getMetaConf` take the six keys Hive lets a connection change (others: `MetaException` "Invalid
+configuration key ..."); values hold for the connection; `hive.metastore.partition.name.whitelist.pattern`
+and `hive.metastore.disallow.incompatible.col.type.changes` change what its calls accept, the others are
+kept and answered with no effect here.
 
 `get_partitions_by_expr` answers `UNKNOWN_METHOD` on purpose: its argument is a Kryo-serialized Hive
 expression that cannot be decoded here, and Hive's `HiveMetaStoreClient.listPartitionsByExpr` turns exactly
