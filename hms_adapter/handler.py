@@ -28,6 +28,8 @@ from hudi_catalog.errors import (
 from hudi_catalog.partition_names import check_partition_values
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
+from .catalog_calls import CatalogCalls
+from .constraint_calls import ConstraintCalls
 from .convert.constraints import from_thrift_constraints
 from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
@@ -36,10 +38,8 @@ from .convert.partition import from_thrift_partition, to_thrift_partition, to_th
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
 from .convert.stats_wire import StatsEncodings
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
-from .constraint_calls import ConstraintCalls
-from .idl import hive
 from .event_calls import EVENT_CONFIG, EventCalls
-from .catalog_calls import CatalogCalls
+from .idl import hive
 from .lock_calls import LockCalls
 from .meta_conf import ConnectionMetaConf
 from .stats_calls import StatsCalls
@@ -68,8 +68,8 @@ def _db(name: str | None) -> str:
 class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls):
     """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
     transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
-    calls in ``StatsCalls``, the notification event calls in ``EventCalls``). Each call runs in the catalog
-    its arguments name (``processor``)."""
+    calls in ``StatsCalls``, the notification event calls in ``EventCalls``). The processor runs each call in
+    its ``call_scope``: the catalog its arguments name, and its connection's settings."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
         self.catalog = catalog

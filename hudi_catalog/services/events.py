@@ -21,9 +21,9 @@ from ..events import CatalogEvent, EventFormat, EventType, NamesFormat, StoredEv
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import events as event_store
-from ..store.engine import before_commit, transaction_state
 from ..store import partitions as partition_store
 from ..store import tables as table_store
+from ..store.engine import before_commit, transaction_state
 
 if TYPE_CHECKING:
     from .context import ServiceContext
