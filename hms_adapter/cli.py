@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import signal
+import ssl
 import sys
 import threading
 
@@ -33,6 +34,7 @@ from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .processor import MetastoreProcessor
 from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
+from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
@@ -86,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
                             f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
                             f"{EVENT_TTL_SECONDS_DEFAULT:g})")
 
+    tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
+    tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
+                     help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
+    tls.add_argument("--tls-key", default=os.environ.get(TLS_KEY_ENV),
+                     help=f"PEM private key of the certificate (env {TLS_KEY_ENV})")
+    tls.add_argument("--tls-ca", default=os.environ.get(TLS_CA_ENV),
+                     help=f"PEM CA certificates: clients must present a certificate they signed (env {TLS_CA_ENV})")
+
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
 
@@ -101,22 +111,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
-                protocol: str = "binary", reuse_port: bool = False) -> ThriftServer:
+                protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None) -> ThriftServer:
     processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog))
-    return ThriftServer(processor, host, port, transport, protocol, reuse_port)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls)
 
 
-def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False) -> ThriftServer:
-    """Hudi's metaserver protocol, as its clients speak it: binary protocol over a plain socket."""
+def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
+                    tls: ServerTls | None = None) -> ThriftServer:
+    """Hudi's metaserver protocol, as its clients speak it: binary protocol over a socket."""
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES)
-    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver")
+    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
+
+
+def _tls(args: argparse.Namespace) -> ServerTls | None:
+    """The TLS of ``serve``'s options; ``SystemExit`` with a message when they do not go together."""
+    if not (args.tls_cert or args.tls_key or args.tls_ca):
+        return None
+    if not (args.tls_cert and args.tls_key):
+        raise SystemExit("hudi-metastore: --tls-cert and --tls-key go together (and --tls-ca needs them)")
+    try:
+        return ServerTls(TlsFiles(args.tls_cert, args.tls_key, args.tls_ca))
+    except (OSError, ssl.SSLError) as error:
+        raise SystemExit(f"hudi-metastore: cannot use the TLS files: {error}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
         return 2
+    _tls(args)  # bad TLS options stop here, before any worker starts
     if args.workers == 1:
         return _serve_process(args)
     return _serve_workers(args)
@@ -130,6 +154,7 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
+    tls = _tls(args)
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl)
@@ -140,9 +165,9 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
         background.append(SnapshotSyncer(catalog))
     reuse_port = worker is not None
     try:
-        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port)
+        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls)
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
-                                                                      reuse_port)
+                                                                      reuse_port, tls)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 import socket
+import ssl
 import threading
 import time
 
 from thriftpy2.protocol import TCompactProtocolFactory, TCyBinaryProtocolFactory
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory, TTransportException
 from thriftpy2.transport.socket import TSocket
+
+from .tls import ServerTls
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +33,11 @@ class ThriftServer:
 
     def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
                  transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False,
-                 name: str = "Hive Metastore") -> None:
+                 name: str = "Hive Metastore", tls: ServerTls | None = None) -> None:
+        """``tls``: serve TLS only (the handshake is done in each connection's thread)."""
         self.processor = processor
         self.name = name
+        self.tls = tls
         self.host = host
         self.transport_factory = TRANSPORTS[transport]()
         self.protocol_factory = PROTOCOLS[protocol]()
@@ -50,7 +55,8 @@ class ThriftServer:
         self.port = self._listener.getsockname()[1]
 
     def serve_forever(self) -> None:
-        log.info("serving the %s protocol on %s:%d", self.name, self.host, self.port)
+        log.info("serving the %s protocol on %s:%d%s", self.name, self.host, self.port,
+                 " over TLS" if self.tls else "")
         while not self._stopping.is_set():
             try:
                 conn, peer = self._listener.accept()
@@ -76,6 +82,19 @@ class ThriftServer:
 
     def _serve_connection(self, conn: socket.socket, peer) -> None:
         log.debug("connection from %s:%s", peer[0], peer[1])
+        if self.tls is not None:
+            try:
+                tls_conn = self.tls.wrap(conn, peer)
+            except (ssl.SSLError, OSError) as error:  # not TLS, no client certificate, gone: this one only
+                log.warning("TLS handshake with %s:%s failed: %s", peer[0], peer[1], error)
+                with self._lock:
+                    self._connections.discard(conn)
+                conn.close()
+                return
+            with self._lock:
+                self._connections.discard(conn)
+                self._connections.add(tls_conn)
+            conn = tls_conn
         client = TSocket(sock=conn)
         itrans = self.transport_factory.get_transport(client)
         otrans = self.transport_factory.get_transport(client)

@@ -2,16 +2,20 @@
 
 Usage: ``python statements.py WAREHOUSE [METASTORE_URI [STATEMENTS_JSON]]``. Without a URI, Spark uses its own
 embedded (Derby) Hive metastore, which is the reference the tests compare with. ``STATEMENTS_JSON`` (a file
-holding a JSON list) replaces the statements below.
+holding a JSON list) replaces the statements below; ``HMS_TEST_SPARK_CONF`` adds Spark settings.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 from pyspark.sql import SparkSession
+
+EXTRA_CONF_ENV = "HMS_TEST_SPARK_CONF"
+"""A JSON object of more Spark settings (a TLS truststore, say)."""
 
 STATEMENTS = [
     "CREATE DATABASE IF NOT EXISTS sales COMMENT 'sales data'",
@@ -106,6 +110,8 @@ def main() -> None:
     )
     if len(sys.argv) > 2:
         builder = builder.config("spark.hadoop.hive.metastore.uris", sys.argv[2])
+    for key, value in json.loads(os.environ.get(EXTRA_CONF_ENV, "{}")).items():
+        builder = builder.config(key, value)
     spark = builder.enableHiveSupport().getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     statements = json.loads(Path(sys.argv[3]).read_text()) if len(sys.argv) > 3 else STATEMENTS

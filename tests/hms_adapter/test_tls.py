@@ -1,0 +1,150 @@
+"""TLS on both Thrift ports: clients with the CA connect; a plaintext client to the TLS port and a TLS client
+to a plaintext port fail on their own connection while the server keeps serving; TLS 1.2 is the least
+version; ``--tls-ca`` requires client certificates; a replaced certificate is served to new connections
+without a restart; Spark's Hive 2.3.10 client connects with ``hive.metastore.use.SSL`` and a JKS
+truststore."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from thriftpy2.rpc import make_client
+from thriftpy2.transport import TTransportException
+
+from hms_adapter.cli import make_metaserver, make_server
+from hms_adapter.idl import metaserver
+from hms_adapter.tls import ServerTls, TlsFiles
+from tests.conftest import hive, skip_or_fail
+from tests.spark.test_spark_e2e import java, run_statements  # noqa: F401  (java is a fixture)
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def _signed(cwd: Path, name: str, ca: str, subject: str, server: bool) -> None:
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
+             "-subj", f"/CN={subject}", cwd=cwd)
+    extensions = cwd / f"{name}.ext"
+    extensions.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n" if server else "extendedKeyUsage=clientAuth\n")
+    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key", "-CAcreateserial",
+             "-days", "2", "-out", f"{name}.pem", "-extfile", extensions.name, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory) -> Path:
+    """A CA, a server certificate for localhost/127.0.0.1 signed by it (and a second one), a client one."""
+    if shutil.which("openssl") is None:
+        skip_or_fail("openssl is needed to make test certificates")
+    cwd = tmp_path_factory.mktemp("tls")
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+             "-subj", "/CN=test-ca", cwd=cwd)
+    _signed(cwd, "server", "ca", "hudi-metastore", server=True)
+    _signed(cwd, "server2", "ca", "hudi-metastore-renewed", server=True)
+    _signed(cwd, "client", "ca", "alice", server=False)
+    return cwd
+
+
+class Served:
+    def __init__(self, server) -> None:
+        self.server = server
+        self.thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.thread.join(10)
+
+
+@pytest.fixture
+def tls_servers(catalog, certs, tmp_path):
+    """The HMS and metaserver ports over TLS, with certificate files that may be replaced."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    shutil.copy(certs / "server.pem", cert)
+    shutil.copy(certs / "server.key", key)
+    tls = ServerTls(TlsFiles(str(cert), str(key)))
+    servers = [Served(make_server(catalog, "127.0.0.1", 0, tls=tls)), Served(make_metaserver(catalog, "127.0.0.1", 0,
+                                                                                              tls=tls))]
+    yield servers[0].server.port, servers[1].server.port, cert, key
+    for served in servers:
+        served.stop()
+
+
+def _client(port: int, certs: Path, service=hive.ThriftHiveMetastore):
+    context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    return make_client(service, "127.0.0.1", port, timeout=10_000, ssl_context=context)
+
+
+def _peer_subject(port: int, certs: Path) -> str:
+    context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    with context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="127.0.0.1") as tls_socket:
+        return dict(item[0] for item in tls_socket.getpeercert()["subject"])["commonName"]
+
+
+def test_both_ports_serve_tls_and_wrong_clients_fail_alone(tls_servers, certs, server):
+    hms_port, metaserver_port, cert, key = tls_servers
+    client = _client(hms_port, certs)
+    assert client.get_all_databases() == ["default"]
+    hudi = _client(metaserver_port, certs, metaserver.ThriftHoodieMetaserver)
+    hudi.createDatabase("hudi_db")
+    assert "hudi_db" in client.get_all_databases()
+
+    plaintext = make_client(hive.ThriftHiveMetastore, "127.0.0.1", hms_port, timeout=10_000)
+    with pytest.raises((TTransportException, ConnectionError, OSError)):
+        plaintext.get_all_databases()
+    with pytest.raises((ssl.SSLError, OSError, TTransportException)):  # TLS to the plaintext port
+        _client(server.port, certs).get_all_databases()
+    assert client.get_all_databases() == ["default", "hudi_db"]  # the server kept serving
+    assert server.client().get_all_databases() == ["default", "hudi_db"]
+
+    # a renewed certificate is served to new connections, without a restart
+    assert _peer_subject(hms_port, certs) == "hudi-metastore"
+    shutil.copy(certs / "server2.key", key)
+    shutil.copy(certs / "server2.pem", cert)
+    assert _peer_subject(hms_port, certs) == "hudi-metastore-renewed"
+    assert client.get_all_databases() == ["default", "hudi_db"]  # open connections carry on
+    assert _client(hms_port, certs).get_all_databases() == ["default", "hudi_db"]
+
+
+def test_only_modern_tls_and_a_ca_option_requires_client_certificates(catalog, certs):
+    tls = ServerTls(TlsFiles(str(certs / "server.pem"), str(certs / "server.key"), str(certs / "ca.pem")))
+    assert tls.context().minimum_version == ssl.TLSVersion.TLSv1_2
+    served = Served(make_server(catalog, "127.0.0.1", 0, tls=tls))
+    try:
+        port = served.server.port
+        with pytest.raises((ssl.SSLError, OSError, TTransportException)):
+            _client(port, certs).get_all_databases()
+        context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+        context.load_cert_chain(str(certs / "client.pem"), str(certs / "client.key"))
+        with_certificate = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000,
+                                       ssl_context=context)
+        assert with_certificate.get_all_databases() == ["default"]
+    finally:
+        served.stop()
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp_path):  # noqa: F811
+    hms_port = tls_servers[0]
+    truststore = tmp_path / "trust.jks"
+    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", str(certs / "ca.pem"),
+                    "-keystore", str(truststore), "-storepass", "changeit"], check=True, capture_output=True,
+                   timeout=60)
+    statements = tmp_path / "statements.json"
+    statements.write_text('["CREATE DATABASE tls_db", "CREATE TABLE tls_db.t (id INT) STORED AS PARQUET", '
+                          '"INSERT INTO tls_db.t VALUES (1), (2)", "SELECT count(*) FROM tls_db.t", '
+                          '"SHOW TABLES IN tls_db"]')
+    results = run_statements(tmp_path, f"thrift://localhost:{hms_port}", statements, {
+        "spark.hadoop.hive.metastore.use.SSL": "true",
+        "spark.hadoop.hive.metastore.truststore.path": str(truststore),
+        "spark.hadoop.hive.metastore.truststore.password": "changeit",
+    })
+    assert results["SELECT count(*) FROM tls_db.t"] == {"rows": [["2"]]}
+    assert results["SHOW TABLES IN tls_db"]["rows"] == [["tls_db", "t", "False"]]
