@@ -28,3 +28,8 @@ EVENT_TTL_SECONDS_DEFAULT = 86400.0
 """As Hive's ``hive.metastore.event.db.listener.timetolive``: notification events older than this are removed."""
 EVENT_CLEAN_INTERVAL_SECONDS = 60.0
 """How often a server removes expired notification events."""
+
+TLS_CERT_ENV = "HUDI_METASTORE_TLS_CERT"
+TLS_KEY_ENV = "HUDI_METASTORE_TLS_KEY"
+TLS_CA_ENV = "HUDI_METASTORE_TLS_CA"
+"""PEM files of ``serve --tls-cert/--tls-key/--tls-ca``."""

@@ -6,6 +6,7 @@ truststore."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import ssl
@@ -21,6 +22,7 @@ from hms_adapter.cli import make_metaserver, make_server
 from hms_adapter.idl import metaserver
 from hms_adapter.tls import ServerTls, TlsFiles
 from tests.conftest import hive, skip_or_fail
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.spark.test_spark_e2e import java, run_statements  # noqa: F401  (java is a fixture)
 
 
@@ -148,3 +150,21 @@ def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp
     })
     assert results["SELECT count(*) FROM tls_db.t"] == {"rows": [["2"]]}
     assert results["SHOW TABLES IN tls_db"]["rows"] == [["tls_db", "t", "False"]]
+
+
+def test_serve_takes_the_tls_options_from_the_command_line_and_the_environment(certs, tmp_path):
+    port = free_port()
+    env = {**os.environ, "HUDI_METASTORE_TLS_KEY": str(certs / "server.key")}
+    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
+                                      "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse",
+                                      str(tmp_path / "wh"), "--tls-cert", str(certs / "server.pem")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        _wait_for_port(port, process)
+        assert _client(port, certs).get_all_databases() == ["default"]
+    finally:
+        process.terminate()
+        process.wait(30)
+    refused = subprocess.run(CLI + ["serve", "--port", str(port), "--db-url", f"sqlite:///{tmp_path / 'd.db'}",
+                                    "--tls-ca", str(certs / "ca.pem")], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "--tls-cert and --tls-key go together" in refused.stderr
