@@ -15,6 +15,7 @@ import threading
 from hudi_catalog import Catalog
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
 from hudi_catalog.config import (
+    AUDIT_LOG_ENV,
     DB_URL_DEFAULT,
     DB_URL_ENV,
     EVENT_TTL_ENV,
@@ -31,6 +32,7 @@ from hudi_catalog.errors import CatalogError
 from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
+from .audit import AuditLog
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
@@ -91,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                             f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
                             f"{EVENT_TTL_SECONDS_DEFAULT:g})")
 
+    serve.add_argument("--audit-log", default=os.environ.get(AUDIT_LOG_ENV), metavar="PATH|-",
+                       help=f"write one line per call (who, from where, what, on which object, with what outcome) to "
+                            f"this file, or to standard output with - (env {AUDIT_LOG_ENV})")
     tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
     tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
                      help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
@@ -114,16 +119,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
-                protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None) -> ThriftServer:
-    processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog))
+                protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
+                audit: AuditLog | None = None) -> ThriftServer:
+    processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog), audit=audit)
     return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls)
 
 
 def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
-                    tls: ServerTls | None = None) -> ThriftServer:
+                    tls: ServerTls | None = None, audit: AuditLog | None = None) -> ThriftServer:
     """Hudi's metaserver protocol, as its clients speak it: binary protocol over a socket."""
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
-                                   METASERVER_PREFERENCES)
+                                   METASERVER_PREFERENCES, audit=audit)
     return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
 
 
@@ -168,9 +174,10 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
         background.append(SnapshotSyncer(catalog))
     reuse_port = worker is not None
     try:
-        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls)
+        audit = AuditLog(args.audit_log) if args.audit_log else None
+        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit)
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
-                                                                      reuse_port, tls)
+                                                                      reuse_port, tls, audit)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)

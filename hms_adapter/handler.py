@@ -28,6 +28,7 @@ from hudi_catalog.errors import (
 from hudi_catalog.partition_names import check_partition_values
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
+from . import connection
 from .catalog_calls import CatalogCalls
 from .constraint_calls import ConstraintCalls
 from .convert.constraints import from_thrift_constraints
@@ -126,6 +127,8 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         log.info("ignored a client's shutdown request")
 
     def set_ugi(self, user_name, group_names):
+        """The user a client claims: recorded for the audit log, trusted for nothing."""
+        connection.claim_user(user_name)
         return list(group_names or [])
 
     @contextmanager

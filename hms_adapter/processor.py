@@ -17,6 +17,7 @@ from thriftpy2.thrift import TApplicationException, TException, TMessageType, TT
 
 from hudi_catalog.errors import CatalogError
 
+from .audit import AuditLog
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
@@ -24,10 +25,13 @@ log = logging.getLogger(__name__)
 
 
 class MetastoreProcessor:
-    def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES) -> None:
-        """``handler.call_scope(args)``, when the handler has it, is entered around each call."""
+    def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES,
+                 audit: AuditLog | None = None) -> None:
+        """``handler.call_scope(args)``, when the handler has it, is entered around each call; ``audit``
+        gets a line per call."""
         self._service = service
         self._handler = handler
+        self._audit = audit
         self._error_preferences = error_preferences
         self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
         self._declared = {}
@@ -50,10 +54,12 @@ class MetastoreProcessor:
         result = getattr(self._service, api + "_result")()
         values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
         started = time.perf_counter()
+        outcome = "ok"
         try:
             with self._call_scope(values):
                 result.success = getattr(self._handler, api)(*values)
         except Exception as error:  # every error is answered: a bad call must not end the connection
+            outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR
             log.log(level, "%s failed: %s: %s", api, type(error).__name__, error,
@@ -63,7 +69,10 @@ class MetastoreProcessor:
                 return
             setattr(result, slot, thrift_error)
         finally:
-            log.debug("%s %.1f ms", api, (time.perf_counter() - started) * 1000)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            log.debug("%s %.1f ms", api, elapsed_ms)
+            if self._audit is not None:
+                self._audit.record(api, values, outcome, elapsed_ms)
         answer = getattr(result, "success", None)
         if isinstance(answer, EncodedAnswer):
             if speaks_binary(oprot):

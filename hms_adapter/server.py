@@ -16,6 +16,7 @@ from thriftpy2.protocol import TCompactProtocolFactory, TCyBinaryProtocolFactory
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory, TTransportException
 from thriftpy2.transport.socket import TSocket
 
+from . import connection
 from .tls import ServerTls
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class ThriftServer:
 
     def _serve_connection(self, conn: socket.socket, peer) -> None:
         log.debug("connection from %s:%s", peer[0], peer[1])
+        connection.start(f"{peer[0]}:{peer[1]}")
         if self.tls is not None:
             try:
                 tls_conn = self.tls.wrap(conn, peer)

@@ -33,3 +33,6 @@ TLS_CERT_ENV = "HUDI_METASTORE_TLS_CERT"
 TLS_KEY_ENV = "HUDI_METASTORE_TLS_KEY"
 TLS_CA_ENV = "HUDI_METASTORE_TLS_CA"
 """PEM files of ``serve --tls-cert/--tls-key/--tls-ca``."""
+
+AUDIT_LOG_ENV = "HUDI_METASTORE_AUDIT_LOG"
+"""``serve --audit-log``: a file path, or ``-`` for standard output."""

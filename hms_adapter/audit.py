@@ -1,0 +1,70 @@
+"""The audit log (``serve --audit-log PATH|-``): one line per call, to its own logger.
+
+A line holds the time, the authenticated principal (``anonymous`` until authentication is configured), the
+user the client claimed with ``set_ugi``, the client address, the method, the object it names (database,
+table) and the outcome (``ok`` or the exception's name), tab-separated as ``key=value`` fields. Argument
+values other than object names never reach it, so no secret can.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import datetime, timezone
+
+from . import connection
+from .convert.names import strip_catalog
+
+AUDIT_LOGGER = "hudi_metastore.audit"
+ANONYMOUS = "anonymous"
+_DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "database")
+_DATABASE_STRUCT_FIELDS = ("name", "locationUri")
+"""A ``Database`` struct (create/alter) is named by its ``name``."""
+_TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename")
+
+
+def _clean(text: str) -> str:
+    return "".join(ch if ch.isprintable() and ch not in "\t" else "?" for ch in text)[:256]
+
+
+def object_of_call(args) -> str:
+    """``db`` or ``db.table`` of a call: its first string arguments (Hive's calls put the database, then the
+    table, first), or the database and table fields of its request struct; ``-`` when it names none."""
+    names = [a for a in args[:2] if isinstance(a, str)]
+    if not names:
+        request = next((a for a in args if hasattr(a, "thrift_spec")), None)
+        database = next((getattr(request, f) for f in _DATABASE_FIELDS if isinstance(getattr(request, f, None), str)),
+                        None)
+        if database is None and all(hasattr(request, f) for f in _DATABASE_STRUCT_FIELDS):
+            database = request.name
+        table = next((getattr(request, f) for f in _TABLE_FIELDS if isinstance(getattr(request, f, None), str)), None)
+        names = [n for n in (database, table) if n]
+    if not names:
+        return "-"
+    names[0] = strip_catalog(names[0]) or names[0]
+    return _clean(".".join(names))
+
+
+class AuditLog:
+    """Writes the audit lines to ``destination``: a file path, or ``-`` for standard output."""
+
+    def __init__(self, destination: str) -> None:
+        self.logger = logging.getLogger(AUDIT_LOGGER)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+        handler = logging.StreamHandler(sys.stdout) if destination == "-" else logging.FileHandler(destination)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        self.logger.addHandler(handler)
+
+    def record(self, method: str, args, outcome: str, elapsed_ms: float) -> None:
+        claimed = connection.claimed_user()
+        self.logger.info("\t".join([
+            f"time={datetime.now(timezone.utc).isoformat(timespec='milliseconds')}",
+            f"principal={ANONYMOUS}",
+            f"ugi={_clean(claimed) if claimed else '-'}",
+            f"client={connection.peer()}",
+            f"method={method}",
+            f"object={object_of_call(args)}",
+            f"outcome={outcome}",
+            f"ms={elapsed_ms:.1f}",
+        ]))

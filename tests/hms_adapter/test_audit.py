@@ -1,0 +1,47 @@
+"""``serve --audit-log``: one line per call (time, principal, the user ``set_ugi`` claimed, client address,
+method, object, outcome), for failed calls too, and nothing but object names from the arguments."""
+
+from __future__ import annotations
+
+import subprocess
+
+from thriftpy2.rpc import make_client
+
+from tests.conftest import hive
+from tests.hms_adapter.helpers import cols, make_table
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+
+
+def test_every_call_is_one_line_of_the_audit_log(tmp_path):
+    port, audit = free_port(), tmp_path / "audit.log"
+    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
+                                      "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse",
+                                      str(tmp_path / "wh"), "--audit-log", str(audit)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_port(port, process)
+        client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000)
+        client.set_ugi("alice", ["staff"])
+        client.create_database(hive.Database(name="shop", parameters={"secret.token": "s3cr3t"}))
+        client.create_table(make_table("shop", "orders", columns=cols("id:bigint")))
+        try:
+            client.get_table("shop", "missing")
+        except hive.NoSuchObjectException:
+            pass
+        client.get_table_req(hive.GetTableRequest(dbName="@hive#shop", tblName="orders"))
+        local_port = client._iprot.trans.sock.getsockname()[1]
+        client.close()
+    finally:
+        process.terminate()
+        process.wait(30)
+    lines = [dict(field.split("=", 1) for field in line.split("\t")) for line in audit.read_text().splitlines()]
+    assert [(l["method"], l["object"], l["outcome"], l["ugi"]) for l in lines] == [
+        ("set_ugi", "alice", "ok", "alice"),
+        ("create_database", "shop", "ok", "alice"),
+        ("create_table", "shop.orders", "ok", "alice"),
+        ("get_table", "shop.missing", "NoSuchTableError", "alice"),
+        ("get_table_req", "shop.orders", "ok", "alice"),
+    ]
+    assert {l["principal"] for l in lines} == {"anonymous"}
+    assert {l["client"] for l in lines} == {f"127.0.0.1:{local_port}"}
+    assert "s3cr3t" not in audit.read_text()
