@@ -1,6 +1,6 @@
 """The audit log (``serve --audit-log PATH|-``): one line per call, to its own logger.
 
-A line holds the time, the authenticated principal (``anonymous`` until authentication is configured), the
+A line holds the time, the authenticated principal (``anonymous`` without authentication), the
 user the client claimed with ``set_ugi``, the client address, the method, the object it names (database,
 table) and the outcome (``ok`` or the exception's name), tab-separated as ``key=value`` fields. Argument
 values other than object names never reach it, so no secret can.
@@ -60,7 +60,7 @@ class AuditLog:
         claimed = connection.claimed_user()
         self.logger.info("\t".join([
             f"time={datetime.now(timezone.utc).isoformat(timespec='milliseconds')}",
-            f"principal={ANONYMOUS}",
+            f"principal={_clean(connection.principal() or ANONYMOUS)}",
             f"ugi={_clean(claimed) if claimed else '-'}",
             f"client={connection.peer()}",
             f"method={method}",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import logging
 import os
@@ -16,10 +17,12 @@ from hudi_catalog import Catalog
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
 from hudi_catalog.config import (
     AUDIT_LOG_ENV,
+    AUTH_ENV,
     DB_URL_DEFAULT,
     DB_URL_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    PASSWORD_FILE_ENV,
     TLS_CA_ENV,
     TLS_CERT_ENV,
     TLS_KEY_ENV,
@@ -33,6 +36,7 @@ from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
 from .audit import AuditLog
+from .passwords import PasswordFile, set_password
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
@@ -43,6 +47,8 @@ from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
+
+AUTH_MODES = ("none", "password")
 
 
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--audit-log", default=os.environ.get(AUDIT_LOG_ENV), metavar="PATH|-",
                        help=f"write one line per call (who, from where, what, on which object, with what outcome) to "
                             f"this file, or to standard output with - (env {AUDIT_LOG_ENV})")
+    auth = serve.add_argument_group("authentication of the Hive Metastore port")
+    auth.add_argument("--auth", choices=AUTH_MODES, default=os.environ.get(AUTH_ENV, "none"),
+                      help=f"none, or password: SASL PLAIN against --password-file (env {AUTH_ENV})")
+    auth.add_argument("--password-file", default=os.environ.get(PASSWORD_FILE_ENV),
+                      help=f"users and salted password hashes, made by `hudi-metastore passwd` (env {PASSWORD_FILE_ENV})")
+    auth.add_argument("--allow-plaintext-passwords", action="store_true",
+                      help="let --auth password run without TLS (passwords then cross the network in clear)")
     tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
     tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
                      help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
@@ -103,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"PEM private key of the certificate (env {TLS_KEY_ENV})")
     tls.add_argument("--tls-ca", default=os.environ.get(TLS_CA_ENV),
                      help=f"PEM CA certificates: clients must present a certificate they signed (env {TLS_CA_ENV})")
+
+    passwd = commands.add_parser("passwd", help="add a user to a password file (or change its password)")
+    passwd.add_argument("file", help="the password file of serve --auth password")
+    passwd.add_argument("user")
 
     init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
     _add_store_options(init_db)
@@ -120,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
                 protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
-                audit: AuditLog | None = None) -> ThriftServer:
+                audit: AuditLog | None = None, passwords: PasswordFile | None = None) -> ThriftServer:
     processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog), audit=audit)
-    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, passwords=passwords)
 
 
 def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
@@ -131,6 +148,24 @@ def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = F
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES, audit=audit)
     return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
+
+
+def _passwords(args: argparse.Namespace) -> PasswordFile | None:
+    """The password file ``--auth password`` checks against; ``SystemExit`` when the options do not allow it."""
+    if args.auth == "none":
+        return None
+    if not args.password_file:
+        raise SystemExit("hudi-metastore: --auth password needs --password-file")
+    if not (args.tls_cert or args.allow_plaintext_passwords):
+        raise SystemExit("hudi-metastore: --auth password sends passwords in clear without TLS: add --tls-cert "
+                         "and --tls-key, or --allow-plaintext-passwords")
+    if not args.no_metaserver:
+        raise SystemExit("hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth password, "
+                         "add --no-metaserver")
+    try:
+        return PasswordFile(args.password_file)
+    except OSError as error:
+        raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
 
 
 def _tls(args: argparse.Namespace) -> ServerTls | None:
@@ -149,7 +184,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
         return 2
-    _tls(args)  # bad TLS options stop here, before any worker starts
+    _tls(args), _passwords(args)  # bad TLS or authentication options stop here, before any worker starts
     if args.workers == 1:
         return _serve_process(args)
     return _serve_workers(args)
@@ -163,7 +198,7 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
-    tls = _tls(args)
+    tls, passwords = _tls(args), _passwords(args)
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl)
@@ -175,7 +210,8 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     reuse_port = worker is not None
     try:
         audit = AuditLog(args.audit_log) if args.audit_log else None
-        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit)
+        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit,
+                             passwords)
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
                                                                       reuse_port, tls, audit)
     except OSError as error:  # a port in use: say which, without a traceback
@@ -277,11 +313,34 @@ def _partitions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _passwd(args: argparse.Namespace) -> int:
+    """The password comes from the terminal (asked twice), or from the first line of standard input."""
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password of {args.user}: ")
+        if getpass.getpass("again: ") != password:
+            print("hudi-metastore: the passwords differ", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    if not password:
+        print("hudi-metastore: an empty password is refused", file=sys.stderr)
+        return 1
+    try:
+        set_password(args.file, args.user, password)
+    except ValueError as error:
+        print(f"hudi-metastore: {error}", file=sys.stderr)
+        return 1
+    print(f"{args.user} is in {args.file}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        handlers = {"serve": _serve, "init-db": _init_db, "partitions": _partitions, **args.handlers}
+        handlers = {"serve": _serve, "init-db": _init_db, "partitions": _partitions, "passwd": _passwd,
+                    **args.handlers}
         return handlers[args.command](args)
     except CatalogError as e:
         print(f"hudi-metastore: {e}", file=sys.stderr)

@@ -11,6 +11,17 @@ def start(peer: str) -> None:
     """Called by the server when a thread starts serving a connection from ``peer`` (``host:port``)."""
     _local.peer = peer
     _local.claimed_user = None
+    _local.principal = None
+
+
+def authenticated(principal: str) -> None:
+    """The principal the connection authenticated as (SASL)."""
+    _local.principal = principal
+
+
+def principal() -> str | None:
+    """The authenticated principal of the connection; None when it did not authenticate."""
+    return getattr(_local, "principal", None)
 
 
 def peer() -> str:

@@ -17,6 +17,8 @@ from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportF
 from thriftpy2.transport.socket import TSocket
 
 from . import connection
+from .passwords import PasswordFile
+from .sasl import SaslRefused, SaslServerTransport
 from .tls import ServerTls
 
 log = logging.getLogger(__name__)
@@ -34,11 +36,14 @@ class ThriftServer:
 
     def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
                  transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False,
-                 name: str = "Hive Metastore", tls: ServerTls | None = None) -> None:
-        """``tls``: serve TLS only (the handshake is done in each connection's thread)."""
+                 name: str = "Hive Metastore", tls: ServerTls | None = None,
+                 passwords: PasswordFile | None = None) -> None:
+        """``tls``: serve TLS only (the handshake is done in each connection's thread); ``passwords``: every
+        connection authenticates first (SASL PLAIN), and its messages are SASL frames."""
         self.processor = processor
         self.name = name
         self.tls = tls
+        self.passwords = passwords
         self.host = host
         self.transport_factory = TRANSPORTS[transport]()
         self.protocol_factory = PROTOCOLS[protocol]()
@@ -98,6 +103,16 @@ class ThriftServer:
                 self._connections.add(tls_conn)
             conn = tls_conn
         client = TSocket(sock=conn)
+        if self.passwords is not None:
+            client = SaslServerTransport(conn)
+            try:
+                connection.authenticated(client.authenticate_plain(self.passwords))
+            except (SaslRefused, OSError) as error:
+                log.warning("authentication of %s:%s failed: %s", peer[0], peer[1], error)
+                with self._lock:
+                    self._connections.discard(conn)
+                conn.close()
+                return
         itrans = self.transport_factory.get_transport(client)
         otrans = self.transport_factory.get_transport(client)
         iprot = self.protocol_factory.get_protocol(itrans)

@@ -36,3 +36,7 @@ TLS_CA_ENV = "HUDI_METASTORE_TLS_CA"
 
 AUDIT_LOG_ENV = "HUDI_METASTORE_AUDIT_LOG"
 """``serve --audit-log``: a file path, or ``-`` for standard output."""
+
+AUTH_ENV = "HUDI_METASTORE_AUTH"
+PASSWORD_FILE_ENV = "HUDI_METASTORE_PASSWORD_FILE"
+"""``serve --auth`` and ``--password-file``."""

@@ -1,0 +1,142 @@
+"""``serve --auth password``: SASL PLAIN on the Hive Metastore port, over TLS, against a password file made
+by ``hudi-metastore passwd``. The client is the Hive 4 client PyIceberg ships (Apache Thrift) over
+``thrift_sasl`` with ``pure-sasl``'s PLAIN, as Python clients connect to a SASL metastore. A wrong
+password, an unknown user, another mechanism, a client that sends no SASL, garbage and oversized
+negotiation frames are refused; the server keeps serving; the audit log names the authenticated user,
+whatever ``set_ugi`` claims; the password reaches no log."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import struct
+import subprocess
+
+import pytest
+from hive_metastore import ThriftHiveMetastore
+from thrift.protocol import TBinaryProtocol
+from thrift.transport import TSSLSocket
+from thrift.transport.TTransport import TTransportException
+from thrift_sasl import TSaslClientTransport
+from puresasl.client import SASLClient
+
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.hms_adapter.test_tls import certs  # noqa: F401  (a fixture)
+
+PASSWORD = "correct horse battery staple"
+BOB_PASSWORD = "bob-s3cret-2"
+
+
+class _SaslClient:
+    """``pure-sasl``'s client in the interface ``thrift_sasl`` calls (that of the ``sasl`` package), as
+    impyla adapts it."""
+
+    def __init__(self, client: SASLClient) -> None:
+        self.client = client
+
+    def start(self, mechanism: str):
+        return True, mechanism, self.client.process()
+
+    def step(self, challenge: bytes):
+        return True, self.client.process(challenge)
+
+    def encode(self, data: bytes):
+        return True, self.client.wrap(data)
+
+    def decode(self, data: bytes):
+        return True, self.client.unwrap(data)
+
+    def getError(self):  # noqa: N802 (the interface's name)
+        return self.client.get_error()
+
+
+def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAIN"):
+    sock = TSSLSocket.TSSLSocket("127.0.0.1", port, ssl_context=ssl.create_default_context(cafile=ca),
+                                 server_hostname="localhost")
+    sock.setTimeout(10_000)
+    transport = TSaslClientTransport(lambda: _SaslClient(SASLClient("localhost", "hive", mechanism=mechanism,
+                                                                    username=user, password=password)),
+                                     mechanism, sock)
+    transport.open()
+    return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
+
+
+@pytest.fixture
+def password_server(certs, tmp_path):  # noqa: F811
+    passwords, audit, port = tmp_path / "passwords", tmp_path / "audit.log", free_port()
+    for user, password in (("alice", PASSWORD), ("bob", BOB_PASSWORD)):
+        subprocess.run(CLI + ["passwd", str(passwords), user], input=password + "\n", text=True, check=True,
+                       capture_output=True, timeout=60)
+    log = open(tmp_path / "server.log", "w")
+    process = subprocess.Popen(
+        CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--db-url",
+               f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh"), "--auth", "password",
+               "--password-file", str(passwords), "--tls-cert", str(certs / "server.pem"), "--tls-key",
+               str(certs / "server.key"), "--audit-log", str(audit)],
+        stdout=log, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_for_port(port, process)
+        yield port, str(certs / "ca.pem"), audit, tmp_path / "server.log"
+    finally:
+        process.terminate()
+        process.wait(30)
+        log.close()
+
+
+def test_users_authenticate_and_others_are_refused(password_server):
+    port, ca, audit, server_log = password_server
+    alice, transport = _client(port, ca, "alice", PASSWORD)
+    alice.set_ugi("root", [])  # a claim: the principal stays alice
+    assert alice.get_all_databases() == ["default"]
+    alice.create_database(ThriftHiveMetastore.Database(name="shop", parameters={}))
+
+    for user, password in (("alice", "wrong"), ("mallory", PASSWORD), ("bob", PASSWORD)):
+        with pytest.raises(TTransportException, match="authentication failed"):
+            _client(port, ca, user, password)
+    with pytest.raises(TTransportException, match="unsupported SASL mechanism"):
+        _client(port, ca, "alice", PASSWORD, mechanism="ANONYMOUS")
+
+    def raw(payload: bytes, wait: float = 10) -> bytes:
+        """Send bytes on a fresh TLS connection; what the server answers before it closes."""
+        context = ssl.create_default_context(cafile=ca)
+        with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=wait),
+                                 server_hostname="localhost") as tls:
+            tls.sendall(payload)
+            try:
+                return tls.recv(1024)
+            except OSError:
+                return b""
+
+    # BAD (status 3) for a Thrift call sent without SASL, an oversized START and a malformed PLAIN response
+    assert raw(struct.pack(">i", -2147418111) + b"\x00\x00\x00\x11get_all_databases").startswith(b"\x03")
+    assert raw(b"\x01\x7f\xff\xff\xff" + b"x" * 100).startswith(b"\x03")
+    assert raw(b"\x01\x00\x00\x00\x05PLAIN\x02\x00\x00\x00\x03a\x00b").startswith(b"\x03")
+    raw(b"\x01\x00\x00", wait=0.5)  # a truncated message, left hanging: the server serves others meanwhile
+
+    bob, bob_transport = _client(port, ca, "bob", BOB_PASSWORD)
+    assert bob.get_all_databases() == ["default", "shop"]  # the server kept serving
+    assert alice.get_database("shop").name == "shop"
+    transport.close()
+    bob_transport.close()
+
+    lines = [dict(f.split("=", 1) for f in line.split("\t")) for line in audit.read_text().splitlines()]
+    assert [(l["principal"], l["ugi"], l["method"]) for l in lines] == [
+        ("alice", "root", "set_ugi"), ("alice", "root", "get_all_databases"), ("alice", "root", "create_database"),
+        ("bob", "-", "get_all_databases"), ("alice", "root", "get_database")]
+    for text in (audit.read_text(), server_log.read_text()):
+        assert PASSWORD not in text and BOB_PASSWORD not in text
+
+
+def test_password_mode_refuses_unsafe_setups(certs, tmp_path):  # noqa: F811
+    passwords = tmp_path / "passwords"
+    subprocess.run(CLI + ["passwd", str(passwords), "alice"], input="x\n", text=True, check=True, timeout=60,
+                   capture_output=True)
+    base = CLI + ["serve", "--port", str(free_port()), "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--auth",
+                  "password"]
+    for extra, message in (
+            ([], "needs --password-file"),
+            (["--password-file", str(passwords), "--no-metaserver"], "sends passwords in clear without TLS"),
+            (["--password-file", str(passwords), "--tls-cert", str(certs / "server.pem"), "--tls-key",
+              str(certs / "server.key")], "metaserver protocol has no authentication")):
+        refused = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0 and message in refused.stderr, refused.stderr
