@@ -91,7 +91,7 @@ class ThriftServer:
         connection.start(f"{peer[0]}:{peer[1]}")
         if self.tls is not None:
             try:
-                tls_conn = self.tls.wrap(conn, peer)
+                tls_conn = self.tls.wrap(conn)
             except (ssl.SSLError, OSError) as error:  # not TLS, no client certificate, gone: this one only
                 log.warning("TLS handshake with %s:%s failed: %s", peer[0], peer[1], error)
                 with self._lock:
@@ -102,9 +102,9 @@ class ThriftServer:
                 self._connections.discard(conn)
                 self._connections.add(tls_conn)
             conn = tls_conn
-        client = TSocket(sock=conn)
-        if self.passwords is not None:
-            client = SaslServerTransport(conn)
+        client, transport_factory = TSocket(sock=conn), self.transport_factory
+        if self.passwords is not None:  # SASL frames the messages itself: a buffer over them, no other framing
+            client, transport_factory = SaslServerTransport(conn), TCyBufferedTransportFactory()
             try:
                 connection.authenticated(client.authenticate_plain(self.passwords))
             except (SaslRefused, OSError) as error:
@@ -113,8 +113,8 @@ class ThriftServer:
                     self._connections.discard(conn)
                 conn.close()
                 return
-        itrans = self.transport_factory.get_transport(client)
-        otrans = self.transport_factory.get_transport(client)
+        itrans = transport_factory.get_transport(client)
+        otrans = transport_factory.get_transport(client)
         iprot = self.protocol_factory.get_protocol(itrans)
         oprot = self.protocol_factory.get_protocol(otrans)
         try:

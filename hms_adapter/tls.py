@@ -62,7 +62,7 @@ class ServerTls:
                 log.error("could not reload the TLS files (%s); keeping the previous certificate", error)
             return self._context
 
-    def wrap(self, conn, peer):
+    def wrap(self, conn):
         """The TLS side of an accepted connection, handshake done (within ``HANDSHAKE_TIMEOUT_SECONDS``)."""
         conn.settimeout(HANDSHAKE_TIMEOUT_SECONDS)
         wrapped = self.context().wrap_socket(conn, server_side=True)
