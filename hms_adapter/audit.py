@@ -13,11 +13,10 @@ import sys
 from datetime import datetime, timezone
 
 from . import connection
-from .convert.names import strip_catalog
+from .convert.names import DATABASE_FIELDS, strip_catalog
 
 AUDIT_LOGGER = "hudi_metastore.audit"
 ANONYMOUS = "anonymous"
-_DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "database")
 _DATABASE_STRUCT_FIELDS = ("name", "locationUri")
 """A ``Database`` struct (create/alter) is named by its ``name``."""
 _TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename")
@@ -33,7 +32,7 @@ def object_of_call(args) -> str:
     names = [a for a in args[:2] if isinstance(a, str)]
     if not names:
         request = next((a for a in args if hasattr(a, "thrift_spec")), None)
-        database = next((getattr(request, f) for f in _DATABASE_FIELDS if isinstance(getattr(request, f, None), str)),
+        database = next((getattr(request, f) for f in DATABASE_FIELDS if isinstance(getattr(request, f, None), str)),
                         None)
         if database is None and all(hasattr(request, f) for f in _DATABASE_STRUCT_FIELDS):
             database = request.name

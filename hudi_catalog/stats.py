@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .hudi.properties import TABLE_VERSION
 from .warehouse import Warehouse
 
 NUM_FILES = "numFiles"
@@ -20,7 +21,6 @@ EMPTY_STATS = (NUM_FILES, TOTAL_SIZE, "numRows", "rawDataSize")
 STATS_GENERATED = "STATS_GENERATED"
 
 
-HUDI_TABLE_VERSION = "hoodie.table.version"
 SLICE_STATS = (NUM_FILES, TOTAL_SIZE, "numRows")
 """What the catalog derives from the latest file slices of the Hudi tables whose timeline it holds."""
 
@@ -28,7 +28,7 @@ SLICE_STATS = (NUM_FILES, TOTAL_SIZE, "numRows")
 def derived_from_slices(table_params: Mapping[str, str]) -> bool:
     """Whether a table's basic statistics come from its Hudi timeline (``hudi_catalog.hudi.slice_stats``):
     a listing of its folders would count every file version and miss the log files."""
-    return HUDI_TABLE_VERSION in table_params
+    return TABLE_VERSION in table_params
 
 
 def keep_slice_stats(params: dict[str, str], stored: Mapping[str, str]) -> None:

@@ -21,7 +21,7 @@ def strip_catalog(name: str | None) -> str | None:
 
 _CATALOG_FIELDS = ("catName", "catalogName", "catalog", "hive3CatName")
 """Fields of Hive 3/4 structs that name the catalog of a call."""
-_DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "table_db", "database")
+DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "table_db", "database")
 """Fields that may hold an ``@<catalog>#<database>`` name."""
 _SEARCH_DEPTH = 3
 
@@ -56,7 +56,7 @@ def _catalog_in(value, depth: int) -> str | None:
         named = getattr(value, field, None)
         if isinstance(named, str) and named:
             return named
-    for field in _DATABASE_FIELDS:
+    for field in DATABASE_FIELDS:
         named = getattr(value, field, None)
         if isinstance(named, str) and _marked_catalog(named):
             return _marked_catalog(named)
