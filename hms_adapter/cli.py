@@ -22,7 +22,11 @@ from hudi_catalog.config import (
     DB_URL_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    KERBEROS_KEYTAB_ENV,
+    KERBEROS_PRINCIPAL_ENV,
     PASSWORD_FILE_ENV,
+    SASL_QOP_DEFAULT,
+    SASL_QOP_ENV,
     TLS_CA_ENV,
     TLS_CERT_ENV,
     TLS_KEY_ENV,
@@ -36,20 +40,19 @@ from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
 from .audit import AuditLog
-from .passwords import PasswordFile, set_password
+from .authentication import AUTH_MODES, check_options, sasl_mechanisms
+from .passwords import set_password
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .processor import MetastoreProcessor
+from .sasl import MechanismFactories
 from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
 from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
-
-AUTH_MODES = ("none", "password")
-
 
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db-url", default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
@@ -104,11 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
                             f"this file, or to standard output with - (env {AUDIT_LOG_ENV})")
     auth = serve.add_argument_group("authentication of the Hive Metastore port")
     auth.add_argument("--auth", choices=AUTH_MODES, default=os.environ.get(AUTH_ENV, "none"),
-                      help=f"none, or password: SASL PLAIN against --password-file (env {AUTH_ENV})")
+                      help=f"none; password: SASL PLAIN against --password-file; kerberos: SASL GSSAPI and "
+                           f"delegation tokens (env {AUTH_ENV})")
     auth.add_argument("--password-file", default=os.environ.get(PASSWORD_FILE_ENV),
                       help=f"users and salted password hashes, made by `hudi-metastore passwd` (env {PASSWORD_FILE_ENV})")
     auth.add_argument("--allow-plaintext-passwords", action="store_true",
                       help="let --auth password run without TLS (passwords then cross the network in clear)")
+    auth.add_argument("--kerberos-principal", default=os.environ.get(KERBEROS_PRINCIPAL_ENV),
+                      help="the server's principal, as hive.metastore.kerberos.principal: hive/_HOST@REALM, _HOST "
+                           f"replaced by this host's name (env {KERBEROS_PRINCIPAL_ENV})")
+    auth.add_argument("--kerberos-keytab", default=os.environ.get(KERBEROS_KEYTAB_ENV),
+                      help=f"the keytab holding that principal's key (env {KERBEROS_KEYTAB_ENV})")
+    auth.add_argument("--sasl-qop", default=os.environ.get(SASL_QOP_ENV, SASL_QOP_DEFAULT),
+                      help="qualities of protection Kerberos clients may choose, as hadoop.rpc.protection: a list "
+                           f"of auth, auth-int (signed), auth-conf (encrypted) (env {SASL_QOP_ENV}; default "
+                           f"{SASL_QOP_DEFAULT})")
     tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
     tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
                      help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
@@ -137,9 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
                 protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
-                audit: AuditLog | None = None, passwords: PasswordFile | None = None) -> ThriftServer:
+                audit: AuditLog | None = None, sasl: MechanismFactories | None = None) -> ThriftServer:
     processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog), audit=audit)
-    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, passwords=passwords)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl)
 
 
 def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
@@ -148,24 +161,6 @@ def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = F
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES, audit=audit)
     return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
-
-
-def _passwords(args: argparse.Namespace) -> PasswordFile | None:
-    """The password file ``--auth password`` checks against; ``SystemExit`` when the options do not allow it."""
-    if args.auth == "none":
-        return None
-    if not args.password_file:
-        raise SystemExit("hudi-metastore: --auth password needs --password-file")
-    if not (args.tls_cert or args.allow_plaintext_passwords):
-        raise SystemExit("hudi-metastore: --auth password sends passwords in clear without TLS: add --tls-cert "
-                         "and --tls-key, or --allow-plaintext-passwords")
-    if not args.no_metaserver:
-        raise SystemExit("hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth password, "
-                         "add --no-metaserver")
-    try:
-        return PasswordFile(args.password_file)
-    except OSError as error:
-        raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
 
 
 def _tls(args: argparse.Namespace) -> ServerTls | None:
@@ -184,7 +179,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
         return 2
-    _tls(args), _passwords(args)  # bad TLS or authentication options stop here, before any worker starts
+    _tls(args), check_options(args)  # bad TLS or authentication options stop here, before any worker starts
     if args.workers == 1:
         return _serve_process(args)
     return _serve_workers(args)
@@ -198,7 +193,7 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
-    tls, passwords = _tls(args), _passwords(args)
+    tls, sasl = _tls(args), sasl_mechanisms(args)
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl)
@@ -211,7 +206,7 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     try:
         audit = AuditLog(args.audit_log) if args.audit_log else None
         server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit,
-                             passwords)
+                             sasl)
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
                                                                       reuse_port, tls, audit)
     except OSError as error:  # a port in use: say which, without a traceback

@@ -12,6 +12,8 @@ import os
 import secrets
 import threading
 
+from .sasl import SaslRefused
+
 log = logging.getLogger(__name__)
 
 SCHEME = "pbkdf2_sha256"
@@ -84,3 +86,23 @@ class PasswordFile:
                 log.error("could not re-read %s (%s); keeping the users read before", self.path, error)
             stored = self._users.get(user)
         return _matches(password, stored if stored is not None else _UNKNOWN_USER) and stored is not None
+
+
+class PlainMechanism:
+    """SASL PLAIN (``authzid NUL user NUL password`` in one response) against a password file."""
+
+    def __init__(self, passwords: PasswordFile) -> None:
+        self._passwords = passwords
+        self.complete = False
+        self.principal: str | None = None
+        self.security_layer = None  # PLAIN protects nothing: TLS does, under it
+
+    def evaluate(self, response: bytes) -> bytes | None:
+        parts = response.split(b"\0")
+        if len(parts) != 3:
+            raise SaslRefused("malformed PLAIN response")
+        authzid, user, password = (part.decode("utf-8", "replace") for part in parts)
+        if (authzid and authzid != user) or not self._passwords.check(user, password):
+            raise SaslRefused("authentication failed")  # the same answer for a wrong user and a wrong password
+        self.complete, self.principal = True, user
+        return None

@@ -17,8 +17,7 @@ from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportF
 from thriftpy2.transport.socket import TSocket
 
 from . import connection
-from .passwords import PasswordFile
-from .sasl import SaslRefused, SaslServerTransport
+from .sasl import MechanismFactories, SaslRefused, SaslServerTransport
 from .tls import ServerTls
 
 log = logging.getLogger(__name__)
@@ -37,13 +36,13 @@ class ThriftServer:
     def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
                  transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False,
                  name: str = "Hive Metastore", tls: ServerTls | None = None,
-                 passwords: PasswordFile | None = None) -> None:
-        """``tls``: serve TLS only (the handshake is done in each connection's thread); ``passwords``: every
-        connection authenticates first (SASL PLAIN), and its messages are SASL frames."""
+                 sasl: MechanismFactories | None = None) -> None:
+        """``tls``: serve TLS only (the handshake is done in each connection's thread); ``sasl``: every
+        connection authenticates first with one of these SASL mechanisms, and its messages are SASL frames."""
         self.processor = processor
         self.name = name
         self.tls = tls
-        self.passwords = passwords
+        self.sasl = sasl
         self.host = host
         self.transport_factory = TRANSPORTS[transport]()
         self.protocol_factory = PROTOCOLS[protocol]()
@@ -103,10 +102,10 @@ class ThriftServer:
                 self._connections.add(tls_conn)
             conn = tls_conn
         client, transport_factory = TSocket(sock=conn), self.transport_factory
-        if self.passwords is not None:  # SASL frames the messages itself: a buffer over them, no other framing
+        if self.sasl is not None:  # SASL frames the messages itself: a buffer over them, no other framing
             client, transport_factory = SaslServerTransport(conn), TCyBufferedTransportFactory()
             try:
-                connection.authenticated(client.authenticate_plain(self.passwords))
+                connection.authenticated(client.authenticate(self.sasl).principal)
             except (SaslRefused, OSError) as error:
                 log.warning("authentication of %s:%s failed: %s", peer[0], peer[1], error)
                 with self._lock:

@@ -40,3 +40,11 @@ AUDIT_LOG_ENV = "HUDI_METASTORE_AUDIT_LOG"
 AUTH_ENV = "HUDI_METASTORE_AUTH"
 PASSWORD_FILE_ENV = "HUDI_METASTORE_PASSWORD_FILE"
 """``serve --auth`` and ``--password-file``."""
+
+KERBEROS_PRINCIPAL_ENV = "HUDI_METASTORE_KERBEROS_PRINCIPAL"
+KERBEROS_KEYTAB_ENV = "HUDI_METASTORE_KERBEROS_KEYTAB"
+"""``serve --kerberos-principal`` (``hive/_HOST@REALM`` as Hive's ``hive.metastore.kerberos.principal``) and
+``--kerberos-keytab``."""
+SASL_QOP_ENV = "HUDI_METASTORE_SASL_QOP"
+SASL_QOP_DEFAULT = "auth,auth-int,auth-conf"
+"""``serve --sasl-qop``: the qualities of protection Kerberos and delegation-token clients may choose."""

@@ -1,0 +1,58 @@
+"""How the Hive Metastore port authenticates its connections (``serve --auth``): the SASL mechanisms its
+options call for, checked before the server listens.
+
+- ``none``: no SASL; a client's ``set_ugi`` is a claim nothing checks.
+- ``password``: SASL PLAIN against ``--password-file`` (over TLS unless ``--allow-plaintext-passwords``).
+- ``kerberos``: SASL GSSAPI with ``--kerberos-principal``'s key from ``--kerberos-keytab``, and DIGEST-MD5
+  with the delegation tokens this metastore issued, as Hive Metastore with ``hive.metastore.sasl.enabled``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .kerberos import KerberosAcceptor, server_principal
+from .passwords import PasswordFile, PlainMechanism
+from .sasl import MechanismFactories, Qop
+
+AUTH_MODES = ("none", "password", "kerberos")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """``SystemExit`` with a message when the authentication options do not go together."""
+    if args.auth == "none":
+        return
+    if args.auth == "password":
+        if not args.password_file:
+            raise SystemExit("hudi-metastore: --auth password needs --password-file")
+        if not (args.tls_cert or args.allow_plaintext_passwords):
+            raise SystemExit("hudi-metastore: --auth password sends passwords in clear without TLS: add --tls-cert "
+                             "and --tls-key, or --allow-plaintext-passwords")
+    if args.auth == "kerberos" and not (args.kerberos_principal and args.kerberos_keytab):
+        raise SystemExit("hudi-metastore: --auth kerberos needs --kerberos-principal and --kerberos-keytab")
+    try:
+        Qop.parse(args.sasl_qop)
+    except ValueError as error:
+        raise SystemExit(f"hudi-metastore: --sasl-qop: {error}") from None
+    if not args.no_metaserver:
+        raise SystemExit(f"hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth {args.auth}, "
+                         "add --no-metaserver")
+
+
+def sasl_mechanisms(args: argparse.Namespace) -> MechanismFactories | None:
+    """The mechanisms of the options (checked by ``check_options``); None for ``--auth none``.
+    ``SystemExit`` when a file they name cannot be used."""
+    if args.auth == "password":
+        try:
+            passwords = PasswordFile(args.password_file)
+        except OSError as error:
+            raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
+        return {b"PLAIN": lambda: PlainMechanism(passwords)}
+    if args.auth == "kerberos":
+        try:
+            acceptor = KerberosAcceptor(server_principal(args.kerberos_principal, args.host), args.kerberos_keytab,
+                                        Qop.parse(args.sasl_qop))
+        except RuntimeError as error:
+            raise SystemExit(f"hudi-metastore: {error}") from None
+        return {b"GSSAPI": acceptor.mechanism}
+    return None
