@@ -163,11 +163,12 @@ def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
     }
 
 
-def write_conf(conf_dir: Path, settings: dict[str, str]) -> Path:
+def write_conf(conf_dir: Path, settings: dict[str, str], name: str = "hive-site.xml") -> Path:
+    """A Hadoop configuration file (``hive-site.xml``, ``core-site.xml``) of ``settings`` in ``conf_dir``."""
     conf_dir.mkdir(parents=True, exist_ok=True)
     body = "".join(f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
                    for k, v in settings.items())
-    path = conf_dir / "hive-site.xml"
+    path = conf_dir / name
     path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
     return path
 
@@ -184,10 +185,14 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextmanager
 def running_peer(db_url: str = DEFAULT_URL, port: int | None = None, heap: str = "2g",
-                 log_level: str = "WARN", work_dir: str | None = None) -> Iterator[Peer]:
+                 log_level: str = "WARN", work_dir: str | None = None, settings: dict[str, str] | None = None,
+                 core_site: dict[str, str] | None = None, jvm_options: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> Iterator[Peer]:
     """Hive Metastore 2.3.10 on 127.0.0.1 (a free port unless ``port``) on a fresh database ``db_url``,
     once it accepts connections; stopped (SIGTERM) on exit. Its log is ``<log_dir>/hive.log``; the
-    temporary ``work_dir`` (configuration, warehouse, logs) is deleted after a clean exit only."""
+    temporary ``work_dir`` (configuration, warehouse, logs) is deleted after a clean exit only.
+    ``settings`` add to its ``hive-site.xml``, ``core-site`` makes a ``core-site.xml`` (Hadoop's security
+    settings), ``jvm_options`` and ``env`` go to its JVM (a Kerberized peer needs all four)."""
     if shutil.which("java") is None:
         raise SystemExit("the peer needs Java (java on PATH)")
     jar = driver_jar()
@@ -195,18 +200,20 @@ def running_peer(db_url: str = DEFAULT_URL, port: int | None = None, heap: str =
     work = Path(work_dir or tempfile.mkdtemp(prefix="hms-peer-"))
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
-    conf_dir = write_conf(work / "conf", hive_site(db_url, f"file:{warehouse}")).parent
+    conf_dir = write_conf(work / "conf", {**hive_site(db_url, f"file:{warehouse}"), **(settings or {})}).parent
+    if core_site:
+        write_conf(conf_dir, core_site, "core-site.xml")
     log_dir = work / "logs"
     log_dir.mkdir(exist_ok=True)
     recreate_database(db_url)
     command = [
         "java", f"-Xmx{heap}", f"-Dhive.log.dir={log_dir}", f"-Dhive.log.level={log_level}",
-        "-Dhive.root.logger=DRFA", f"-Djava.io.tmpdir={work}",
+        "-Dhive.root.logger=DRFA", f"-Djava.io.tmpdir={work}", *jvm_options,
         "-cp", f"{conf_dir}:{JARS}/*:{jar}",
         "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(port),
     ]
     with open(log_dir / "stdout.log", "w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=work)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=work, env=env)
     clean = False
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -16,7 +16,7 @@ from hive_metastore import ThriftHiveMetastore
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
-from .conftest import USERS, start_kerberized_server, stop
+from .conftest import USERS, sasl_client, start_kerberized_server, stop
 
 SECRET_NAME = "db_" + secrets.token_hex(6)
 
@@ -46,20 +46,11 @@ class RecordingProxy:
         threading.Thread(target=pump, args=(upstream, client, False), daemon=True).start()
 
 
-def _client(port: int, qop: bytes | None = None, service: str = "hive"):
-    sock = TSocket.TSocket("localhost", port)
-    sock.setTimeout(10_000)
-    kwargs = {"qops": [qop]} if qop else {}
-    transport = TTransport.TSaslClientTransport(sock, "localhost", service, **kwargs)
-    transport.open()
-    return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
-
-
 @pytest.mark.parametrize("qop", [b"auth", b"auth-int", b"auth-conf"])
 def test_each_quality_of_protection_serves_calls(kdc, kerberized_server, alice_cache, use_ticket, qop):
     use_ticket(alice_cache)
     proxy = RecordingProxy(kerberized_server.port)
-    client, transport = _client(proxy.port, qop)
+    client, transport = sasl_client(proxy.port, qop)
     assert transport.sasl.qop == qop
     client.set_ugi("root", [])  # a claim: the identity stays alice's principal
     client.create_database(ThriftHiveMetastore.Database(name=SECRET_NAME, parameters={}))
@@ -153,7 +144,7 @@ def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, 
 
     use_ticket(None)  # no ticket at all: the client cannot even start
     with pytest.raises(Exception, match="(?i)credential|ticket|No Kerberos"):
-        _client(port)
+        sasl_client(port)
     with pytest.raises(gssapi.exceptions.GSSError):
         _raw_gssapi(port, kerberized_server.principal)
 
@@ -161,10 +152,10 @@ def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, 
     use_ticket(expiring)
     time.sleep(4)
     with pytest.raises(Exception, match="(?i)expired|credential"):
-        _client(port)
+        sasl_client(port)
 
     use_ticket(alice_cache)
-    client, transport = _client(port)
+    client, transport = sasl_client(port)
     assert "default" in client.get_all_databases()
     transport.close()
     assert kerberized_server.process.poll() is None
@@ -193,7 +184,7 @@ def test_a_server_allowing_only_auth_conf_refuses_weaker_choices(kdc, tmp_path, 
         use_ticket(alice_cache)
         status, reason = _raw_gssapi(server.port, server.principal)  # the raw client chooses auth
         assert status == 3 and b"does not allow (auth-conf)" in reason
-        client, transport = _client(server.port)  # pure-sasl picks what the server offers
+        client, transport = sasl_client(server.port)  # pure-sasl picks what the server offers
         assert transport.sasl.qop == b"auth-conf" and client.get_all_databases() == ["default"]
         transport.close()
     finally:

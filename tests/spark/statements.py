@@ -120,7 +120,7 @@ def main() -> None:
             rows = [[None if v is None else str(v) for v in row] for row in spark.sql(statement).collect()]
             print(json.dumps({"sql": statement, "rows": rows}), flush=True)
         except Exception as e:  # the reference run must record failures as results too
-            print(json.dumps({"sql": statement, "error": type(e).__name__}), flush=True)
+            print(json.dumps({"sql": statement, "error": type(e).__name__, "message": str(e)[:2000]}), flush=True)
     spark.stop()
 
 

@@ -36,14 +36,14 @@ def java() -> str:
 
 
 def run_statements(work_dir: Path, metastore_uri: str | None, statements: Path | None = None,
-                   spark_conf: dict[str, str] | None = None) -> dict[str, dict]:
+                   spark_conf: dict[str, str] | None = None, env: dict[str, str] | None = None) -> dict[str, dict]:
     """Results of ``statements.py``'s statements (or those listed in the JSON file ``statements``), with more
-    Spark settings ``spark_conf``."""
+    Spark settings ``spark_conf`` and environment variables ``env``."""
     warehouse = work_dir / "spark-warehouse"
     command = [sys.executable, str(SCRIPT), str(warehouse)] + ([metastore_uri] if metastore_uri else [])
     command += [str(statements)] if statements else []
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1",
-           "HMS_TEST_SPARK_CONF": json.dumps(spark_conf or {})}
+           "HMS_TEST_SPARK_CONF": json.dumps(spark_conf or {}), **(env or {})}
     done = subprocess.run(command, cwd=work_dir, env=env, capture_output=True, text=True,
                           timeout=RUN_TIMEOUT_SECONDS)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
