@@ -12,11 +12,25 @@ def start(peer: str) -> None:
     _local.peer = peer
     _local.claimed_user = None
     _local.principal = None
+    _local.user = None
+    _local.method = None
 
 
-def authenticated(principal: str) -> None:
-    """The principal the connection authenticated as (SASL)."""
-    _local.principal = principal
+def authenticated(principal: str, user: str, method: str) -> None:
+    """The connection authenticated (SASL) as ``principal``, whose user name (``auth_to_local``'s short name)
+    is ``user``, by ``method`` (``KERBEROS``, ``TOKEN`` or ``PASSWORD``, Hadoop's names)."""
+    _local.principal, _local.user, _local.method = principal, user, method
+
+
+def user() -> str | None:
+    """Who the calls run as: the authenticated user; without authentication, the user the client claimed
+    with ``set_ugi`` (or None)."""
+    return getattr(_local, "user", None) or claimed_user()
+
+
+def method() -> str | None:
+    """How the connection authenticated (see ``authenticated``); None when it did not."""
+    return getattr(_local, "method", None)
 
 
 def principal() -> str | None:

@@ -50,6 +50,14 @@ def server_principal(configured: str, bind_host: str) -> str:
     return configured.replace(HOST_PLACEHOLDER, host.lower())
 
 
+def short_name(principal: str, realm: str) -> str:
+    """The user name of ``principal`` by Hadoop's default ``auth_to_local`` rule: the first component of a
+    principal of the server's own ``realm`` (``alice@REALM`` and ``hive/host@REALM`` are ``alice`` and
+    ``hive``); a principal of another realm keeps its full name, so it never passes for a local user."""
+    name, _, principal_realm = principal.rpartition("@") if "@" in principal else (principal, "", realm)
+    return name.split("/", 1)[0] if principal_realm == realm else principal
+
+
 class KerberosAcceptor:
     """The server's credentials: its principal's key from the keytab, loaded once and shared by the
     connections. ``mechanism()`` makes the GSSAPI mechanism of one connection."""
@@ -94,6 +102,8 @@ class GssapiLayer:
 class GssapiMechanism:
     """SASL GSSAPI for one connection (see the module's docstring for the exchange)."""
 
+    method = "KERBEROS"
+
     def __init__(self, acceptor: KerberosAcceptor) -> None:
         gssapi = _gssapi()
         self._gss_error = gssapi.exceptions.GSSError
@@ -102,6 +112,7 @@ class GssapiMechanism:
         self._offered = False
         self.complete = False
         self.principal: str | None = None
+        self.user: str | None = None
         self.security_layer: GssapiLayer | None = None
 
     def evaluate(self, response: bytes) -> bytes | None:
@@ -111,6 +122,7 @@ class GssapiMechanism:
                 if not self._context.complete:
                     return token or b""
                 self.principal = str(self._context.initiator_name)
+                self.user = short_name(self.principal, self._acceptor.realm)
                 if token:  # mutual authentication: the client answers this token with an empty response
                     return token
                 return self._offer()

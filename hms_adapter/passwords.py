@@ -91,10 +91,13 @@ class PasswordFile:
 class PlainMechanism:
     """SASL PLAIN (``authzid NUL user NUL password`` in one response) against a password file."""
 
+    method = "PASSWORD"
+
     def __init__(self, passwords: PasswordFile) -> None:
         self._passwords = passwords
         self.complete = False
         self.principal: str | None = None
+        self.user: str | None = None
         self.security_layer = None  # PLAIN protects nothing: TLS does, under it
 
     def evaluate(self, response: bytes) -> bytes | None:
@@ -104,5 +107,5 @@ class PlainMechanism:
         authzid, user, password = (part.decode("utf-8", "replace") for part in parts)
         if (authzid and authzid != user) or not self._passwords.check(user, password):
             raise SaslRefused("authentication failed")  # the same answer for a wrong user and a wrong password
-        self.complete, self.principal = True, user
+        self.complete, self.principal, self.user = True, user, user
         return None

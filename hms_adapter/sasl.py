@@ -72,6 +72,10 @@ class SaslMechanism(Protocol):
     complete: bool
     principal: str | None
     """Who authenticated, once ``complete``."""
+    user: str | None
+    """The principal's user name (``auth_to_local``'s short name), once ``complete``."""
+    method: str
+    """Hadoop's name of the authentication method: ``KERBEROS``, ``TOKEN``, ``PASSWORD``."""
     security_layer: SecurityLayer | None
     """The frames' protection, once ``complete`` (None for ``auth``)."""
 

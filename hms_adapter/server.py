@@ -105,7 +105,8 @@ class ThriftServer:
         if self.sasl is not None:  # SASL frames the messages itself: a buffer over them, no other framing
             client, transport_factory = SaslServerTransport(conn), TCyBufferedTransportFactory()
             try:
-                connection.authenticated(client.authenticate(self.sasl).principal)
+                mechanism = client.authenticate(self.sasl)
+                connection.authenticated(mechanism.principal, mechanism.user, mechanism.method)
             except (SaslRefused, OSError) as error:
                 log.warning("authentication of %s:%s failed: %s", peer[0], peer[1], error)
                 with self._lock:

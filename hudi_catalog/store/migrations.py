@@ -125,6 +125,12 @@ def add_file_row_counts(conn: Connection) -> None:
         conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN num_rows BIGINT")
 
 
+def add_delegation_tokens(conn: Connection) -> None:
+    """Version 11 -> 12: ``token_master_key`` and ``delegation_token`` (made by ``create_all``) and their
+    ``token`` and ``token_key`` counters."""
+    sequences.seed(conn)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -136,4 +142,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     8: add_notification_log,
     9: add_catalogs,
     10: add_file_row_counts,
+    11: add_delegation_tokens,
 }

@@ -31,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -322,7 +322,7 @@ id_sequence = Table(
     **_MYSQL_OPTIONS,
 )
 
-SEQUENCES = ("lock", "txn", "notification")
+SEQUENCES = ("lock", "txn", "notification", "token", "token_key")
 
 hive_txn = Table(
     "hive_txn",
@@ -483,5 +483,35 @@ notification_log = Table(
     Column("message", LongText, nullable=False),
     Column("message_format", String(16), nullable=False),
     Index("idx_notification_time", "event_time"),
+    **_MYSQL_OPTIONS,
+)
+
+# Delegation tokens (get_delegation_token) and the master keys that sign them, as Hive's DBTokenStore keeps
+# them in the metastore database, so that every server on the database verifies every token. Ids come from
+# the ``token`` and ``token_key`` counters. A token's password is never stored: it is the HMAC of its
+# identifier under its master key.
+token_master_key = Table(
+    "token_master_key",
+    metadata,
+    Column("key_id", Integer, primary_key=True, autoincrement=False),
+    Column("secret", LargeBinary(64), nullable=False),
+    Column("created", BigInteger, nullable=False, doc="milliseconds since the epoch"),
+    Column("expires", BigInteger, nullable=False, doc="milliseconds since the epoch"),
+    **_MYSQL_OPTIONS,
+)
+
+delegation_token = Table(
+    "delegation_token",
+    metadata,
+    Column("sequence_number", Integer, primary_key=True, autoincrement=False),
+    Column("identifier", LargeBinary(1024), nullable=False, doc="Hadoop's serialized token identifier"),
+    Column("owner", String(256), nullable=False),
+    Column("renewer", String(256), nullable=False),
+    Column("real_user", String(256), nullable=False),
+    Column("issue_date", BigInteger, nullable=False, doc="milliseconds since the epoch"),
+    Column("max_date", BigInteger, nullable=False, doc="milliseconds since the epoch"),
+    Column("expires", BigInteger, nullable=False, doc="milliseconds since the epoch; renewals move it"),
+    Column("master_key_id", Integer, ForeignKey("token_master_key.key_id"), nullable=False),
+    Index("idx_delegation_token_expires", "expires"),
     **_MYSQL_OPTIONS,
 )
