@@ -10,8 +10,11 @@ options call for, checked before the server listens.
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
 
-from .kerberos import KerberosAcceptor, server_principal
+from .digest import DigestMechanism, TokenVerifier
+from .kerberos import KerberosAcceptor, server_principal, short_name
 from .passwords import PasswordFile, PlainMechanism
 from .sasl import MechanismFactories, Qop
 
@@ -39,9 +42,18 @@ def check_options(args: argparse.Namespace) -> None:
                          "add --no-metaserver")
 
 
-def sasl_mechanisms(args: argparse.Namespace) -> MechanismFactories | None:
-    """The mechanisms of the options (checked by ``check_options``); None for ``--auth none``.
-    ``SystemExit`` when a file they name cannot be used."""
+def user_names(args: argparse.Namespace) -> Callable[[str], str]:
+    """A principal's user name: with Kerberos, ``auth_to_local``'s default rule in the server's realm;
+    otherwise the name itself."""
+    if args.auth == "kerberos":
+        realm = server_principal(args.kerberos_principal, args.host).rpartition("@")[2]
+        return functools.partial(short_name, realm=realm)
+    return str
+
+
+def sasl_mechanisms(args: argparse.Namespace, tokens: TokenVerifier) -> MechanismFactories | None:
+    """The mechanisms of the options (checked by ``check_options``), with ``tokens`` checking delegation
+    tokens; None for ``--auth none``. ``SystemExit`` when a file they name cannot be used."""
     if args.auth == "password":
         try:
             passwords = PasswordFile(args.password_file)
@@ -54,5 +66,6 @@ def sasl_mechanisms(args: argparse.Namespace) -> MechanismFactories | None:
                                         Qop.parse(args.sasl_qop))
         except RuntimeError as error:
             raise SystemExit(f"hudi-metastore: {error}") from None
-        return {b"GSSAPI": acceptor.mechanism}
+        qop = Qop.parse(args.sasl_qop)
+        return {b"GSSAPI": acceptor.mechanism, b"DIGEST-MD5": lambda: DigestMechanism(tokens, qop)}
     return None

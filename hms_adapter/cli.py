@@ -12,6 +12,7 @@ import signal
 import ssl
 import sys
 import threading
+from collections.abc import Callable
 
 from hudi_catalog import Catalog
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
@@ -30,17 +31,24 @@ from hudi_catalog.config import (
     TLS_CA_ENV,
     TLS_CERT_ENV,
     TLS_KEY_ENV,
+    TOKEN_KEY_UPDATE_INTERVAL_ENV,
+    TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT,
+    TOKEN_MAX_LIFETIME_ENV,
+    TOKEN_MAX_LIFETIME_SECONDS_DEFAULT,
+    TOKEN_RENEW_INTERVAL_ENV,
+    TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT,
     TXN_TIMEOUT_ENV,
     TXN_TIMEOUT_SECONDS_DEFAULT,
     WAREHOUSE_DEFAULT,
     WAREHOUSE_ENV,
 )
 from hudi_catalog.errors import CatalogError
+from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
 from .audit import AuditLog
-from .authentication import AUTH_MODES, check_options, sasl_mechanisms
+from .authentication import AUTH_MODES, check_options, sasl_mechanisms, user_names
 from .passwords import set_password
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
@@ -122,6 +130,20 @@ def build_parser() -> argparse.ArgumentParser:
                       help="qualities of protection Kerberos clients may choose, as hadoop.rpc.protection: a list "
                            f"of auth, auth-int (signed), auth-conf (encrypted) (env {SASL_QOP_ENV}; default "
                            f"{SASL_QOP_DEFAULT})")
+    tokens = serve.add_argument_group("delegation tokens (with --auth kerberos), as Hive's hive.cluster.delegation.*")
+    tokens.add_argument("--token-renew-interval", type=_positive_seconds,
+                        default=os.environ.get(TOKEN_RENEW_INTERVAL_ENV, TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT),
+                        help="seconds a token lives without renewal (env "
+                             f"{TOKEN_RENEW_INTERVAL_ENV}; default {TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT:g})")
+    tokens.add_argument("--token-max-lifetime", type=_positive_seconds,
+                        default=os.environ.get(TOKEN_MAX_LIFETIME_ENV, TOKEN_MAX_LIFETIME_SECONDS_DEFAULT),
+                        help="seconds after which no renewal keeps a token alive (env "
+                             f"{TOKEN_MAX_LIFETIME_ENV}; default {TOKEN_MAX_LIFETIME_SECONDS_DEFAULT:g})")
+    tokens.add_argument("--token-key-update-interval", type=_positive_seconds,
+                        default=os.environ.get(TOKEN_KEY_UPDATE_INTERVAL_ENV,
+                                               TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT),
+                        help="seconds a master key signs new tokens before a new one replaces it (env "
+                             f"{TOKEN_KEY_UPDATE_INTERVAL_ENV}; default {TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT:g})")
     tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
     tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
                      help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
@@ -150,8 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
                 protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
-                audit: AuditLog | None = None, sasl: MechanismFactories | None = None) -> ThriftServer:
-    processor = MetastoreProcessor(hive.ThriftHiveMetastore, MetastoreHandler(catalog), audit=audit)
+                audit: AuditLog | None = None, sasl: MechanismFactories | None = None,
+                user_name: Callable[[str], str] = str) -> ThriftServer:
+    """The Hive Metastore port; ``user_name`` maps authenticated principals to user names."""
+    handler = MetastoreHandler(catalog, user_name=user_name)
+    processor = MetastoreProcessor(hive.ThriftHiveMetastore, handler, audit=audit)
     return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl)
 
 
@@ -161,6 +186,10 @@ def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = F
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES, audit=audit)
     return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
+
+
+def _token_lifetimes(args: argparse.Namespace) -> TokenLifetimes:
+    return TokenLifetimes(args.token_renew_interval, args.token_max_lifetime, args.token_key_update_interval)
 
 
 def _tls(args: argparse.Namespace) -> ServerTls | None:
@@ -193,10 +222,12 @@ def _port_error(args: argparse.Namespace, error: OSError) -> int:
 
 def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
-    tls, sasl = _tls(args), sasl_mechanisms(args)
+    tls = _tls(args)
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
-                           txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl)
+                           txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl,
+                           token_lifetimes=_token_lifetimes(args))
+    sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process
     background = [EventCleaner(catalog)] if not worker else []
@@ -206,7 +237,7 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     try:
         audit = AuditLog(args.audit_log) if args.audit_log else None
         server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit,
-                             sasl)
+                             sasl, user_names(args))
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
                                                                       reuse_port, tls, audit)
     except OSError as error:  # a port in use: say which, without a traceback

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from hudi_catalog import Catalog
@@ -44,6 +44,7 @@ from .idl import hive
 from .lock_calls import LockCalls
 from .meta_conf import ConnectionMetaConf
 from .stats_calls import StatsCalls
+from .token_calls import TokenCalls
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +67,17 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls):
+class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls, TokenCalls):
     """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
     transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
-    calls in ``StatsCalls``, the notification event calls in ``EventCalls``). The processor runs each call in
-    its ``call_scope``: the catalog its arguments name, and its connection's settings."""
+    calls in ``StatsCalls``, the notification event calls in ``EventCalls``, the delegation token calls in
+    ``TokenCalls``). The processor runs each call in its ``call_scope``: the catalog its arguments name, and
+    its connection's settings. ``user_name`` maps a principal to its user name (identity without Kerberos)."""
 
-    def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
+    def __init__(self, catalog: Catalog, config: dict[str, str] | None = None,
+                 user_name: Callable[[str], str] = str) -> None:
         self.catalog = catalog
+        self.user_name = user_name
         self.started = int(time.time())
         self.stats_encodings = StatsEncodings()
         self.meta_conf = ConnectionMetaConf()

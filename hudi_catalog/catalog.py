@@ -25,6 +25,7 @@ from .events import EventFormat
 from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
+from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
 from .services.functions import FunctionService
 from .services.events import EventLog, EventService
 from .services.locks import LockService
@@ -49,12 +50,14 @@ class Catalog:
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
                  txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
                  event_format: EventFormat | None = None,
-                 event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT) -> None:
+                 event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
+                 token_lifetimes: TokenLifetimes | None = None) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
         ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
         ``event_format``: how change events are written (the catalog's own ``NamesFormat`` when None);
-        ``event_ttl``: seconds after which ``events.remove_expired`` removes them."""
+        ``event_ttl``: seconds after which ``events.remove_expired`` removes them.
+        ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None)."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -74,13 +77,16 @@ class Catalog:
         self.txns = TxnService(ctx, txn_timeout)
         self.locks = LockService(ctx, self.txns)
         self.events = EventService(ctx, event_ttl)
+        self.delegation_tokens = DelegationTokenService(ctx, token_lifetimes)
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
              txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT, event_format: EventFormat | None = None,
-             event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT) -> "Catalog":
+             event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
+             token_lifetimes: TokenLifetimes | None = None) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
-        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl)
+        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl,
+                      token_lifetimes)
         if init:
             catalog.init()
         return catalog

@@ -29,6 +29,16 @@ EVENT_TTL_SECONDS_DEFAULT = 86400.0
 EVENT_CLEAN_INTERVAL_SECONDS = 60.0
 """How often a server removes expired notification events."""
 
+TOKEN_RENEW_INTERVAL_ENV = "HUDI_METASTORE_TOKEN_RENEW_INTERVAL"
+TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT = 86400.0
+"""As Hive's ``hive.cluster.delegation.token.renew-interval``: a delegation token not renewed for this long expires."""
+TOKEN_MAX_LIFETIME_ENV = "HUDI_METASTORE_TOKEN_MAX_LIFETIME"
+TOKEN_MAX_LIFETIME_SECONDS_DEFAULT = 7 * 86400.0
+"""As Hive's ``hive.cluster.delegation.token.max-lifetime``: no renewal takes a token beyond this age."""
+TOKEN_KEY_UPDATE_INTERVAL_ENV = "HUDI_METASTORE_TOKEN_KEY_UPDATE_INTERVAL"
+TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT = 86400.0
+"""As Hive's ``hive.cluster.delegation.key.update-interval``: how long a master key signs new tokens."""
+
 TLS_CERT_ENV = "HUDI_METASTORE_TLS_CERT"
 TLS_KEY_ENV = "HUDI_METASTORE_TLS_KEY"
 TLS_CA_ENV = "HUDI_METASTORE_TLS_CA"

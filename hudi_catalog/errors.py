@@ -90,3 +90,7 @@ class TxnAbortedError(CatalogError):
 
 class TxnOpenError(CatalogError):
     """The operation is not allowed while the transaction is open (unlocking one of its locks)."""
+
+
+class DelegationTokenError(CatalogError):
+    """A delegation token is malformed, unknown, cancelled or expired, or the caller may not do this with it."""
