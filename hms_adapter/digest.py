@@ -6,7 +6,9 @@ The server challenges with realm ``default``, a fresh nonce, the qualities of pr
 hashed from the token's password (base64 of its HMAC), the nonce, its own cnonce and the digest URI; the
 server recomputes it from the password it derives from the identifier, and proves it knows the password
 too (``rspauth``). A nonce serves one response on one connection: a response replayed on another connection
-meets another nonce and fails. With ``auth-int`` every frame carries an HMAC-MD5 and a sequence number.
+meets another nonce and fails. With ``auth-int`` every frame carries an HMAC-MD5 and a sequence number;
+with ``auth-conf`` frame and HMAC are also encrypted, with RC4 (the one DIGEST-MD5 cipher every Hadoop client
+speaks that ``cryptography`` still has; prefer Kerberos or TLS where the cipher matters).
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ log = logging.getLogger(__name__)
 
 REALM = "default"
 """Hadoop's SASL realm for token authentication (``SaslRpcServer.SASL_DEFAULT_REALM``)."""
-SUPPORTED_QOP = Qop.AUTH | Qop.AUTH_INT
 MAX_BUFFER = 65536
+CIPHER = "rc4"
 _CLIENT_SIGNING = b"Digest session key to client-to-server signing key magic constant"
 _SERVER_SIGNING = b"Digest session key to server-to-client signing key magic constant"
+_CLIENT_SEALING = b"Digest H(A1) to client-to-server sealing key magic constant"
+_SERVER_SEALING = b"Digest H(A1) to server-to-client sealing key magic constant"
 _MESSAGE_TYPE = b"\x00\x01"
 _DIRECTIVE = re.compile(r'\s*([A-Za-z0-9-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^,]*)\s*(?:,|$)')
 
@@ -98,6 +102,31 @@ class DigestIntegrityLayer:
         return message
 
 
+class DigestPrivacyLayer(DigestIntegrityLayer):
+    """``auth-conf`` with ``rc4``: frame and HMAC encrypted by a stream per direction, keyed from H(A1);
+    message type and sequence number follow in clear."""
+
+    def __init__(self, ha1: bytes) -> None:
+        super().__init__(ha1)
+        from cryptography.hazmat.decrepit.ciphers.algorithms import ARC4
+        from cryptography.hazmat.primitives.ciphers import Cipher
+
+        self._decrypt = Cipher(ARC4(_md5(ha1 + _CLIENT_SEALING)), mode=None).decryptor()
+        self._encrypt = Cipher(ARC4(_md5(ha1 + _SERVER_SEALING)), mode=None).encryptor()
+
+    def wrap(self, data: bytes) -> bytes:
+        sequence = struct.pack(">I", self._sent)
+        sealed = self._encrypt.update(data + self._mac(self._send_key, self._sent, data))
+        self._sent += 1
+        return sealed + _MESSAGE_TYPE + sequence
+
+    def unwrap(self, data: bytes) -> bytes:
+        if len(data) < 16:
+            raise ConnectionError("an encrypted frame is too short")
+        opened = self._decrypt.update(data[:-6])
+        return super().unwrap(opened + data[-6:])
+
+
 class DigestMechanism:
     """DIGEST-MD5 for one connection (see the module's docstring)."""
 
@@ -105,7 +134,7 @@ class DigestMechanism:
 
     def __init__(self, verify: TokenVerifier, qop: Qop) -> None:
         self._verify = verify
-        self._qop = qop & SUPPORTED_QOP
+        self._qop = qop
         self._nonce: str | None = None
         self.complete = False
         self.principal: str | None = None
@@ -114,13 +143,11 @@ class DigestMechanism:
 
     def evaluate(self, response: bytes) -> bytes | None:
         if self._nonce is None:  # the client's empty initial response: challenge it
-            if not self._qop:
-                raise SaslRefused("DIGEST-MD5: no quality of protection in common (this server allows "
-                                  "auth and auth-int for delegation tokens)")
             self._nonce = base64.b64encode(secrets.token_bytes(24)).decode()
             qops = ",".join(self._qop.names())
+            cipher = f',cipher="{CIPHER}"' if self._qop & Qop.AUTH_CONF else ""
             return (f'realm="{REALM}",nonce="{self._nonce}",qop="{qops}",charset=utf-8,'
-                    f'maxbuf={MAX_BUFFER},algorithm=md5-sess').encode()
+                    f'maxbuf={MAX_BUFFER}{cipher},algorithm=md5-sess').encode()
         return self._check(parse_directives(response))
 
     def _check(self, d: dict[str, str]) -> bytes:
@@ -134,6 +161,8 @@ class DigestMechanism:
         qop = d.get("qop", "auth")
         if qop not in self._qop.names():
             raise SaslRefused(f"DIGEST-MD5: quality of protection {qop[:16]!r} not offered")
+        if qop == "auth-conf" and d.get("cipher") != CIPHER:
+            raise SaslRefused(f"DIGEST-MD5: cipher {d.get('cipher', '')[:16]!r} not offered ({CIPHER})")
         if d.get("authzid") and d["authzid"] != d["username"]:
             raise SaslRefused("DIGEST-MD5: a token may not act as another user")
         try:
@@ -149,6 +178,8 @@ class DigestMechanism:
         self.complete, self.principal, self.user = True, identifier.owner, identifier.owner
         if qop == "auth-int":
             self.security_layer = DigestIntegrityLayer(ha1)
+        elif qop == "auth-conf":
+            self.security_layer = DigestPrivacyLayer(ha1)
         log.debug("delegation token %d of %s authenticated with %s", identifier.sequence_number,
                   identifier.owner, qop)
         return f"rspauth={self._digest(ha1, d, qop, b'')}".encode()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 REALM = "HMS.TEST"
 DEBIAN_PACKAGES = ("krb5-kdc", "krb5-admin-server", "krb5-user", "libkrb5-dev")
-PYTHON_PACKAGES = {"gssapi": "gssapi>=1.8", "kerberos": "kerberos>=1.3"}
+PYTHON_PACKAGES = {"gssapi": "gssapi>=1.8", "kerberos": "kerberos>=1.3", "cryptography": "cryptography>=43"}
 
 
 def _run_as_root(command: list[str]) -> None:
