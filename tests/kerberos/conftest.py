@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import skip_or_fail
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
-from .kdc import PrivateKdc, ensure_kerberos
+from benchmarks.kdc import PrivateKdc, ensure_kerberos
 
 SERVICE = "hive/localhost"
 # DataNucleus makes the peer's tables on first use, in a connection of its own. Under Kerberos, Spark's
