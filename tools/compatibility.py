@@ -102,8 +102,10 @@ NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
     (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
      "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
-    (("privilege", "role", "grant", "revoke", "token", "master_key"),
-     "authorization and delegation tokens: not served yet (security)"),
+    (("privilege", "role", "grant", "revoke"), "authorization: not served yet (security)"),
+    (("token", "master_key"),
+     "the token store HiveServer2 keeps in a metastore (DBTokenStore): not served; the metastore's own "
+     "delegation tokens are ([security.md](security.md#delegation-tokens))"),
     (("compact", "mark_cleaned", "mark_failed", "mark_refused", "submit_for_cleanup", "find_next_compact",
       "compactor", "cleanup", "seed_", "write_ids_to_min_history", "max_allocated_table_write_id",
       "latest_txnid_in_conflict", "repl_tbl_writeid_state", "set_hadoop_jobid", "add_dynamic_partitions",
