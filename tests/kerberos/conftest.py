@@ -7,6 +7,8 @@ Outside CI, a machine that cannot install the Kerberos tools skips these tests; 
 
 from __future__ import annotations
 
+import socket
+import struct
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +111,29 @@ def sasl_client(port: int, qop: bytes | None = None, service: str = "hive"):
     transport = TTransport.TSaslClientTransport(sock, "localhost", service, **kwargs)
     transport.open()
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
+
+
+def send_sasl_message(sock: socket.socket, status: int, payload: bytes) -> None:
+    """One message of Thrift's SASL negotiation: status byte, 4-byte length, payload."""
+    sock.sendall(struct.pack(">BI", status, len(payload)) + payload)
+
+
+def receive_sasl_message(sock: socket.socket) -> tuple[int, bytes]:
+    """The server's next negotiation message; status 0 when the connection closed first."""
+    data = b""
+    while len(data) < 5:
+        chunk = sock.recv(5 - len(data))
+        if not chunk:
+            return 0, b""
+        data += chunk
+    status, length = struct.unpack(">BI", data)
+    payload = b""
+    while len(payload) < length:
+        chunk = sock.recv(length - len(payload))
+        if not chunk:
+            break
+        payload += chunk
+    return status, payload
 
 
 def hadoop_conf_dir(home: Path, protection: str = "privacy") -> Path:

@@ -13,15 +13,14 @@ import socket
 import struct
 import time
 
-import kerberos
 import pytest
 from hive_metastore import ThriftHiveMetastore
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
-from hudi_catalog.delegation_tokens import TokenIdentifier, decode_token
+from hudi_catalog.delegation_tokens import TokenIdentifier, decode_token, encode_token
 
-from .conftest import USERS, sasl_client, start_kerberized_server, stop
+from .conftest import USERS, receive_sasl_message, sasl_client, send_sasl_message, start_kerberized_server, stop
 
 START, OK, BAD, COMPLETE = 1, 2, 3, 5
 
@@ -60,6 +59,8 @@ def test_a_client_without_a_ticket_authenticates_with_a_token(kdc, kerberized_se
     identifier = TokenIdentifier.decode(decode_token(token)[0])
     assert (identifier.owner, identifier.renewer, identifier.real_user) == ("alice", "alice", "")
     assert identifier.max_date - identifier.issue_date == 7 * 86400 * 1000  # Hive's default max lifetime
+
+    import kerberos  # installed by the kdc fixture when missing
 
     use_ticket(None)  # from here on, no Kerberos ticket
     with pytest.raises(kerberos.GSSError, match="No Kerberos credentials"):
@@ -155,27 +156,6 @@ def test_two_servers_on_one_database_accept_each_others_tokens(kdc, tmp_path, al
 
 # -- a DIGEST-MD5 client written from RFC 2831, for replays and garbage ------------------------------------
 
-def _send(sock: socket.socket, status: int, payload: bytes) -> None:
-    sock.sendall(struct.pack(">BI", status, len(payload)) + payload)
-
-
-def _receive(sock: socket.socket) -> tuple[int, bytes]:
-    data = b""
-    while len(data) < 5:
-        chunk = sock.recv(5 - len(data))
-        if not chunk:
-            return 0, b""
-        data += chunk
-    status, length = struct.unpack(">BI", data)
-    payload = b""
-    while len(payload) < length:
-        chunk = sock.recv(length - len(payload))
-        if not chunk:
-            break
-        payload += chunk
-    return status, payload
-
-
 def _digest_response(token: str, challenge: bytes, cnonce: str = "c0ffee") -> bytes:
     nonce = re.search(r'nonce="([^"]+)"', challenge.decode()).group(1)
     identifier, password = decode_token(token)
@@ -191,13 +171,13 @@ def _digest_response(token: str, challenge: bytes, cnonce: str = "c0ffee") -> by
 def _negotiate_on(sock: socket.socket, response_for) -> tuple[int, bytes, bytes]:
     """START DIGEST-MD5, the empty initial response, then ``response_for(challenge)``; returns the server's
     last status and payload, and the response sent."""
-    _send(sock, START, b"DIGEST-MD5")
-    _send(sock, OK, b"")
-    status, challenge = _receive(sock)
+    send_sasl_message(sock, START, b"DIGEST-MD5")
+    send_sasl_message(sock, OK, b"")
+    status, challenge = receive_sasl_message(sock)
     assert status == OK, challenge
     response = response_for(challenge)
-    _send(sock, OK, response)
-    status, payload = _receive(sock)
+    send_sasl_message(sock, OK, response)
+    status, payload = receive_sasl_message(sock)
     return status, payload, response
 
 
@@ -216,16 +196,15 @@ def test_bad_digest_negotiations_are_refused_and_the_server_keeps_serving(kdc, k
     assert _negotiate(port, lambda challenge: sent)[0] == BAD
     # a forged password: the right identifier, another HMAC
     identifier, _ = decode_token(token)
-    from hudi_catalog.delegation_tokens import encode_token
     forged = encode_token(identifier, secrets.token_bytes(20))
     assert _negotiate(port, lambda challenge: _digest_response(forged, challenge))[0] == BAD
     for garbage in (b"", b"\xff\xfe\x00", b'username="x', b"a=1,a=2", b"=" * 60_000,
                     b'username="!!!",nonce="n",cnonce="c",nc=00000001,digest-uri="hive/default",response=0'):
         assert _negotiate(port, lambda challenge: garbage)[0] == BAD, garbage[:20]
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # an oversized message
-        _send(sock, START, b"DIGEST-MD5")
+        send_sasl_message(sock, START, b"DIGEST-MD5")
         sock.sendall(struct.pack(">BI", OK, 1 << 30))
-        assert _receive(sock)[0] == BAD
+        assert receive_sasl_message(sock)[0] == BAD
     use_ticket(None)
     client, transport = token_client(port, token)
     assert "default" in client.get_all_databases()

@@ -13,10 +13,8 @@ import time
 
 import pytest
 from hive_metastore import ThriftHiveMetastore
-from thrift.protocol import TBinaryProtocol
-from thrift.transport import TSocket, TTransport
 
-from .conftest import USERS, sasl_client, start_kerberized_server, stop
+from .conftest import USERS, receive_sasl_message, sasl_client, send_sasl_message, start_kerberized_server, stop
 
 SECRET_NAME = "db_" + secrets.token_hex(6)
 
@@ -83,24 +81,6 @@ def test_pyiceberg_hive_catalog_with_kerberos(kdc, kerberized_server, alice_cach
 
 # -- a raw SASL GSSAPI client, for what real clients never send ------------------------------------------
 
-def _sasl_message(sock: socket.socket, status: int, payload: bytes) -> None:
-    sock.sendall(struct.pack(">BI", status, len(payload)) + payload)
-
-
-def _receive(sock: socket.socket) -> tuple[int, bytes]:
-    header = b""
-    while len(header) < 5:
-        chunk = sock.recv(5 - len(header))
-        if not chunk:
-            return 0, b""
-        header += chunk
-    status, length = struct.unpack(">BI", header)
-    payload = b""
-    while len(payload) < length:
-        payload += sock.recv(length - len(payload))
-    return status, payload
-
-
 def _raw_gssapi(port: int, service_principal: str, authorization_id: bytes = b"") -> tuple[int, bytes]:
     """Runs the GSSAPI exchange by hand; returns the server's last status and payload."""
     import gssapi
@@ -109,18 +89,18 @@ def _raw_gssapi(port: int, service_principal: str, authorization_id: bytes = b""
     context = gssapi.SecurityContext(name=name, usage="initiate",
                                      flags=[gssapi.RequirementFlag.mutual_authentication])
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        _sasl_message(sock, 1, b"GSSAPI")
-        _sasl_message(sock, 2, context.step())
+        send_sasl_message(sock, 1, b"GSSAPI")
+        send_sasl_message(sock, 2, context.step())
         while True:
-            status, payload = _receive(sock)
+            status, payload = receive_sasl_message(sock)
             if status != 2:
                 return status, payload
             if not context.complete:
-                _sasl_message(sock, 2, context.step(payload) or b"")
+                send_sasl_message(sock, 2, context.step(payload) or b"")
                 continue
             offer = context.unwrap(payload).message
             choice = struct.pack(">I", 1 << 24 | (struct.unpack(">I", offer)[0] & 0xFFFFFF)) + authorization_id
-            _sasl_message(sock, 2, context.wrap(choice, False).message)
+            send_sasl_message(sock, 2, context.wrap(choice, False).message)
 
 
 def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, use_ticket, tmp_path):
@@ -135,12 +115,12 @@ def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, 
     status, reason = _raw_gssapi(port, kdc.principal("hive/otherhost"))
     assert status == 3 and reason.startswith(b"Kerberos:"), reason
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # a garbage token
-        _sasl_message(sock, 1, b"GSSAPI")
-        _sasl_message(sock, 2, secrets.token_bytes(300))
-        assert _receive(sock)[0] == 3
+        send_sasl_message(sock, 1, b"GSSAPI")
+        send_sasl_message(sock, 2, secrets.token_bytes(300))
+        assert receive_sasl_message(sock)[0] == 3
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # an oversized declared length
         sock.sendall(b"\x01\x00\x00\x00\x06GSSAPI\x02\x7f\xff\xff\xff")
-        assert _receive(sock)[0] == 3
+        assert receive_sasl_message(sock)[0] == 3
 
     use_ticket(None)  # no ticket at all: the client cannot even start
     with pytest.raises(Exception, match="(?i)credential|ticket|No Kerberos"):
