@@ -61,11 +61,10 @@ def sasl_mechanisms(args: argparse.Namespace, tokens: TokenVerifier) -> Mechanis
             raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
         return {b"PLAIN": lambda: PlainMechanism(passwords)}
     if args.auth == "kerberos":
+        qop = Qop.parse(args.sasl_qop)
         try:
-            acceptor = KerberosAcceptor(server_principal(args.kerberos_principal, args.host), args.kerberos_keytab,
-                                        Qop.parse(args.sasl_qop))
+            acceptor = KerberosAcceptor(server_principal(args.kerberos_principal, args.host), args.kerberos_keytab, qop)
         except RuntimeError as error:
             raise SystemExit(f"hudi-metastore: {error}") from None
-        qop = Qop.parse(args.sasl_qop)
         return {b"GSSAPI": acceptor.mechanism, b"DIGEST-MD5": lambda: DigestMechanism(tokens, qop)}
     return None
