@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, insert, select, update
 
 from ..model import InstantState
 from . import schema
@@ -127,11 +127,16 @@ def replace_file_groups(
 ) -> None:
     rows = [{"tbl_id": tbl_id, "part_id": NO_PARTITION if part_id is None else part_id, "file_id": file_id,
              "instant_ts": instant_ts} for part_id, file_id in set(groups)]
-    if rows:
-        keys = [(r["part_id"], r["file_id"]) for r in rows]
-        conn.execute(delete(schema.replaced_file_group).where(
-            _r.tbl_id == tbl_id, or_(*(and_(_r.part_id == p, _r.file_id == f) for p, f in keys))))
-        conn.execute(insert(schema.replaced_file_group), rows)
+    by_partition: dict[int, list[str]] = {}
+    for row in rows:
+        by_partition.setdefault(row["part_id"], []).append(row["file_id"])
+    # one IN list per partition, in chunks: a term per group would exceed SQLite's expression depth
+    for part_id, file_ids in by_partition.items():
+        for chunk in chunks(sorted(file_ids)):
+            conn.execute(delete(schema.replaced_file_group).where(
+                _r.tbl_id == tbl_id, _r.part_id == part_id, _r.file_id.in_(chunk)))
+    for chunk in chunks(rows):
+        conn.execute(insert(schema.replaced_file_group), chunk)
 
 
 def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
