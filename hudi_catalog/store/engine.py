@@ -17,13 +17,16 @@ from sqlalchemy import Connection, Engine, create_engine, event, insert, select,
 from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 
 from .. import config
-from ..errors import AlreadyExistsError, StorageError
+from ..errors import AlreadyExistsError, InvalidObjectError, StorageError
 from . import schema, sequences
 from .migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
 
 _WRITE_OPTION = "hudi_metastore_write"
+_MYSQL_DUPLICATE_KEY = (1062, 1586)
+"""MySQL/MariaDB's ER_DUP_ENTRY and ER_DUP_ENTRY_WITH_KEY_NAME."""
+_POSTGRESQL_UNIQUE_VIOLATION = "23505"
 INIT_LOCK_SECONDS = 120
 
 
@@ -119,6 +122,18 @@ def before_commit(conn: Connection, hook: Callable[[Connection], None]) -> None:
     transaction_state(conn).setdefault(_BEFORE_COMMIT, []).append(hook)
 
 
+def is_duplicate_key(error: IntegrityError) -> bool:
+    """Whether a unique or primary key refused the row (not a foreign key, a NOT NULL or a CHECK)."""
+    original = error.orig
+    code = original.args[0] if original is not None and original.args else None
+    if isinstance(code, int):  # MySQL/MariaDB (PyMySQL): the server's error number
+        return code in _MYSQL_DUPLICATE_KEY
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    if isinstance(state, str):  # PostgreSQL drivers
+        return state == _POSTGRESQL_UNIQUE_VIOLATION
+    return str(original).startswith("UNIQUE constraint failed")  # SQLite
+
+
 class Store:
     """The catalog database: its engine, layout version and transactions."""
 
@@ -157,8 +172,10 @@ class Store:
                         if not conn.invalidated:  # an invalidated connection's info goes with it
                             conn.info.pop(_TRANSACTION, None)
         except IntegrityError as e:
-            # A unique key refused a row another transaction committed first (two concurrent creates).
-            raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
+            if is_duplicate_key(e):  # a row another transaction committed first (two concurrent creates)
+                raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
+            # a reference whose object is gone (dropped meanwhile), a value missing
+            raise InvalidObjectError(f"the change breaks a catalog constraint: {e.orig}") from e
         except OperationalError as e:
             raise StorageError(f"catalog database error: {e.orig}") from e
 
