@@ -79,6 +79,19 @@ class Warehouse:
         except OSError as e:
             raise StorageError(f"could not delete directory {location}: {e}") from e
 
+    def discard_dir(self, location: str, empty_parents_up_to: str | None = None) -> bool:
+        """Delete the directory of an object whose metadata is already gone (its drop committed), and with
+        ``empty_parents_up_to`` its parents left empty below that directory. A failure is logged, not raised:
+        the drop stands and the files stay, as Hive Metastore does. Returns whether it was deleted."""
+        try:
+            self.delete_dir(location)
+            if empty_parents_up_to:
+                self.delete_empty_parents(location, empty_parents_up_to)
+            return True
+        except (StorageError, OSError) as error:
+            log.error("could not delete %s, whose metadata is gone; its files stay: %s", location, error)
+            return False
+
     def delete_contents(self, location: str) -> None:
         """Delete everything in a directory, keeping the directory; a missing directory is not an error."""
         filesystem, path = _resolve(location)

@@ -141,5 +141,5 @@ class DatabaseService:
                                      self.ctx.now())
         if delete_data:
             for location in data_dirs:
-                self.ctx.warehouse.delete_dir(location)
+                self.ctx.warehouse.discard_dir(location)
         log.info("dropped database %s (cascade=%s, delete_data=%s)", name, cascade, delete_data)

@@ -152,7 +152,7 @@ class PartitionService:
                                                             partitions=[p for _, p, _ in entries]), now)
         except Exception:
             for location in made_dirs:
-                self.ctx.warehouse.delete_dir(location)
+                self.ctx.warehouse.discard_dir(location)
             raise
         return [part for _, part, _ in entries]
 
@@ -450,9 +450,7 @@ class PartitionService:
                                  self.ctx.now())
         location = dropped.sd.location
         if delete_data and table.table_type == MANAGED_TABLE and location:
-            self.ctx.warehouse.delete_dir(location)
-            if table.sd.location:
-                self.ctx.warehouse.delete_empty_parents(location, table.sd.location)
+            self.ctx.warehouse.discard_dir(location, table.sd.location)
 
     def drop_by_names(self, database: str, table_name: str, names: Sequence[str], delete_data: bool,
                       if_exists: bool, missing_message: str | None = None) -> list[Partition]:
@@ -473,9 +471,7 @@ class PartitionService:
         if delete_data and table.table_type == MANAGED_TABLE:
             for part in dropped:
                 if part.sd.location:
-                    self.ctx.warehouse.delete_dir(part.sd.location)
-                    if table.sd.location:
-                        self.ctx.warehouse.delete_empty_parents(part.sd.location, table.sd.location)
+                    self.ctx.warehouse.discard_dir(part.sd.location, table.sd.location)
         return dropped
 
     @staticmethod

@@ -150,7 +150,7 @@ class TableService:
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
             except Exception:
                 if made_dir:
-                    self.ctx.warehouse.delete_dir(table.sd.location)
+                    self.ctx.warehouse.discard_dir(table.sd.location)
                 raise
         log.info("created table %s", table.qualified_name)
         return table
@@ -317,7 +317,7 @@ class TableService:
             self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_TABLE, table=dropped), self.ctx.now())
         if delete_data:
             for location in data_dirs:
-                self.ctx.warehouse.delete_dir(location)
+                self.ctx.warehouse.discard_dir(location)
         log.info("dropped table %s.%s", database, name)
 
 
