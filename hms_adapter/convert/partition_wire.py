@@ -37,7 +37,8 @@ def encode_partition_fields(partition: Partition) -> bytes:
     buffer = TCyMemoryBuffer()
     thrift.write(TCyBinaryProtocol(buffer))
     encoded = buffer.getvalue()
-    assert encoded.endswith(_STOP), "a binary-protocol struct ends with its stop byte"
+    if not encoded.endswith(_STOP):  # the encoder broke the binary protocol: never cache what it made
+        raise ValueError(f"the encoding of partition {partition.values} does not end with a stop byte")
     return encoded[:-1]
 
 
