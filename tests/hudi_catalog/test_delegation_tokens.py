@@ -4,7 +4,6 @@ and refusals on SQLite and MariaDB, with the catalog's clock moved by hand."""
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -21,6 +20,7 @@ from hudi_catalog.delegation_tokens import (
 )
 from hudi_catalog.errors import DelegationTokenError
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
+from tests.hudi_catalog.test_locks import Clock
 
 DAY = 86400.0
 
@@ -60,17 +60,6 @@ def test_malformed_tokens_are_refused():
             TokenIdentifier.decode(raw[:cut])
     with pytest.raises(MalformedToken):
         TokenIdentifier.decode(raw + b"\0")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
