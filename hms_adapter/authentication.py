@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import ipaddress
+import socket
 from collections.abc import Callable
 
 from .digest import DigestMechanism, TokenVerifier
@@ -40,6 +42,24 @@ def check_options(args: argparse.Namespace) -> None:
     if not args.no_metaserver:
         raise SystemExit(f"hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth {args.auth}, "
                          "add --no-metaserver")
+
+
+def _loopback_only(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address (a wildcard is not)."""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host or None, None, proto=socket.IPPROTO_TCP)}
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses)
+
+
+def exposure_warning(args: argparse.Namespace) -> str | None:
+    """What to warn about at start when a server without authentication listens beyond loopback."""
+    if args.auth != "none" or _loopback_only(args.host):
+        return None
+    return (f"listening on {args.host or '*'} without authentication: anyone who can reach the port can read, "
+            "change and drop every object, and set_ugi lets a client claim any user; use --auth kerberos or "
+            "--auth password (docs/security.md), or --host 127.0.0.1")
 
 
 def user_names(args: argparse.Namespace) -> Callable[[str], str]:

@@ -48,7 +48,7 @@ from hudi_catalog.partition_names import make_partition_name
 
 from . import hudi_cli
 from .audit import AuditLog
-from .authentication import AUTH_MODES, check_options, sasl_mechanisms, user_names
+from .authentication import AUTH_MODES, check_options, exposure_warning, sasl_mechanisms, user_names
 from .passwords import set_password
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
@@ -209,6 +209,9 @@ def _serve(args: argparse.Namespace) -> int:
         print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
         return 2
     _tls(args), check_options(args)  # bad TLS or authentication options stop here, before any worker starts
+    warning = exposure_warning(args)
+    if warning:
+        log.warning(warning)
     if args.workers == 1:
         return _serve_process(args)
     return _serve_workers(args)

@@ -96,3 +96,19 @@ def test_serve_on_a_port_in_use_says_so(tmp_path):
     assert done.returncode == 1
     assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("127.0.0.1", False), ("localhost", False)])
+def test_serve_warns_when_it_listens_beyond_loopback_without_authentication(tmp_path, host, warned):
+    port = free_port()
+    process = subprocess.Popen(
+        CLI + ["serve", "--host", host, "--port", str(port), "--no-metaserver",
+               "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        _wait_for_port(port, process)
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    assert ("without authentication: anyone who can reach the port" in stderr) == warned, stderr
