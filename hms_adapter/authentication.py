@@ -24,8 +24,11 @@ AUTH_MODES = ("none", "password", "kerberos")
 
 
 def check_options(args: argparse.Namespace) -> None:
-    """``SystemExit`` with a message when the authentication options do not go together."""
+    """``SystemExit`` with a message when the authentication and authorization options do not go together."""
     if args.auth == "none":
+        if args.authorization != "none":
+            raise SystemExit(f"hudi-metastore: --authorization {args.authorization} needs authenticated callers: add "
+                             "--auth password or --auth kerberos (without them a client names itself with set_ugi)")
         return
     if args.auth == "password":
         if not args.password_file:

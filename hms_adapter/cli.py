@@ -18,7 +18,9 @@ from hudi_catalog import Catalog
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
 from hudi_catalog.config import (
     AUDIT_LOG_ENV,
+    ADMINS_ENV,
     AUTH_ENV,
+    AUTHORIZATION_ENV,
     DB_URL_DEFAULT,
     DB_URL_ENV,
     EVENT_TTL_ENV,
@@ -42,6 +44,7 @@ from hudi_catalog.config import (
     WAREHOUSE_DEFAULT,
     WAREHOUSE_ENV,
 )
+from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.errors import CatalogError
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.partition_names import make_partition_name
@@ -130,6 +133,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="qualities of protection Kerberos clients may choose, as hadoop.rpc.protection: a list "
                            f"of auth, auth-int (signed), auth-conf (encrypted) (env {SASL_QOP_ENV}; default "
                            f"{SASL_QOP_DEFAULT})")
+    authz = serve.add_argument_group("authorization (with --auth password or kerberos)")
+    authz.add_argument("--authorization", choices=[m.value for m in AccessMode],
+                       default=os.environ.get(AUTHORIZATION_ENV, AccessMode.NONE.value),
+                       help="none; owner: owners and admins change and drop, everyone reads; privileges: granted "
+                            f"privileges decide, as Hive's SQL-standard authorization (env {AUTHORIZATION_ENV})")
+    authz.add_argument("--admin", action="append", metavar="NAME",
+                       default=[n.strip() for n in os.environ.get(ADMINS_ENV, "").split(",") if n.strip()],
+                       help="a user who may do everything (repeatable; env "
+                            f"{ADMINS_ENV}, comma-separated); members of the admin role are admins too")
     tokens = serve.add_argument_group("delegation tokens (with --auth kerberos), as Hive's hive.cluster.delegation.*")
     tokens.add_argument("--token-renew-interval", type=_positive_seconds,
                         default=os.environ.get(TOKEN_RENEW_INTERVAL_ENV, TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT),
@@ -229,7 +241,8 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     # a worker's supervisor has made the schema ready already
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl,
-                           token_lifetimes=_token_lifetimes(args))
+                           token_lifetimes=_token_lifetimes(args),
+                           access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)))
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process

@@ -29,6 +29,7 @@ from hudi_catalog.partition_names import check_partition_values
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
 from . import connection
+from .authorization_calls import AuthorizationCalls
 from .catalog_calls import CatalogCalls
 from .constraint_calls import ConstraintCalls
 from .convert.constraints import from_thrift_constraints
@@ -67,11 +68,12 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls, TokenCalls):
+class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls, TokenCalls,
+                       AuthorizationCalls):
     """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
     transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
     calls in ``StatsCalls``, the notification event calls in ``EventCalls``, the delegation token calls in
-    ``TokenCalls``). The processor runs each call in its ``call_scope``: the catalog its arguments name, and
+    ``TokenCalls``, the roles and privileges calls and the check of every call in ``AuthorizationCalls``). The processor runs each call in its ``call_scope``: the catalog its arguments name, and
     its connection's settings. ``user_name`` maps a principal to its user name (identity without Kerberos)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None,
@@ -167,10 +169,10 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
     def get_databases(self, pattern):
         if pattern and pattern.startswith("@"):
             pattern = strip_catalog(pattern)
-        return self.catalog.databases.names(pattern)
+        return self.visible_databases(self.catalog.databases.names(pattern))
 
     def get_all_databases(self):
-        return self.catalog.databases.names()
+        return self.visible_databases(self.catalog.databases.names())
 
     def alter_database(self, dbname, db):
         self.catalog.databases.alter(_db(dbname), from_thrift_database(db))
@@ -224,21 +226,22 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
             raise hive.UnknownDBException(message="DB name is null or empty")
         if names is None:
             raise hive.InvalidOperationException(message=f"{dbname} cannot find null tables")
-        return self.catalog.tables.get_many(_db(dbname), list(names))
+        return self.catalog.tables.get_many(_db(dbname), self.visible_tables(dbname, list(names)))
 
     def get_tables(self, db_name, pattern):
-        return self.catalog.tables.names(_db(db_name), pattern)
+        return self.visible_tables(db_name, self.catalog.tables.names(_db(db_name), pattern))
 
     def get_all_tables(self, db_name):
-        return self.catalog.tables.names(_db(db_name))
+        return self.visible_tables(db_name, self.catalog.tables.names(_db(db_name)))
 
     def get_tables_by_type(self, db_name, pattern, tableType):
-        return self.catalog.tables.names(_db(db_name), pattern, tableType)
+        return self.visible_tables(db_name, self.catalog.tables.names(_db(db_name), pattern, tableType))
 
     def get_tables_ext(self, req):
         """Hive 4's table list with access types: every table here is read-write and needs no processor
         capability."""
-        names = self.catalog.tables.names(_db(req.database), req.tableNamePattern or None)
+        names = self.visible_tables(req.database, self.catalog.tables.names(_db(req.database),
+                                                                            req.tableNamePattern or None))
         if req.limit is not None and req.limit >= 0:
             names = names[:req.limit]
         fields = req.requestedFields or 0
@@ -249,11 +252,19 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def get_table_meta(self, db_patterns, tbl_patterns, tbl_types):
         metas = self.catalog.tables.metas(strip_catalog(db_patterns), tbl_patterns, list(tbl_types or []))
-        return [to_thrift_table_meta(m) for m in metas]
+        return [to_thrift_table_meta(m) for m in self._visible_metas(metas)]
+
+    def _visible_metas(self, metas: list) -> list:
+        """The table metas of the tables the caller may see."""
+        visible: set[tuple[str, str]] = set()
+        for database in dict.fromkeys(m.database for m in metas):
+            names = [m.name for m in metas if m.database == database]
+            visible.update((database, name) for name in self.visible_tables(database, names))
+        return [m for m in metas if (m.database, m.name) in visible]
 
     def get_table_names_by_filter(self, dbname, filter, max_tables):
         try:
-            return self.catalog.tables.names_by_filter(_db(dbname), filter, max_tables)
+            return self.visible_tables(dbname, self.catalog.tables.names_by_filter(_db(dbname), filter, max_tables))
         except InvalidFilterError as e:
             raise hive.InvalidOperationException(message=str(e)) from e
 

@@ -27,13 +27,14 @@ log = logging.getLogger(__name__)
 class MetastoreProcessor:
     def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES,
                  audit: AuditLog | None = None) -> None:
-        """``handler.call_scope(args)``, when the handler has it, is entered around each call; ``audit``
-        gets a line per call."""
+        """``handler.call_scope(args)``, when the handler has it, is entered around each call, and in it
+        ``handler.authorize(method, args)`` checks the call before it runs; ``audit`` gets a line per call."""
         self._service = service
         self._handler = handler
         self._audit = audit
         self._error_preferences = error_preferences
         self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
+        self._authorize = getattr(handler, "authorize", lambda api, args: None)
         self._declared = {}
 
     def serves(self, api: str) -> bool:
@@ -57,6 +58,7 @@ class MetastoreProcessor:
         outcome = "ok"
         try:
             with self._call_scope(values):
+                self._authorize(api, values)
                 result.success = getattr(self._handler, api)(*values)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             outcome = type(error).__name__

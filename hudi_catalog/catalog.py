@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable
 
 from . import config
+from .authorization import AccessPolicy
+from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
 from .events import EventFormat
@@ -44,20 +46,23 @@ SNAPSHOT_SYNC_MODES = ("inline", "async")
 
 class Catalog:
     """Catalogs, databases, tables (and their constraints and column statistics), partitions, functions, Hudi
-    timelines, notification events, and Hive's locks and transactions over one store and one warehouse.
+    timelines, notification events, Hive's locks and transactions, delegation tokens, roles and privileges
+    over one store and one warehouse.
     Database names are resolved in the catalog in scope (``catalog_scope``; ``hive`` by default)."""
 
     def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
                  txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
                  event_format: EventFormat | None = None,
                  event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
-                 token_lifetimes: TokenLifetimes | None = None) -> None:
+                 token_lifetimes: TokenLifetimes | None = None,
+                 access_policy: AccessPolicy | None = None) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
         ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
         ``event_format``: how change events are written (the catalog's own ``NamesFormat`` when None);
         ``event_ttl``: seconds after which ``events.remove_expired`` removes them.
-        ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None)."""
+        ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None).
+        ``access_policy``: how calls are authorized (nothing checked when None)."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -78,15 +83,17 @@ class Catalog:
         self.locks = LockService(ctx, self.txns)
         self.events = EventService(ctx, event_ttl)
         self.delegation_tokens = DelegationTokenService(ctx, token_lifetimes)
+        self.authorization = AuthorizationService(ctx, access_policy)
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
              txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT, event_format: EventFormat | None = None,
              event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
-             token_lifetimes: TokenLifetimes | None = None) -> "Catalog":
+             token_lifetimes: TokenLifetimes | None = None,
+             access_policy: AccessPolicy | None = None) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
         catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl,
-                      token_lifetimes)
+                      token_lifetimes, access_policy)
         if init:
             catalog.init()
         return catalog

@@ -51,6 +51,10 @@ AUTH_ENV = "HUDI_METASTORE_AUTH"
 PASSWORD_FILE_ENV = "HUDI_METASTORE_PASSWORD_FILE"
 """``serve --auth`` and ``--password-file``."""
 
+AUTHORIZATION_ENV = "HUDI_METASTORE_AUTHORIZATION"
+ADMINS_ENV = "HUDI_METASTORE_ADMINS"
+"""``serve --authorization`` and ``--admin`` (in the environment, a comma-separated list of user names)."""
+
 KERBEROS_PRINCIPAL_ENV = "HUDI_METASTORE_KERBEROS_PRINCIPAL"
 KERBEROS_KEYTAB_ENV = "HUDI_METASTORE_KERBEROS_KEYTAB"
 """``serve --kerberos-principal`` (``hive/_HOST@REALM`` as Hive's ``hive.metastore.kerberos.principal``) and

@@ -94,3 +94,7 @@ class TxnOpenError(CatalogError):
 
 class DelegationTokenError(CatalogError):
     """A delegation token is malformed, unknown, cancelled or expired, or the caller may not do this with it."""
+
+
+class AccessDeniedError(CatalogError):
+    """The caller may not do this to this object (``serve --authorization``)."""

@@ -102,7 +102,8 @@ NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
     (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
      "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
-    (("privilege", "role", "grant", "revoke"), "authorization: not served yet (security)"),
+    (("refresh_privileges",), "HiveServer2's privilege synchronizer (an authorizer's policies copied into the "
+                              "metastore) is not served; grants are ([security.md](security.md#authorization))"),
     (("token", "master_key"),
      "the token store HiveServer2 keeps in a metastore (DBTokenStore): not served; the metastore's own "
      "delegation tokens are ([security.md](security.md#delegation-tokens))"),

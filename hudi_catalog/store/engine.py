@@ -18,7 +18,7 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 
 from .. import config
 from ..errors import AlreadyExistsError, InvalidObjectError, StorageError
-from . import schema, sequences
+from . import authorization, schema, sequences
 from .migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -191,6 +191,7 @@ class Store:
             if row is None:
                 conn.execute(insert(schema.schema_version).values(id=1, version=schema.SCHEMA_VERSION))
                 sequences.seed(conn)
+                authorization.seed_roles(conn, int(time.time()))
                 log.info("created catalog schema version %d", schema.SCHEMA_VERSION)
                 return schema.SCHEMA_VERSION
             version = row.version

@@ -5,12 +5,13 @@ Each migration runs inside the transaction of ``Store.init_schema`` together wit
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from sqlalchemy import Connection, MetaData, Table, bindparam, inspect, select, update
 
 from ..typed_keys import typed_key
-from . import schema, sequences
+from . import authorization, schema, sequences
 
 BATCH = 5000
 
@@ -131,6 +132,12 @@ def add_delegation_tokens(conn: Connection) -> None:
     sequences.seed(conn)
 
 
+def add_authorization(conn: Connection) -> None:
+    """Version 12 -> 13: ``role``, ``role_member`` and ``privilege_grant`` (made by ``create_all``) and Hive's
+    built-in roles ``admin`` and ``public``."""
+    authorization.seed_roles(conn, int(time.time()))
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     1: add_typed_partition_values,
     2: add_partition_encodings,
@@ -143,4 +150,5 @@ MIGRATIONS: dict[int, Callable[[Connection], None]] = {
     9: add_catalogs,
     10: add_file_row_counts,
     11: add_delegation_tokens,
+    12: add_authorization,
 }

@@ -31,7 +31,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -513,5 +513,60 @@ delegation_token = Table(
     Column("expires", BigInteger, nullable=False, doc="milliseconds since the epoch; renewals move it"),
     Column("master_key_id", Integer, ForeignKey("token_master_key.key_id"), nullable=False),
     Index("idx_delegation_token_expires", "expires"),
+    **_MYSQL_OPTIONS,
+)
+
+# Roles, role membership and privilege grants (Hive's ROLES, ROLE_MAP and *_PRIVS tables). A grant's object
+# refers to its database, table or partition row, so dropping the object drops its grants and renaming it
+# keeps them; ``object_key`` names the object by those ids (``TABLE:12``) for the uniqueness of a grant.
+# Principal and privilege names are stored as given (privileges upper case), principal types by name.
+PRINCIPAL = 128
+
+role = Table(
+    "role",
+    metadata,
+    _id("role_id"),
+    Column("name", String(NAME), nullable=False),
+    Column("create_time", BigInteger, nullable=False, default=0),
+    Column("owner_name", String(PRINCIPAL)),
+    UniqueConstraint("name", name="uniq_role_name"),
+    **_MYSQL_OPTIONS,
+)
+
+role_member = Table(
+    "role_member",
+    metadata,
+    Column("role_id", Id, ForeignKey("role.role_id", ondelete="CASCADE"), nullable=False),
+    Column("principal_name", String(PRINCIPAL), nullable=False),
+    Column("principal_type", String(8), nullable=False),
+    Column("grant_option", Boolean, nullable=False, default=False),
+    Column("grant_time", BigInteger, nullable=False, default=0),
+    Column("grantor", String(PRINCIPAL)),
+    Column("grantor_type", String(8)),
+    PrimaryKeyConstraint("role_id", "principal_type", "principal_name"),
+    Index("idx_role_member_principal", "principal_type", "principal_name"),
+    **_MYSQL_OPTIONS,
+)
+
+privilege_grant = Table(
+    "privilege_grant",
+    metadata,
+    _id("grant_id"),
+    Column("object_key", String(200), nullable=False),
+    Column("object_type", String(10), nullable=False),
+    Column("db_id", Id, ForeignKey("db.db_id", ondelete="CASCADE")),
+    Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE")),
+    Column("part_id", Id, ForeignKey("partitions.part_id", ondelete="CASCADE")),
+    Column("column_name", String(NAME)),
+    Column("principal_name", String(PRINCIPAL), nullable=False),
+    Column("principal_type", String(8), nullable=False),
+    Column("privilege", String(64), nullable=False),
+    Column("grant_option", Boolean, nullable=False, default=False),
+    Column("grant_time", BigInteger, nullable=False, default=0),
+    Column("grantor", String(PRINCIPAL)),
+    Column("grantor_type", String(8)),
+    UniqueConstraint("object_key", "principal_type", "principal_name", "privilege", name="uniq_privilege_grant"),
+    Index("idx_privilege_grant_principal", "principal_type", "principal_name"),
+    Index("idx_privilege_grant_tbl", "tbl_id"),
     **_MYSQL_OPTIONS,
 )

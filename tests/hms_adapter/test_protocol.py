@@ -78,7 +78,7 @@ def test_get_config_value_refuses_other_keys(client, key):
 
 @pytest.mark.parametrize("method, args", [
     ("show_compact", (hive.ShowCompactRequest(),)),
-    ("grant_privileges", (hive.PrivilegeBag(privileges=[]),)),
+    ("get_index_names", ("default", "t", -1)),
     ("get_type", ("t",)),
 ])
 def test_method_in_the_idl_but_not_served_is_unknown_method(client, method, args):

@@ -140,5 +140,6 @@ def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehous
             migrated.databases.create(Database("old"))
             assert migrated.tables.names("old") == []
         assert migrated.tables.names("old") == ["t"]
+        assert migrated.authorization.role_names() == ["admin", "public"]
     finally:
         migrated.close()
