@@ -173,8 +173,11 @@ class AuthorizationCalls:
 
 
 def _make_owner(struct, user: str) -> None:
-    """Set a ``Table`` or ``Database`` struct's owner to ``user``."""
-    if hasattr(struct, "thrift_spec") and hasattr(struct, "ownerName"):
-        struct.ownerName = user
+    """Set a ``Table``'s ``owner`` or a ``Database``'s ``ownerName`` (and their ``ownerType``) to ``user``."""
+    if not hasattr(struct, "thrift_spec"):
+        return
+    field = "owner" if isinstance(struct, hive.Table) else "ownerName"
+    if hasattr(struct, field):
+        setattr(struct, field, user)
         if hasattr(struct, "ownerType"):
             struct.ownerType = hive.PrincipalType.USER
