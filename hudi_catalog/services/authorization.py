@@ -92,12 +92,15 @@ class AuthorizationService:
             frontier = [Principal(name, PrincipalType.ROLE) for name in found]
         return roles
 
-    def _holders(self, conn: Connection, user: str) -> list[Principal]:
-        """``user`` and its roles: the grantees whose grants ``user`` holds."""
-        return [Principal(user)] + [Principal(r, PrincipalType.ROLE) for r in sorted(self._roles_of(conn, user))]
+    @staticmethod
+    def _holders(user: str, roles: set[str]) -> list[Principal]:
+        """``user`` and its ``roles``: the grantees whose grants ``user`` holds."""
+        return [Principal(user)] + [Principal(r, PrincipalType.ROLE) for r in sorted(roles)]
 
-    def _is_admin(self, conn: Connection, user: str) -> bool:
-        return user in self.policy.admins or ADMIN_ROLE in self._roles_of(conn, user)
+    def _is_admin(self, conn: Connection, user: str, roles: set[str] | None = None) -> bool:
+        if user in self.policy.admins:
+            return True
+        return ADMIN_ROLE in (roles if roles is not None else self._roles_of(conn, user))
 
     def is_admin(self, user: str) -> bool:
         with self.ctx.store.read() as conn:
@@ -119,16 +122,18 @@ class AuthorizationService:
         if user is None:
             raise AccessDeniedError(f"Permission denied: an unauthenticated caller may not {operation}")
         with self.ctx.store.read() as conn:
-            if self._is_admin(conn, user):
+            roles = self._roles_of(conn, user)
+            if self._is_admin(conn, user, roles):
                 return
-            needed = self._missing(conn, user, action, target)
+            needed = self._missing(conn, user, roles, action, target)
         if needed is not None:
             raise AccessDeniedError(
                 f"Permission denied: Principal {Principal(user)} does not have following privileges for operation "
                 f"{operation} [[{needed}] on Object {target}]")
 
-    def _missing(self, conn: Connection, user: str, action: Action, target: SecuredObject) -> str | None:
-        """What ``user`` lacks to do ``action`` to ``target`` (None: nothing)."""
+    def _missing(self, conn: Connection, user: str, roles: set[str], action: Action,
+                 target: SecuredObject) -> str | None:
+        """What ``user`` (a member of ``roles``) lacks to do ``action`` to ``target`` (None: nothing)."""
         privileges = self.policy.mode is AccessMode.PRIVILEGES
         if action is Action.ADMIN:
             return "ADMIN PRIVILEGE"
@@ -139,13 +144,12 @@ class AuthorizationService:
         owner = self._owner(conn, target)
         if owner is None:  # no such object
             return None
-        roles = self._roles_of(conn, user)
         if self._owns(owner.owner_name, owner.owner_type, user, roles):
             return None
         wanted = action.privilege if privileges else None
         if action is Action.CREATE:
             wanted = "CREATE"
-        if wanted is not None and wanted in self._held(conn, user, roles, target):
+        if wanted is not None and wanted in self._held(conn, self._holders(user, roles), target):
             return None
         return wanted or "OBJECT OWNERSHIP"
 
@@ -161,8 +165,8 @@ class AuthorizationService:
         tables = grant_store.table_owners(conn, rows[0].db_id, [normalize(target.table)])
         return tables[0] if tables else None
 
-    def _held(self, conn: Connection, user: str, roles: set[str], target: SecuredObject) -> set[str]:
-        """The privileges ``user`` holds on ``target``, on its database or globally; ``ALL`` stands for each."""
+    def _held(self, conn: Connection, holders: list[Principal], target: SecuredObject) -> set[str]:
+        """The privileges ``holders`` hold on ``target``, on its database or globally; ``ALL`` stands for each."""
         keys = [ObjectIds(ObjectType.GLOBAL).key]
         db_rows = grant_store.database_owners(conn, [normalize(target.database or "")], current_catalog())
         if db_rows:
@@ -171,7 +175,6 @@ class AuthorizationService:
                 tables = grant_store.table_owners(conn, db_rows[0].db_id, [normalize(target.table)])
                 if tables:
                     keys.append(ObjectIds(ObjectType.TABLE, db_rows[0].db_id, tables[0].tbl_id).key)
-        holders = [Principal(user)] + [Principal(r, PrincipalType.ROLE) for r in roles]
         held = {row.privilege for row in grant_store.held(conn, holders, keys)}
         if ALL in held:
             held |= {a.privilege for a in Action if a.privilege} | {"CREATE"}
@@ -185,9 +188,10 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            if self._is_admin(conn, user):
+            roles = self._roles_of(conn, user)
+            if self._is_admin(conn, user, roles):
                 return list(names)
-            roles, holders = self._roles_of(conn, user), self._holders(conn, user)
+            holders = self._holders(user, roles)
             if grant_store.held(conn, holders, [ObjectIds(ObjectType.GLOBAL).key]):
                 return list(names)
             granted = grant_store.granted_databases(conn, holders)
@@ -203,13 +207,14 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            if self._is_admin(conn, user):
+            roles = self._roles_of(conn, user)
+            if self._is_admin(conn, user, roles):
                 return list(names)
             databases = grant_store.database_owners(conn, [normalize(database)], current_catalog())
             if not databases:
                 return []
             db_id = databases[0].db_id
-            roles, holders = self._roles_of(conn, user), self._holders(conn, user)
+            holders = self._holders(user, roles)
             broad = [ObjectIds(ObjectType.GLOBAL).key, ObjectIds(ObjectType.DATABASE, db_id).key]
             if grant_store.held(conn, holders, broad):
                 return list(names)
@@ -299,7 +304,8 @@ class AuthorizationService:
         if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller)):
             return
         if caller is not None:
-            members = (grant_store.member_row(conn, role.role_id, h) for h in self._holders(conn, caller))
+            holders = self._holders(caller, self._roles_of(conn, caller))
+            members = (grant_store.member_row(conn, role.role_id, h) for h in holders)
             if any(m is not None and m.grant_option for m in members):
                 return
         raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have following "
@@ -371,7 +377,7 @@ class AuthorizationService:
             owner = self._owner(conn, target) if target.type is not ObjectType.GLOBAL else None
             if owner is not None and self._owns(owner.owner_name, owner.owner_type, caller, roles):
                 return
-            holders = [Principal(caller)] + [Principal(r, PrincipalType.ROLE) for r in roles]
+            holders = self._holders(caller, roles)
             if any(r.grant_option and r.privilege in (privilege, ALL) for r in grant_store.held(conn, holders, [ids.key])):
                 return
         raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have following "
