@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import Action, ObjectType, Principal, PrincipalType, Role
-from hudi_catalog.errors import AccessDeniedError
+from hudi_catalog.errors import AccessDeniedError, NoSuchObjectError
 
 from . import connection
 from .access_rules import RULES, target_of
@@ -81,7 +81,11 @@ class AuthorizationCalls:
         return True
 
     def drop_role(self, role_name):
-        self.catalog.authorization.drop_role(role_name or "", _caller())
+        """Dropping a role that does not exist succeeds, as in Hive Metastore."""
+        try:
+            self.catalog.authorization.drop_role(role_name or "", _caller())
+        except NoSuchObjectError:
+            pass
         return True
 
     def get_role_names(self):

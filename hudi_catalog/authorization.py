@@ -135,7 +135,8 @@ class RoleGrant:
     grantee: Principal
     grant_option: bool = False
     grant_time: int = 0
-    grantor: Principal = field(default_factory=lambda: Principal(""))
+    grantor: Principal | None = None
+    """None for the implicit membership of ``public``."""
 
 
 @dataclass(frozen=True)

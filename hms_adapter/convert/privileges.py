@@ -95,5 +95,6 @@ def to_thrift_role(role: Role):
 def to_thrift_role_grant(grant: RoleGrant):
     return hive.RolePrincipalGrant(roleName=grant.role, principalName=grant.grantee.name,
                                    principalType=grant.grantee.type.value, grantOption=grant.grant_option,
-                                   grantTime=grant.grant_time, grantorName=grant.grantor.name,
-                                   grantorPrincipalType=grant.grantor.type.value)
+                                   grantTime=grant.grant_time,
+                                   grantorName=grant.grantor.name if grant.grantor else None,
+                                   grantorPrincipalType=grant.grantor.type.value if grant.grantor else None)

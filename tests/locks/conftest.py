@@ -1,4 +1,5 @@
-"""Fixtures for the lock and transaction tests: the servers to compare, and a client of each.
+"""Fixtures for the lock and transaction tests (and the role and grant calls compared with Hive): the
+servers to compare, and a client of each.
 
 ``hms`` is every server the cases run against, one per module and variant: ours on SQLite, ours on
 MariaDB, and the reference, Apache Hive Metastore 2.3.10 (``hive_peer``, ``benchmarks/peer.py``: the jars of

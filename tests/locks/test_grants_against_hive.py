@@ -1,0 +1,132 @@
+"""The roles and privileges calls side by side with Apache Hive Metastore 2.3.10 (``hms``: ours on SQLite and
+MariaDB, and the peer): one scripted session of the calls Trino's ``sql-standard`` security and Hive's
+clients make, its answers and its errors (type and text) compared with the peer's. Without
+``--authorization`` the metastore stores what it is given, as Hive's does."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.conftest import RunningServer, hive
+from tests.locks.conftest import Target
+
+USER, ROLE = hive.PrincipalType.USER, hive.PrincipalType.ROLE
+
+
+def _outcome(call, *args):
+    """What a call answered, or the type and text of its error."""
+    try:
+        return call(*args)
+    except Exception as error:  # compared, not raised: the peer's errors are facts too
+        return (type(error).__name__, getattr(error, "message", str(error)))
+
+
+def _refused(call, *args) -> object:
+    """``refused`` when a call answered an error, else its answer. Hive Metastore answers a duplicate grant or
+    role, or a revoke of what is not granted, with ``TApplicationException`` (an internal error: its
+    ``InvalidObjectException`` escapes the handler); ours answers ``MetaException``, the exception these calls
+    declare, with a message saying what is wrong."""
+    answer = _outcome(call, *args)
+    return "refused" if isinstance(answer, tuple) else answer
+
+
+def _table(db: str, name: str):
+    sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], location=None,
+                                inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+                                outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+                                serdeInfo=hive.SerDeInfo(
+                                    serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+                                    parameters={}),
+                                parameters={})
+    return hive.Table(tableName=name, dbName=db, owner="alice", sd=sd, partitionKeys=[], parameters={},
+                      tableType="MANAGED_TABLE")
+
+
+def _bag(ref, grantee: str, grantee_type: int, privilege: str, grant_option: bool = False):
+    info = hive.PrivilegeGrantInfo(privilege=privilege, createTime=0, grantor="alice", grantorType=USER,
+                                   grantOption=grant_option)
+    return hive.PrivilegeBag(privileges=[hive.HiveObjectPrivilege(hiveObject=ref, principalName=grantee,
+                                                                  principalType=grantee_type, grantInfo=info)])
+
+
+def _grants(found) -> list:
+    """``list_privileges``' answer without times (each server's clock)."""
+    if not isinstance(found, list):
+        return found
+    return sorted((p.hiveObject.objectType, p.hiveObject.dbName, p.hiveObject.objectName, p.principalName,
+                   p.principalType, p.grantInfo.privilege, p.grantInfo.grantor, p.grantInfo.grantorType,
+                   p.grantInfo.grantOption) for p in found)
+
+
+def _session(client, tag: str) -> dict:
+    """Trino's and Hive's role and grant calls in order; every answer by step."""
+    role, db = f"analysts_{tag}", f"grants_{tag}"
+    table_ref = hive.HiveObjectRef(objectType=hive.HiveObjectType.TABLE, dbName=db, objectName="orders")
+    db_ref = hive.HiveObjectRef(objectType=hive.HiveObjectType.DATABASE, dbName=db)
+    facts: dict = {}
+    facts["built-in roles"] = sorted(set(client.get_role_names()) & {"admin", "public"})
+    facts["create role"] = _outcome(client.create_role, hive.Role(roleName=role, createTime=0, ownerName="alice"))
+    facts["create it again"] = _refused(client.create_role, hive.Role(roleName=role, createTime=0,
+                                                                      ownerName="alice"))
+    facts["create public"] = _outcome(client.create_role, hive.Role(roleName="public", createTime=0, ownerName="x"))
+    facts["roles"] = sorted(r for r in client.get_role_names() if r in ("admin", "public", role))
+    facts["grant role"] = _outcome(client.grant_revoke_role, hive.GrantRevokeRoleRequest(
+        requestType=hive.GrantRevokeType.GRANT, roleName=role, principalName=f"bob_{tag}", principalType=USER,
+        grantor="alice", grantorType=USER, grantOption=True))
+    facts["grant role again"] = _refused(client.grant_role, role, f"bob_{tag}", USER, "alice", USER, False)
+    facts["list roles"] = sorted((r.roleName, r.ownerName) for r in client.list_roles(f"bob_{tag}", USER))
+    facts["role grants"] = sorted((g.roleName, g.principalName, g.principalType, g.grantOption, g.grantorName,
+                                   g.grantorPrincipalType)
+                                  for g in client.get_role_grants_for_principal(hive.GetRoleGrantsForPrincipalRequest(
+                                      principal_name=f"bob_{tag}", principal_type=USER)).principalGrants)
+    facts["members"] = sorted((g.principalName, g.principalType, g.grantOption)
+                              for g in client.get_principals_in_role(
+                                  hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants)
+    facts["revoke admin option"] = _outcome(client.grant_revoke_role, hive.GrantRevokeRoleRequest(
+        requestType=hive.GrantRevokeType.REVOKE, roleName=role, principalName=f"bob_{tag}", principalType=USER,
+        grantOption=True))
+    facts["members after"] = sorted((g.principalName, g.grantOption) for g in client.get_principals_in_role(
+        hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants)
+
+    client.create_database(hive.Database(name=db, parameters={}))
+    client.create_table(_table(db, "orders"))
+    facts["grant select"] = _outcome(client.grant_privileges, _bag(table_ref, role, ROLE, "SELECT"))
+    facts["grant insert"] = _outcome(client.grant_revoke_privileges, hive.GrantRevokePrivilegeRequest(
+        requestType=hive.GrantRevokeType.GRANT, privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT", True)))
+    facts["grant on database"] = _outcome(client.grant_privileges, _bag(db_ref, f"bob_{tag}", USER, "SELECT"))
+    facts["grant select again"] = _refused(client.grant_privileges, _bag(table_ref, role, ROLE, "SELECT"))
+    facts["role's grants"] = _grants(_outcome(client.list_privileges, role, ROLE, table_ref))
+    facts["bob's grants on the table"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, table_ref))
+    facts["bob's grants on the database"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, db_ref))
+    held = client.get_privilege_set(table_ref, f"bob_{tag}", [])
+    facts["privilege set"] = ({k: sorted(g.privilege for g in v) for k, v in (held.userPrivileges or {}).items()},
+                              {k: sorted(g.privilege for g in v) for k, v in (held.rolePrivileges or {}).items()})
+    facts["revoke grant option"] = _outcome(client.grant_revoke_privileges, hive.GrantRevokePrivilegeRequest(
+        requestType=hive.GrantRevokeType.REVOKE, privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT"),
+        revokeGrantOption=True))
+    facts["bob's grants after"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, table_ref))
+    facts["revoke select"] = _outcome(client.revoke_privileges, _bag(table_ref, role, ROLE, "SELECT"))
+    facts["revoke it again"] = _refused(client.revoke_privileges, _bag(table_ref, role, ROLE, "SELECT"))
+
+    facts["drop admin"] = _outcome(client.drop_role, "admin")
+    facts["drop role"] = _outcome(client.drop_role, role)
+    facts["drop it again"] = _refused(client.drop_role, role)
+    facts["roles after"] = sorted(r for r in client.get_role_names() if r in ("admin", "public", role))
+    client.drop_table(db, "orders", True)
+    client.drop_database(db, True, True)
+    return facts
+
+
+def test_role_and_grant_calls_answer_as_hive_metastore(catalog, hive_peer: Target):
+    """``catalog``: ours on SQLite and on MariaDB, each compared with the peer."""
+    running = RunningServer(catalog)
+    ours, peer = running.client(), hive_peer.client()
+    try:
+        tag = uuid.uuid4().hex[:8]
+        answers = _session(ours, tag), _session(peer, tag)
+    finally:
+        ours.close(), peer.close()
+        running.stop()
+    different = {step: (answers[0].get(step), answer) for step, answer in answers[1].items()
+                 if answers[0].get(step) != answer}
+    assert not different, f"differs from Hive Metastore 2.3.10 (ours, peer): {different}"
