@@ -8,6 +8,7 @@ import getpass
 import json
 import logging
 import os
+import resource
 import signal
 import ssl
 import sys
@@ -19,6 +20,11 @@ from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSync
 from hudi_catalog.config import (
     AUDIT_LOG_ENV,
     ADMINS_ENV,
+    IDLE_TIMEOUT_ENV,
+    MAX_CONNECTIONS_ENV,
+    MAX_MESSAGE_SIZE_ENV,
+    READ_TIMEOUT_ENV,
+    THREADS_ENV,
     AUTH_ENV,
     AUTHORIZATION_ENV,
     DB_URL_DEFAULT,
@@ -59,7 +65,7 @@ from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .processor import MetastoreProcessor
 from .sasl import MechanismFactories
-from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ThriftServer
+from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ServingLimits, ThriftServer
 from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
@@ -82,6 +88,16 @@ def _positive_seconds(text: str) -> float:
     if seconds <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return seconds
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +129,26 @@ def build_parser() -> argparse.ArgumentParser:
                             f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
                             f"{EVENT_TTL_SECONDS_DEFAULT:g})")
 
+    limits, defaults = serve.add_argument_group("serving limits (per server process)"), ServingLimits()
+    limits.add_argument("--max-connections", type=_positive_int,
+                        default=os.environ.get(MAX_CONNECTIONS_ENV, defaults.max_connections),
+                        help="connections held at once per port; more are closed at once and logged (env "
+                             f"{MAX_CONNECTIONS_ENV}; default {defaults.max_connections})")
+    limits.add_argument("--idle-timeout", type=_positive_seconds,
+                        default=os.environ.get(IDLE_TIMEOUT_ENV, defaults.idle_timeout),
+                        help="seconds a connection may wait between requests before it is closed (env "
+                             f"{IDLE_TIMEOUT_ENV}; default {defaults.idle_timeout:g})")
+    limits.add_argument("--read-timeout", type=_positive_seconds,
+                        default=os.environ.get(READ_TIMEOUT_ENV, defaults.read_timeout),
+                        help="seconds a request has to arrive whole once it started, or its connection is "
+                             f"dropped (env {READ_TIMEOUT_ENV}; default {defaults.read_timeout:g})")
+    limits.add_argument("--max-message-size", type=_positive_int,
+                        default=os.environ.get(MAX_MESSAGE_SIZE_ENV, defaults.max_message_size),
+                        help="bytes of one request; larger ones are refused before they are read (env "
+                             f"{MAX_MESSAGE_SIZE_ENV}; default {defaults.max_message_size}, libthrift's)")
+    limits.add_argument("--threads", type=_positive_int, default=os.environ.get(THREADS_ENV, defaults.threads),
+                        help="requests served at once; idle connections hold none (env "
+                             f"{THREADS_ENV}; default {defaults.threads})")
     serve.add_argument("--audit-log", default=os.environ.get(AUDIT_LOG_ENV), metavar="PATH|-",
                        help=f"write one line per call (who, from where, what, on which object, with what outcome) to "
                             f"this file, or to standard output with - (env {AUDIT_LOG_ENV})")
@@ -185,19 +221,41 @@ def build_parser() -> argparse.ArgumentParser:
 def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
                 protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
                 audit: AuditLog | None = None, sasl: MechanismFactories | None = None,
-                user_name: Callable[[str], str] = str) -> ThriftServer:
+                user_name: Callable[[str], str] = str, limits: ServingLimits = ServingLimits()) -> ThriftServer:
     """The Hive Metastore port; ``user_name`` maps authenticated principals to user names."""
     handler = MetastoreHandler(catalog, user_name=user_name)
     processor = MetastoreProcessor(hive.ThriftHiveMetastore, handler, audit=audit)
-    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl, limits=limits)
 
 
 def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
-                    tls: ServerTls | None = None, audit: AuditLog | None = None) -> ThriftServer:
+                    tls: ServerTls | None = None, audit: AuditLog | None = None,
+                    limits: ServingLimits = ServingLimits()) -> ThriftServer:
     """Hudi's metaserver protocol, as its clients speak it: binary protocol over a socket."""
     processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
                                    METASERVER_PREFERENCES, audit=audit)
-    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls)
+    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls,
+                        limits=limits)
+
+
+OWN_FILES = 256
+"""Files a server process holds besides its connections: the database pool, logs, the listening sockets."""
+
+
+def _serving_limits(args: argparse.Namespace) -> ServingLimits:
+    return ServingLimits(args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size,
+                         args.threads)
+
+
+def _raise_open_file_limit(wanted: int) -> None:
+    """Let this process hold ``wanted`` sockets and files, up to the hard limit (with a warning below it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        log.warning("the open files limit (%d) is below --max-connections plus the server's own files (%d): "
+                    "connections will be refused before the maximum", hard, wanted)
 
 
 def _token_lifetimes(args: argparse.Namespace) -> TokenLifetimes:
@@ -252,10 +310,12 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     reuse_port = worker is not None
     try:
         audit = AuditLog(args.audit_log) if args.audit_log else None
+        limits = _serving_limits(args)
+        _raise_open_file_limit(limits.max_connections * (1 if args.no_metaserver else 2) + OWN_FILES)
         server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit,
-                             sasl, user_names(args))
+                             sasl, user_names(args), limits)
         hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
-                                                                      reuse_port, tls, audit)
+                                                                      reuse_port, tls, audit, limits)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)

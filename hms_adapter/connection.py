@@ -1,51 +1,81 @@
-"""What the server knows about the connection a call arrived on (one server thread per connection)."""
+"""What the server knows about the connection a call arrived on.
+
+A connection's state lives in a ``ConnectionState``; the server attaches it to the thread that serves the
+connection's next request (``attach``), so the functions below answer for the call being served.
+"""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ConnectionState:
+    peer: str = "-"
+    """``host:port`` of the client."""
+    claimed_user: str | None = None
+    principal: str | None = None
+    user: str | None = None
+    method: str | None = None
+    settings: dict[str, str] = field(default_factory=dict)
+    """The metastore configuration the client changed with ``setMetaConf``."""
+
 
 _local = threading.local()
 
 
-def start(peer: str) -> None:
-    """Called by the server when a thread starts serving a connection from ``peer`` (``host:port``)."""
-    _local.peer = peer
-    _local.claimed_user = None
-    _local.principal = None
-    _local.user = None
-    _local.method = None
+def start(peer: str) -> ConnectionState:
+    """A new connection from ``peer`` (``host:port``), attached to this thread."""
+    state = ConnectionState(peer)
+    attach(state)
+    return state
+
+
+def attach(state: ConnectionState) -> None:
+    """The connection this thread serves from now on."""
+    _local.state = state
+
+
+def current() -> ConnectionState:
+    """The state of the connection this thread serves (a fresh one outside a server)."""
+    state = getattr(_local, "state", None)
+    if state is None:
+        state = _local.state = ConnectionState()
+    return state
 
 
 def authenticated(principal: str, user: str, method: str) -> None:
     """The connection authenticated (SASL) as ``principal``, whose user name (``auth_to_local``'s short name)
     is ``user``, by ``method`` (``KERBEROS``, ``TOKEN`` or ``PASSWORD``, Hadoop's names)."""
-    _local.principal, _local.user, _local.method = principal, user, method
+    state = current()
+    state.principal, state.user, state.method = principal, user, method
 
 
 def user() -> str | None:
     """Who the calls run as: the authenticated user; without authentication, the user the client claimed
     with ``set_ugi`` (or None)."""
-    return getattr(_local, "user", None) or claimed_user()
+    return current().user or current().claimed_user
 
 
 def method() -> str | None:
     """How the connection authenticated (see ``authenticated``); None when it did not."""
-    return getattr(_local, "method", None)
+    return current().method
 
 
 def principal() -> str | None:
     """The authenticated principal of the connection; None when it did not authenticate."""
-    return getattr(_local, "principal", None)
+    return current().principal
 
 
 def peer() -> str:
-    return getattr(_local, "peer", "-")
+    return current().peer
 
 
 def claimed_user() -> str | None:
     """The user the client named with ``set_ugi`` (a claim: nothing authenticates it)."""
-    return getattr(_local, "claimed_user", None)
+    return current().claimed_user
 
 
 def claim_user(name: str | None) -> None:
-    _local.claimed_user = name
+    current().claimed_user = name

@@ -1,17 +1,16 @@
 """Hive's per-connection metastore configuration (``getMetaConf``/``setMetaConf``).
 
 A client may change, for its own connection, the few keys Hive lets it change (Hive's ``metaConfVars``);
-the values hold until the connection closes (one server thread serves one connection). Two of them change
+the values hold until the connection closes (kept in its ``ConnectionState``). Two of them change
 what this server does: the partition value whitelist pattern and the check of column type changes; the
 others are kept and answered, with no effect here (direct SQL is always used, for example).
 """
 
 from __future__ import annotations
 
-import threading
-
 from hudi_catalog.call_settings import CallSettings
 
+from . import connection
 from .idl import hive
 
 PARTITION_PATTERN_KEY = "hive.metastore.partition.name.whitelist.pattern"
@@ -28,10 +27,7 @@ DEFAULTS = {
 
 
 class ConnectionMetaConf:
-    """The metastore configuration of each connection (of the thread serving it)."""
-
-    def __init__(self) -> None:
-        self._local = threading.local()
+    """The metastore configuration of each connection (``connection.current().settings``)."""
 
     @staticmethod
     def _check(key: str | None) -> str:
@@ -41,13 +37,11 @@ class ConnectionMetaConf:
 
     def get(self, key: str | None) -> str:
         key = self._check(key)
-        return getattr(self._local, "values", {}).get(key, DEFAULTS[key])
+        return connection.current().settings.get(key, DEFAULTS[key])
 
     def set(self, key: str | None, value: str | None) -> None:
         key = self._check(key)
-        if not hasattr(self._local, "values"):
-            self._local.values = {}
-        self._local.values[key] = value or ""
+        connection.current().settings[key] = value or ""
 
     def settings(self) -> CallSettings:
         """What the connection's values change in the catalog's calls."""

@@ -40,7 +40,8 @@ class MetastoreProcessor:
     def serves(self, api: str) -> bool:
         return api in self._service.thrift_services and callable(getattr(self._handler, api, None))
 
-    def process(self, iprot, oprot) -> None:
+    def process(self, iprot, oprot) -> bool:
+        """Read one call, run it and answer it; False when it was a one-way call (nothing answered)."""
         api, _message_type, seqid = iprot.read_message_begin()
         if not self.serves(api):
             iprot.skip(TType.STRUCT)
@@ -48,7 +49,7 @@ class MetastoreProcessor:
             log.warning("%s: unknown method", api)
             error = TApplicationException(TApplicationException.UNKNOWN_METHOD, f"Invalid method name: '{api}'")
             self._send(oprot, api, TMessageType.EXCEPTION, error, seqid)
-            return
+            return True
         args = getattr(self._service, api + "_args")()
         args.read(iprot)
         iprot.read_message_end()
@@ -68,7 +69,7 @@ class MetastoreProcessor:
                     exc_info=level == logging.ERROR)
             if slot is None:
                 self._send(oprot, api, TMessageType.EXCEPTION, thrift_error, seqid)
-                return
+                return True
             setattr(result, slot, thrift_error)
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
@@ -79,10 +80,12 @@ class MetastoreProcessor:
         if isinstance(answer, EncodedAnswer):
             if speaks_binary(oprot):
                 self._send_bytes(oprot, api, seqid, answer.result_struct())
-                return
+                return True
             result.success = answer.to_thrift()
-        if not getattr(result, "oneway", False):
-            self._send(oprot, api, TMessageType.REPLY, result, seqid)
+        if getattr(result, "oneway", False):
+            return False
+        self._send(oprot, api, TMessageType.REPLY, result, seqid)
+        return True
 
     def _declared_of(self, api, result):
         if api not in self._declared:

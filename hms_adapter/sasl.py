@@ -18,7 +18,10 @@ import logging
 import socket
 import struct
 from collections.abc import Callable, Mapping
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, NoReturn, Protocol
+
+if TYPE_CHECKING:
+    from .channel import Channel
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +93,7 @@ class SaslServerTransport:
     """The framed byte stream of one authenticated connection (``read``/``write``/``flush`` for Thrift's
     buffered transport on top)."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket | Channel) -> None:
         self.sock = sock
         self.layer: SecurityLayer | None = None
         self._rbuf = io.BytesIO()
@@ -167,6 +170,11 @@ class SaslServerTransport:
         frame = self._read_exactly(length)
         self._rbuf = io.BytesIO(self.layer.unwrap(frame) if self.layer else frame)
         return self._rbuf.read(size)
+
+    def buffered(self) -> bool:
+        """Whether decoded bytes of a frame are waiting to be read."""
+        with self._rbuf.getbuffer() as frame:
+            return self._rbuf.tell() < frame.nbytes
 
     def write(self, data: bytes) -> None:
         self._wbuf.append(bytes(data))

@@ -51,6 +51,13 @@ AUTH_ENV = "HUDI_METASTORE_AUTH"
 PASSWORD_FILE_ENV = "HUDI_METASTORE_PASSWORD_FILE"
 """``serve --auth`` and ``--password-file``."""
 
+MAX_CONNECTIONS_ENV = "HUDI_METASTORE_MAX_CONNECTIONS"
+IDLE_TIMEOUT_ENV = "HUDI_METASTORE_IDLE_TIMEOUT"
+READ_TIMEOUT_ENV = "HUDI_METASTORE_READ_TIMEOUT"
+MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
+THREADS_ENV = "HUDI_METASTORE_THREADS"
+"""``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
+
 AUTHORIZATION_ENV = "HUDI_METASTORE_AUTHORIZATION"
 ADMINS_ENV = "HUDI_METASTORE_ADMINS"
 """``serve --authorization`` and ``--admin`` (in the environment, a comma-separated list of user names)."""
