@@ -149,14 +149,14 @@ class ThriftServer:
             if not full:
                 conn = _Connection(sock, peer, connection.ConnectionState(f"{peer[0]}:{peer[1]}"))
                 self._connections.add(conn)
-        if full:
-            sock.close()
+        if full:  # logged at most every few seconds, with how many were refused since
             self._refused += 1
             now = time.monotonic()
             if now - self._refusal_logged >= REFUSAL_LOG_INTERVAL_SECONDS:
                 log.warning("%d connections open, the maximum (--max-connections): closed %d new ones, the "
                             "latest from %s:%s", self.limits.max_connections, self._refused, peer[0], peer[1])
                 self._refused, self._refusal_logged = 0, now
+            sock.close()
             return
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._park(conn)
