@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import ssl
+import struct
 import time
 
 from thriftpy2.transport import TTransportException
@@ -24,8 +25,17 @@ class RequestTimeout(TTransportException):
     """A request did not arrive whole within ``--read-timeout``."""
 
 
+def _timeval(seconds: float) -> bytes:
+    return struct.pack("ll", int(seconds), int((seconds % 1) * 1_000_000))
+
+
 class Channel:
-    """``recv``/``sendall`` for the SASL transport, ``read``/``write``/``flush`` for Thrift's transports."""
+    """``recv``/``sendall`` for the SASL transport, ``read``/``write``/``flush`` for Thrift's transports.
+
+    The socket stays in blocking mode, with the read timeout as the kernel's receive and send timeouts
+    (``SO_RCVTIMEO``, ``SO_SNDTIMEO``), so a read costs one system call; a request's deadline is checked
+    between reads. A request that stalls is dropped after the read timeout; one that trickles, at its next
+    byte after the deadline (at most twice the read timeout from its start)."""
 
     def __init__(self, sock: socket.socket, read_timeout: float, max_message_size: int) -> None:
         self.sock = sock
@@ -33,6 +43,9 @@ class Channel:
         self.max_message_size = max_message_size
         self._deadline: float | None = None
         self._received = 0
+        sock.settimeout(None)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(read_timeout))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(read_timeout))
 
     def begin_message(self) -> None:
         """A request starts: it has the read timeout from now, and the whole size budget."""
@@ -44,28 +57,30 @@ class Channel:
         self._deadline = None if seconds is None else time.monotonic() + seconds
         self._received = 0
 
+    def _timed_out(self) -> RequestTimeout:
+        return RequestTimeout(message=f"a request did not arrive within {self.read_timeout:g} s")
+
     def recv(self, size: int) -> bytes:
         if size > self.max_message_size:
             raise MessageTooLarge(message=f"a request declared {size} bytes, over the maximum message size of "
                                           f"{self.max_message_size}")
-        if self._deadline is not None:
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                raise RequestTimeout(message=f"a request did not arrive within {self.read_timeout:g} s")
-            self.sock.settimeout(remaining)
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise self._timed_out()
         try:
             data = self.sock.recv(min(size, 1 << 20))
-        except socket.timeout as error:
-            raise RequestTimeout(message=f"a request did not arrive within {self.read_timeout:g} s") from error
+        except (BlockingIOError, socket.timeout, ssl.SSLWantReadError) as error:  # SO_RCVTIMEO passed
+            raise self._timed_out() from error
         self._received += len(data)
         if self._received > self.max_message_size:
             raise MessageTooLarge(message=f"a request of more than {self.max_message_size} bytes")
         return data
 
     def sendall(self, data: bytes) -> None:
-        """An answer must be taken by the client within the read timeout too."""
-        self.sock.settimeout(self.read_timeout)
-        self.sock.sendall(data)
+        """An answer must be taken by the client within the read timeout too (``SO_SNDTIMEO``)."""
+        try:
+            self.sock.sendall(data)
+        except (BlockingIOError, socket.timeout, ssl.SSLWantWriteError) as error:
+            raise ConnectionError(f"the client took no answer for {self.read_timeout:g} s") from error
 
     # -- Thrift's transport interface --------------------------------------------------------------
 

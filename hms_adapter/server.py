@@ -14,6 +14,7 @@ binary (default) or compact protocol. thriftpy2's Cython implementations are use
 from __future__ import annotations
 
 import logging
+import select
 import selectors
 import socket
 import ssl
@@ -40,6 +41,9 @@ DEFAULT_METASERVER_PORT = 9090
 ACCEPT_POLL_SECONDS = 0.1
 WATCH_POLL_SECONDS = 1.0
 STOP_GRACE_SECONDS = 30.0
+LINGER_MS = 5
+"""How long a serving thread waits for a connection's next request before parking it: a client calling in a
+loop (its next request a round trip away) stays on its thread, and an idle one holds it no longer."""
 REFUSAL_LOG_INTERVAL_SECONDS = 10.0
 
 
@@ -78,6 +82,13 @@ class _Connection:
     def buffered(self) -> bool:
         """Whether bytes of a next request were read already (the selector would not report them)."""
         return self.channel.pending() or (self.sasl is not None and self.sasl.buffered())
+
+
+def _readable_within(sock: socket.socket, milliseconds: int) -> bool:
+    """Whether ``sock`` has bytes (or its end) to read within ``milliseconds``."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(milliseconds))
 
 
 class ThriftServer:
@@ -241,7 +252,7 @@ class ThriftServer:
                     self._close(conn)
                     return
                 # after a one-way call the client may have sent its next request with it
-                if answered and not conn.buffered():
+                if answered and not conn.buffered() and not _readable_within(conn.sock, LINGER_MS):
                     break
             self._park(conn)
         except (MessageTooLarge, RequestTimeout) as error:
