@@ -22,6 +22,8 @@ from hudi_catalog.config import (
     ADMINS_ENV,
     IDLE_TIMEOUT_ENV,
     MAX_CONNECTIONS_ENV,
+    MAX_FILTER_LENGTH_ENV,
+    MAX_FILTER_TERMS_ENV,
     MAX_MESSAGE_SIZE_ENV,
     READ_TIMEOUT_ENV,
     THREADS_ENV,
@@ -52,6 +54,7 @@ from hudi_catalog.config import (
 )
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.errors import CatalogError
+from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.partition_names import make_partition_name
 
@@ -146,6 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
                         default=os.environ.get(MAX_MESSAGE_SIZE_ENV, defaults.max_message_size),
                         help="bytes of one request; larger ones are refused before they are read (env "
                              f"{MAX_MESSAGE_SIZE_ENV}; default {defaults.max_message_size}, libthrift's)")
+    filters = FilterLimits()
+    limits.add_argument("--max-filter-length", type=_positive_int,
+                        default=os.environ.get(MAX_FILTER_LENGTH_ENV, filters.max_length),
+                        help="characters of a partition filter; longer ones are refused with a MetaException (env "
+                             f"{MAX_FILTER_LENGTH_ENV}; default {filters.max_length})")
+    limits.add_argument("--max-filter-terms", type=_positive_int,
+                        default=os.environ.get(MAX_FILTER_TERMS_ENV, filters.max_terms),
+                        help="comparisons and IN list values of a partition filter (env "
+                             f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})")
     limits.add_argument("--threads", type=_positive_int, default=os.environ.get(THREADS_ENV, defaults.threads),
                         help="requests served at once; idle connections hold none (env "
                              f"{THREADS_ENV}; default {defaults.threads})")
@@ -300,7 +312,8 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
     catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl,
                            token_lifetimes=_token_lifetimes(args),
-                           access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)))
+                           access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
+                           filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms))
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process

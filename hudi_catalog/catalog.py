@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from . import config
 from .authorization import AccessPolicy
+from .pruning.parse import FilterLimits
 from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
@@ -55,21 +56,24 @@ class Catalog:
                  event_format: EventFormat | None = None,
                  event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
                  token_lifetimes: TokenLifetimes | None = None,
-                 access_policy: AccessPolicy | None = None) -> None:
+                 access_policy: AccessPolicy | None = None,
+                 filter_limits: FilterLimits | None = None) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
         ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
         ``event_format``: how change events are written (the catalog's own ``NamesFormat`` when None);
         ``event_ttl``: seconds after which ``events.remove_expired`` removes them.
         ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None).
-        ``access_policy``: how calls are authorized (nothing checked when None)."""
+        ``access_policy``: how calls are authorized (nothing checked when None).
+        ``filter_limits``: how large a partition filter may be (``FilterLimits``' defaults when None)."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
             raise ValueError(f"snapshot_sync must be one of {SNAPSHOT_SYNC_MODES}")
         self.store = store
         self.warehouse = warehouse
-        self.ctx = ctx = ServiceContext(store, warehouse, events=EventLog(event_format))
+        self.ctx = ctx = ServiceContext(store, warehouse, events=EventLog(event_format),
+                                        filter_limits=filter_limits or FilterLimits())
         self.catalogs = CatalogService(ctx)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
@@ -90,10 +94,11 @@ class Catalog:
              txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT, event_format: EventFormat | None = None,
              event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
              token_lifetimes: TokenLifetimes | None = None,
-             access_policy: AccessPolicy | None = None) -> "Catalog":
+             access_policy: AccessPolicy | None = None,
+             filter_limits: FilterLimits | None = None) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
         catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl,
-                      token_lifetimes, access_policy)
+                      token_lifetimes, access_policy, filter_limits)
         if init:
             catalog.init()
         return catalog

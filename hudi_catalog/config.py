@@ -58,6 +58,10 @@ MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
 THREADS_ENV = "HUDI_METASTORE_THREADS"
 """``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
 
+MAX_FILTER_LENGTH_ENV = "HUDI_METASTORE_MAX_FILTER_LENGTH"
+MAX_FILTER_TERMS_ENV = "HUDI_METASTORE_MAX_FILTER_TERMS"
+"""``serve --max-filter-length`` and ``--max-filter-terms``."""
+
 AUTHORIZATION_ENV = "HUDI_METASTORE_AUTHORIZATION"
 ADMINS_ENV = "HUDI_METASTORE_ADMINS"
 """``serve --authorization`` and ``--admin`` (in the environment, a comma-separated list of user names)."""

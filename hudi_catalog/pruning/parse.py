@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
@@ -23,6 +24,32 @@ from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
 from .equality_lists import equality_disjunction
+from .literal_lists import extract_lists, restore_lists
+
+
+@dataclass(frozen=True)
+class FilterLimits:
+    """How large a filter may be (``serve --max-filter-length``, ``--max-filter-terms``)."""
+
+    max_length: int = 10_000_000
+    """Characters."""
+    max_terms: int = 200_000
+    """Comparisons, plus each value of an ``IN`` list."""
+
+
+_TERM = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\bbetween\b|,)""", re.IGNORECASE)
+
+
+def check_size(text: str, shortened: str, lists: list[list[str]], limits: FilterLimits) -> None:
+    """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow."""
+    if len(text) > limits.max_length:
+        raise InvalidFilterError(f"Error parsing partition filter : the filter has {len(text)} characters, over "
+                                 f"the limit of {limits.max_length} (serve --max-filter-length)")
+    terms = sum(len(values) for values in lists)
+    terms += sum(1 for match in _TERM.finditer(shortened) if match.group(1))
+    if terms > limits.max_terms:
+        raise InvalidFilterError(f"Error parsing partition filter : the filter has {terms} terms, over the "
+                                 f"limit of {limits.max_terms} (serve --max-filter-terms)")
 
 
 _BARE_DATE = re.compile(r"(?<![\w.])(\d{4}-\d{2}-\d{2})(?![\w.:-])")
@@ -53,19 +80,35 @@ def _rewrite(plain: str) -> str:
     return _CONST_STRUCT.sub("", _BARE_DATE.sub(r"'\1'", plain))
 
 
-def parse_filter(text: str) -> exp.Expression:
-    """The expression tree of a filter; ``InvalidFilterError`` with Hive's wording when it does not parse."""
+def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expression:
+    """The expression tree of a filter; ``InvalidFilterError`` with Hive's wording when it does not parse or
+    is over ``limits``. Long ``IN`` lists of literals come back as ``literal_lists.LiteralList`` nodes."""
+    shortened, lists = _shortened(text, limits)
+    return _parse(shortened, lists)
+
+
+def _shortened(text: str, limits: FilterLimits) -> tuple[str, list[list[str]]]:
+    if len(text) > limits.max_length:  # before anything reads it
+        check_size(text, "", [], limits)
+    shortened, lists = extract_lists(text)
+    check_size(text, shortened, lists, limits)
+    return shortened, lists
+
+
+def _parse(text: str, lists: list[list[str]]) -> exp.Expression:
     try:
         expression = sqlglot.parse_one(_rewrite_outside_quotes(text), read="hive")
     except SqlglotError as e:
         raise InvalidFilterError(f"Error parsing partition filter : {e}") from e
     if expression is None:
         raise InvalidFilterError(f"Error parsing partition filter : empty filter {text!r}")
-    return expression
+    return restore_lists(expression, lists)
 
 
-def parse_partition_filter(text: str) -> exp.Expression:
+def parse_partition_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expression:
     """``parse_filter`` for partition filters: Hudi's hive sync pushdown (ORs of key equalities nested a
-    thousand deep) is read as one ``IN`` (``equality_lists``) first."""
-    listed = equality_disjunction(text)
-    return listed if listed is not None else parse_filter(text)
+    thousand deep) is read as one ``IN`` (``equality_lists``) first, unless the filter has long ``IN``
+    lists (then it is not that form)."""
+    shortened, lists = _shortened(text, limits)
+    listed = None if lists else equality_disjunction(text)
+    return listed if listed is not None else _parse(shortened, lists)

@@ -26,6 +26,7 @@ from ..model import Column
 from ..store import schema
 from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
+from .literal_lists import LiteralList
 
 
 @dataclass(frozen=True)
@@ -89,11 +90,26 @@ class _Translator:
 
     def _in_list(self, column: exp.Column, items: list[exp.Expression], negated: bool) -> ColumnElement[bool]:
         """``k [NOT] IN (a, b, ...)`` as one index lookup of the listed values."""
+        if len(items) == 1 and isinstance(items[0], LiteralList):
+            return self._long_list(column, items[0].args["values"], negated)
         bounds = []
         for item in items:
             key, value = self._key_and_literal(column, item)
             bounds.append(self._literal(value, key))
         return self._on_key(key, lambda col: col.not_in(bounds) if negated else col.in_(bounds), typed=True)
+
+    def _long_list(self, column: exp.Column, values: list[str], negated: bool) -> ColumnElement[bool]:
+        """A ``LiteralList``'s values bound as one expanding parameter (typed keys: their typed keys)."""
+        key, _ = self._key_and_literal(column, exp.Literal.string(""))
+        key_type = self.index[key][1]
+        if type_family(key_type) is not None:
+            encoded = [typed_key(key_type, v) for v in values]
+            bad = next((v for v, e in zip(values, encoded) if e is None), None)
+            if bad is not None:
+                raise InvalidFilterError(
+                    f"Error parsing partition filter : {bad!r} is not a valid {key_type} value for {key}")
+            values = encoded
+        return self._on_key(key, lambda col: col.not_in(values) if negated else col.in_(values), typed=True)
 
     @staticmethod
     def _equalities(node: exp.In) -> list[exp.Expression]:

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Connection, Row
 
 from ..model import Table
+from ..pruning.parse import FilterLimits
 from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
@@ -30,6 +31,8 @@ class ServiceContext:
     """Table models by ``(tbl_id)`` at their ``tbl.revision``: shared by every service of one catalog."""
     events: EventLog = field(default_factory=EventLog)
     """Where every change writes its notification event, in the changing transaction."""
+    filter_limits: FilterLimits = field(default_factory=FilterLimits)
+    """How large a partition filter may be."""
 
     def table_model(self, conn: Connection, row: Row) -> Table:
         """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,

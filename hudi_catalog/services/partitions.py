@@ -297,7 +297,8 @@ class PartitionService:
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_partition_filter(filter_text), table.partition_keys, table.id)
+            where = filter_to_clause(parse_partition_filter(filter_text, self.ctx.filter_limits),
+                                     table.partition_keys, table.id)
         return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
