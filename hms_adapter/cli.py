@@ -20,6 +20,7 @@ from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSync
 from hudi_catalog.config import (
     AUDIT_LOG_ENV,
     ADMINS_ENV,
+    DB_RETRY_BUDGET_ENV,
     IDLE_TIMEOUT_ENV,
     MAX_CONNECTIONS_ENV,
     MAX_FILTER_LENGTH_ENV,
@@ -55,6 +56,7 @@ from hudi_catalog.config import (
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.errors import CatalogError
 from hudi_catalog.pruning.parse import FilterLimits
+from hudi_catalog.retries import RetryPolicy
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.partition_names import make_partition_name
 
@@ -90,6 +92,16 @@ def _positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if seconds <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return seconds
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
     return seconds
 
 
@@ -158,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
                         default=os.environ.get(MAX_FILTER_TERMS_ENV, filters.max_terms),
                         help="comparisons and IN list values of a partition filter (env "
                              f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})")
+    limits.add_argument("--db-retry-budget", type=_seconds,
+                        default=os.environ.get(DB_RETRY_BUDGET_ENV, RetryPolicy().budget_seconds),
+                        help="seconds a call keeps trying through transient catalog database errors (lost "
+                             "connection, restart, failover, deadlock) while none of its changes committed; 0: "
+                             f"never (env {DB_RETRY_BUDGET_ENV}; default {RetryPolicy().budget_seconds:g})")
     limits.add_argument("--threads", type=_positive_int, default=os.environ.get(THREADS_ENV, defaults.threads),
                         help="requests served at once; idle connections hold none (env "
                              f"{THREADS_ENV}; default {defaults.threads})")
@@ -313,7 +330,8 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
                            txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl,
                            token_lifetimes=_token_lifetimes(args),
                            access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
-                           filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms))
+                           filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
+                           retry_policy=RetryPolicy(args.db_retry_budget))
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process

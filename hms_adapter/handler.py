@@ -137,6 +137,10 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         connection.claim_user(user_name)
         return list(group_names or [])
 
+    def run_call(self, api: str, action):
+        """Each call through ``Catalog.call``: tried again through a short database outage."""
+        return self.catalog.call(action, api)
+
     @contextmanager
     def call_scope(self, args) -> Iterator[None]:
         """Each call runs in the catalog its arguments name, with its connection's settings."""

@@ -59,6 +59,10 @@ class MetaserverHandler:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
+    def run_call(self, api: str, action):
+        """Each call through ``Catalog.call``: tried again through a short database outage."""
+        return self.catalog.call(action, api)
+
     # -- databases and tables -----------------------------------------------------------------------
 
     def createDatabase(self, db):

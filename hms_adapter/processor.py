@@ -28,13 +28,16 @@ class MetastoreProcessor:
     def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES,
                  audit: AuditLog | None = None) -> None:
         """``handler.call_scope(args)``, when the handler has it, is entered around each call, and in it
-        ``handler.authorize(method, args)`` checks the call before it runs; ``audit`` gets a line per call."""
+        ``handler.authorize(method, args)`` checks the call before it runs, both inside
+        ``handler.run_call(method, action)`` (which tries a call again through transient database errors);
+        ``audit`` gets a line per call."""
         self._service = service
         self._handler = handler
         self._audit = audit
         self._error_preferences = error_preferences
         self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
         self._authorize = getattr(handler, "authorize", lambda api, args: None)
+        self._run_call = getattr(handler, "run_call", lambda api, action: action())
         self._declared = {}
 
     def serves(self, api: str) -> bool:
@@ -58,9 +61,14 @@ class MetastoreProcessor:
         started = time.perf_counter()
         outcome = "ok"
         try:
-            with self._call_scope(values):
+            method = getattr(self._handler, api)
+
+            def call():
                 self._authorize(api, values)
-                result.success = getattr(self._handler, api)(*values)
+                return method(*values)
+
+            with self._call_scope(values):
+                result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)

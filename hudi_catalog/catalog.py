@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 from . import config
 from .authorization import AccessPolicy
 from .pruning.parse import FilterLimits
+from .retries import RetryPolicy, run_retrying
 from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
@@ -43,6 +45,7 @@ from .warehouse import Warehouse
 log = logging.getLogger(__name__)
 
 SNAPSHOT_SYNC_MODES = ("inline", "async")
+T = TypeVar("T")
 
 
 class Catalog:
@@ -57,7 +60,8 @@ class Catalog:
                  event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
                  token_lifetimes: TokenLifetimes | None = None,
                  access_policy: AccessPolicy | None = None,
-                 filter_limits: FilterLimits | None = None) -> None:
+                 filter_limits: FilterLimits | None = None,
+                 retry_policy: RetryPolicy | None = None) -> None:
         """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
         ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
@@ -65,7 +69,8 @@ class Catalog:
         ``event_ttl``: seconds after which ``events.remove_expired`` removes them.
         ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None).
         ``access_policy``: how calls are authorized (nothing checked when None).
-        ``filter_limits``: how large a partition filter may be (``FilterLimits``' defaults when None)."""
+        ``filter_limits``: how large a partition filter may be (``FilterLimits``' defaults when None).
+        ``retry_policy``: how long ``call`` tries a call again through transient database errors."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -88,6 +93,7 @@ class Catalog:
         self.events = EventService(ctx, event_ttl)
         self.delegation_tokens = DelegationTokenService(ctx, token_lifetimes)
         self.authorization = AuthorizationService(ctx, access_policy)
+        self.retry_policy = retry_policy or RetryPolicy()
 
     @classmethod
     def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
@@ -95,10 +101,11 @@ class Catalog:
              event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
              token_lifetimes: TokenLifetimes | None = None,
              access_policy: AccessPolicy | None = None,
-             filter_limits: FilterLimits | None = None) -> "Catalog":
+             filter_limits: FilterLimits | None = None,
+             retry_policy: RetryPolicy | None = None) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
         catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl,
-                      token_lifetimes, access_policy, filter_limits)
+                      token_lifetimes, access_policy, filter_limits, retry_policy)
         if init:
             catalog.init()
         return catalog
@@ -109,6 +116,11 @@ class Catalog:
         self.catalogs.ensure_default()
         self.databases.ensure_default()
         return version
+
+    def call(self, action: Callable[[], T], name: str = "call") -> T:
+        """``action`` (one front-end call of any number of service methods), tried again through transient
+        database errors as long as none of its changes committed (``retries.run_retrying``)."""
+        return run_retrying(action, self.retry_policy, name)
 
     def close(self) -> None:
         self.store.dispose()

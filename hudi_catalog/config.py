@@ -62,6 +62,9 @@ MAX_FILTER_LENGTH_ENV = "HUDI_METASTORE_MAX_FILTER_LENGTH"
 MAX_FILTER_TERMS_ENV = "HUDI_METASTORE_MAX_FILTER_TERMS"
 """``serve --max-filter-length`` and ``--max-filter-terms``."""
 
+DB_RETRY_BUDGET_ENV = "HUDI_METASTORE_DB_RETRY_BUDGET"
+"""``serve --db-retry-budget``: seconds a call keeps trying through transient database errors."""
+
 AUTHORIZATION_ENV = "HUDI_METASTORE_AUTHORIZATION"
 ADMINS_ENV = "HUDI_METASTORE_ADMINS"
 """``serve --authorization`` and ``--admin`` (in the environment, a comma-separated list of user names)."""

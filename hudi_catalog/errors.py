@@ -98,3 +98,8 @@ class DelegationTokenError(CatalogError):
 
 class AccessDeniedError(CatalogError):
     """The caller may not do this to this object (``serve --authorization``)."""
+
+
+class TransientStorageError(StorageError):
+    """The catalog database failed in a way that may pass (connection lost, restart, deadlock, lock wait
+    timeout) and the transaction did not commit: the call may be tried again."""

@@ -17,7 +17,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, insert, select,
 from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 
 from .. import config
-from ..errors import AlreadyExistsError, InvalidObjectError, StorageError
+from ..errors import AlreadyExistsError, InvalidObjectError, StorageError, TransientStorageError
+from ..retries import note_commit
 from . import authorization, schema, sequences
 from .migrations import MIGRATIONS
 
@@ -134,6 +135,29 @@ def is_duplicate_key(error: IntegrityError) -> bool:
     return str(original).startswith("UNIQUE constraint failed")  # SQLite
 
 
+_MYSQL_TRANSIENT = {
+    1053,  # server shutdown in progress
+    1205,  # lock wait timeout exceeded
+    1213,  # deadlock found when trying to get lock
+    1927,  # connection was killed
+    2002, 2003,  # can't connect (restarting, failing over)
+    2006, 2013, 2055,  # server has gone away, lost connection
+    4031,  # disconnected by the server because of inactivity
+}
+_SQLITE_TRANSIENT = ("database is locked", "database table is locked")
+
+
+def is_transient(error: OperationalError | DisconnectionError) -> bool:
+    """Whether a database error may pass if the transaction is tried again."""
+    if isinstance(error, DisconnectionError) or getattr(error, "connection_invalidated", False):
+        return True
+    original = getattr(error, "orig", None)
+    code = original.args[0] if original is not None and original.args else None
+    if isinstance(code, int):
+        return code in _MYSQL_TRANSIENT
+    return str(original).startswith(_SQLITE_TRANSIENT)
+
+
 class Store:
     """The catalog database: its engine, layout version and transactions."""
 
@@ -159,6 +183,7 @@ class Store:
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[Connection]:
+        committing = False
         try:
             with self.engine.connect() as conn:
                 if write:
@@ -171,13 +196,22 @@ class Store:
                     finally:
                         if not conn.invalidated:  # an invalidated connection's info goes with it
                             conn.info.pop(_TRANSACTION, None)
+                    committing = True
+            if write:
+                note_commit()
         except IntegrityError as e:
             if is_duplicate_key(e):  # a row another transaction committed first (two concurrent creates)
                 raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
             # a reference whose object is gone (dropped meanwhile), a value missing
             raise InvalidObjectError(f"the change breaks a catalog constraint: {e.orig}") from e
-        except OperationalError as e:
-            raise StorageError(f"catalog database error: {e.orig}") from e
+        except (OperationalError, DisconnectionError) as e:
+            cause = getattr(e, "orig", None) or e
+            if committing:  # the server may have committed before the connection broke
+                raise StorageError(f"catalog database error while committing (the change may or may not have "
+                                   f"been applied): {cause}") from e
+            if is_transient(e):
+                raise TransientStorageError(f"catalog database error: {cause}") from e
+            raise StorageError(f"catalog database error: {cause}") from e
 
     def init_schema(self) -> int:
         """Create the tables that are missing and migrate an older layout; returns the layout version.
