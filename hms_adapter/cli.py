@@ -20,6 +20,7 @@ from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSync
 from hudi_catalog.config import (
     AUDIT_LOG_ENV,
     ADMINS_ENV,
+    DATA_ROOTS_ENV,
     DB_RETRY_BUDGET_ENV,
     IDLE_TIMEOUT_ENV,
     MAX_CONNECTIONS_ENV,
@@ -170,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
                         default=os.environ.get(MAX_FILTER_TERMS_ENV, filters.max_terms),
                         help="comparisons and IN list values of a partition filter (env "
                              f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})")
+    serve.add_argument("--data-root", action="append", metavar="URI",
+                       default=[r.strip() for r in os.environ.get(DATA_ROOTS_ENV, "").split(",") if r.strip()],
+                       help="a directory besides the warehouse root inside which dropped objects' data may be "
+                            "deleted (repeatable; env "
+                            f"{DATA_ROOTS_ENV}, comma-separated); data elsewhere stays when its object is dropped")
     limits.add_argument("--db-retry-budget", type=_seconds,
                         default=os.environ.get(DB_RETRY_BUDGET_ENV, RetryPolicy().budget_seconds),
                         help="seconds a call keeps trying through transient catalog database errors (lost "
@@ -331,7 +337,7 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
                            token_lifetimes=_token_lifetimes(args),
                            access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
                            filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
-                           retry_policy=RetryPolicy(args.db_retry_budget))
+                           retry_policy=RetryPolicy(args.db_retry_budget), data_roots=args.data_root)
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process

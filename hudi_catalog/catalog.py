@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from . import config
@@ -102,9 +102,10 @@ class Catalog:
              token_lifetimes: TokenLifetimes | None = None,
              access_policy: AccessPolicy | None = None,
              filter_limits: FilterLimits | None = None,
-             retry_policy: RetryPolicy | None = None) -> "Catalog":
-        """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first."""
-        catalog = cls(Store(db_url), Warehouse(warehouse), snapshot_sync, txn_timeout, event_format, event_ttl,
+             retry_policy: RetryPolicy | None = None, data_roots: Sequence[str] = ()) -> "Catalog":
+        """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first.
+        ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``)."""
+        catalog = cls(Store(db_url), Warehouse(warehouse, data_roots), snapshot_sync, txn_timeout, event_format, event_ttl,
                       token_lifetimes, access_policy, filter_limits, retry_policy)
         if init:
             catalog.init()

@@ -65,6 +65,9 @@ MAX_FILTER_TERMS_ENV = "HUDI_METASTORE_MAX_FILTER_TERMS"
 DB_RETRY_BUDGET_ENV = "HUDI_METASTORE_DB_RETRY_BUDGET"
 """``serve --db-retry-budget``: seconds a call keeps trying through transient database errors."""
 
+DATA_ROOTS_ENV = "HUDI_METASTORE_DATA_ROOTS"
+"""``serve --data-root`` (in the environment, a comma-separated list)."""
+
 AUTHORIZATION_ENV = "HUDI_METASTORE_AUTHORIZATION"
 ADMINS_ENV = "HUDI_METASTORE_ADMINS"
 """``serve --authorization`` and ``--admin`` (in the environment, a comma-separated list of user names)."""

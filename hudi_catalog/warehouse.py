@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
+from collections.abc import Sequence
 from urllib.parse import urlparse
 
 from pyarrow import fs as pafs
@@ -45,11 +47,41 @@ def parent_of(location: str) -> str:
     return location.rstrip("/").rsplit("/", 1)[0]
 
 
-class Warehouse:
-    """Creates, renames and deletes the directories of databases, tables and partitions."""
+def _normalized(location: str) -> tuple[str, str]:
+    """``(scheme://authority, path)`` of a location with ``.`` and ``..`` resolved; local paths also with
+    their symbolic links resolved, so that a link cannot lead a delete elsewhere."""
+    parsed = urlparse(qualify(location))
+    if parsed.scheme in ("", "file"):
+        return "file:", os.path.realpath(parsed.path or "/")
+    return f"{parsed.scheme}://{parsed.netloc}", posixpath.normpath(parsed.path or "/")
 
-    def __init__(self, root: str) -> None:
+
+class Warehouse:
+    """Creates, renames and deletes the directories of databases, tables and partitions. Data is deleted only
+    strictly inside the root or one of ``data_roots`` (``serve --data-root``): a client may name any location
+    for a database, table or partition, and dropping it must not delete what the server can reach
+    elsewhere."""
+
+    def __init__(self, root: str, data_roots: Sequence[str] = ()) -> None:
         self.root = qualify(root)
+        self.data_roots = [qualify(r) for r in data_roots]
+
+    def deletable(self, location: str) -> bool:
+        """Whether ``location`` lies strictly inside the warehouse root or a data root."""
+        scheme, path = _normalized(location)
+        for root in (self.root, *self.data_roots):
+            root_scheme, root_path = _normalized(root)
+            if scheme == root_scheme and path.startswith(root_path.rstrip("/") + "/"):
+                return True
+        return False
+
+    def _refuse(self, location: str) -> bool:
+        """Log and say whether a delete of ``location`` is refused (outside the roots)."""
+        if self.deletable(location):
+            return False
+        log.warning("not deleting %s: it lies outside the warehouse root %s and the data roots (serve "
+                    "--data-root); its files stay", location, self.root)
+        return True
 
     def database_location(self, name: str) -> str:
         return self.root if name == DEFAULT_DATABASE_NAME else join(self.root, f"{name}.db")
@@ -82,7 +114,10 @@ class Warehouse:
     def discard_dir(self, location: str, empty_parents_up_to: str | None = None) -> bool:
         """Delete the directory of an object whose metadata is already gone (its drop committed), and with
         ``empty_parents_up_to`` its parents left empty below that directory. A failure is logged, not raised:
-        the drop stands and the files stay, as Hive Metastore does. Returns whether it was deleted."""
+        the drop stands and the files stay, as Hive Metastore does. A directory outside the warehouse root and
+        the data roots is not deleted (and that logged). Returns whether it was deleted."""
+        if self._refuse(location):
+            return False
         try:
             self.delete_dir(location)
             if empty_parents_up_to:
@@ -93,7 +128,10 @@ class Warehouse:
             return False
 
     def delete_contents(self, location: str) -> None:
-        """Delete everything in a directory, keeping the directory; a missing directory is not an error."""
+        """Delete everything in a directory, keeping the directory; a missing directory is not an error. A
+        directory outside the roots is refused: ``StorageError`` (check ``deletable`` first)."""
+        if self._refuse(location):
+            raise StorageError(f"{location} lies outside the warehouse root and the data roots (serve --data-root)")
         filesystem, path = _resolve(location)
         try:
             filesystem.delete_dir_contents(path, missing_dir_ok=True)

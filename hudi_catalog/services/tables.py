@@ -329,7 +329,8 @@ class TableService:
 
         Raises:
             NoSuchTableError / NoSuchPartitionError: the table or a named partition does not exist.
-            InvalidOperationError: the table is not managed, or is a Hudi table (its timeline would go).
+            InvalidOperationError: the table is not managed, or is a Hudi table (its timeline would go), or its
+                data lies outside the warehouse root and the data roots.
         """
         database, name = normalize(database), normalize(name)
         with self.ctx.store.write() as conn:
@@ -365,6 +366,10 @@ class TableService:
                     CatalogEvent(EventType.ALTER_PARTITION, table=table, old_partitions=[p],
                                  partitions=[replace(p, parameters=emptied[part_id])], truncate=True)
                     for part_id, p in found], now)
+            outside = [loc for loc in locations if loc and not self.ctx.warehouse.deletable(loc)]
+            if outside:  # before the commit: nothing changes
+                raise InvalidOperationError(f"Cannot truncate {database}.{name}: its data at {outside[0]} lies "
+                                            "outside the warehouse root and the data roots (serve --data-root)")
         for location in locations:
             if location:
                 self.ctx.warehouse.delete_contents(location)
