@@ -15,13 +15,25 @@ from contextlib import nullcontext
 
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
 
-from hudi_catalog.errors import CatalogError
+from hudi_catalog.errors import CatalogError, InvalidInputError
 
 from .audit import AuditLog
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
 
 log = logging.getLogger(__name__)
+
+
+def _lacks_a_value(values: list) -> bool:
+    """Whether a call's arguments, or the fields of a request struct among them, include a missing value:
+    then a handler's ``AttributeError``/``TypeError`` is the client's incomplete request, not a defect."""
+    for value in values:
+        if value is None:
+            return True
+        spec = getattr(value, "thrift_spec", None)
+        if spec and any(getattr(value, field[1], None) is None for field in spec.values()):
+            return True
+    return False
 
 
 class MetastoreProcessor:
@@ -70,6 +82,8 @@ class MetastoreProcessor:
             with self._call_scope(values):
                 result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
+            if isinstance(error, (AttributeError, TypeError)) and _lacks_a_value(values):
+                error = InvalidInputError(f"Invalid arguments to {api}: a required value is missing ({error})")
             outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR

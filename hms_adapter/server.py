@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from thriftpy2.protocol import TCompactProtocolFactory, TCyBinaryProtocolFactory
+from thriftpy2.protocol.cybin import ProtocolError
+from thriftpy2.protocol.exc import TProtocolException
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory, TTransportException
 
 from . import connection
@@ -266,6 +268,13 @@ class ThriftServer:
             self._close(conn)
         except (TTransportException, ConnectionError, OSError):
             self._close(conn)  # the client went away
+        except (ProtocolError, TProtocolException, SystemError) as error:
+            # not a Thrift message (thriftpy2's reader raises SystemError on negative lengths): no traceback
+            log.warning("closing connection from %s: not a valid Thrift message: %s", conn.peer, error)
+            self._close(conn)
+        except MemoryError as error:  # thriftpy2 could not allocate the buffer for a declared length
+            log.warning("closing connection from %s: a request declared more than can be read: %s", conn.peer, error)
+            self._close(conn)
         except Exception:  # a malformed message: drop this connection, keep serving the others
             log.exception("closing connection from %s after a protocol error", conn.peer)
             self._close(conn)
