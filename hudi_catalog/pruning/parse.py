@@ -100,6 +100,8 @@ def _parse(text: str, lists: list[list[str]]) -> exp.Expression:
         expression = sqlglot.parse_one(_rewrite_outside_quotes(text), read="hive")
     except SqlglotError as e:
         raise InvalidFilterError(f"Error parsing partition filter : {e}") from e
+    except RecursionError:
+        raise InvalidFilterError("Error parsing partition filter : the filter is nested too deeply") from None
     if expression is None:
         raise InvalidFilterError(f"Error parsing partition filter : empty filter {text!r}")
     return restore_lists(expression, lists)

@@ -14,6 +14,7 @@ Hive 2/3 clients and Spark.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +28,9 @@ from ..store import schema
 from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
 from .literal_lists import LiteralList
+
+
+_LEADING_FLAGS = re.compile(r"\(\?[imsux]+\)")
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,14 @@ class _Translator:
             return self._comparison(node, negated)
         if isinstance(node, exp.Like):
             key, pattern = self._key_and_literal(node.this, node.expression)
-            regex = f"^(?:{pattern.this})$"
+            flags = _LEADING_FLAGS.match(pattern.this)  # (?i)...: global flags must lead the whole pattern
+            lead = flags.group(0) if flags else ""
+            regex = f"{lead}^(?:{pattern.this[len(lead):]})$"
+            try:
+                re.compile(regex)
+            except re.error as error:  # the database's REGEXP would fail the whole query
+                raise InvalidFilterError(f"Error parsing partition filter : invalid LIKE pattern "
+                                         f"{pattern.this!r}: {error}") from None
             return self._on_key(
                 key, lambda value: not_(value.regexp_match(regex)) if negated else value.regexp_match(regex),
                 typed=False,
@@ -229,4 +240,7 @@ def _operands(node: exp.Expression) -> list[exp.Expression]:
 
 def filter_to_clause(expression: exp.Expression, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
     """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches."""
-    return _Translator(keys, tbl_id).condition(expression)
+    try:
+        return _Translator(keys, tbl_id).condition(expression)
+    except RecursionError:
+        raise InvalidFilterError("Error parsing partition filter : the filter is nested too deeply") from None
