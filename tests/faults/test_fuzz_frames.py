@@ -5,7 +5,7 @@ The server stays up and keeps answering, answers a whole message with a Thrift m
 typed exception: a declared one or ``TApplicationException``), its threads stay bounded, and nothing in
 its log is a traceback (a handler tripping over a missing argument is the client's bad input).
 
-``HMS_FUZZ_FRAMES`` sets how many frames per port (default 600); ``HMS_FUZZ_SEED`` the seed (default 20261125).
+``HMS_FUZZ_FRAMES`` sets how many frames per port (default 300); ``HMS_FUZZ_SEED`` the seed (default 20261125).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from hms_adapter.metaserver import MetaserverHandler
 from tests.conftest import hive
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
-FRAMES = int(os.environ.get("HMS_FUZZ_FRAMES", "600"))
+FRAMES = int(os.environ.get("HMS_FUZZ_FRAMES", "300"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))
 STRICT_CALL = 0x80010001
 TYPES = [TType.BOOL, TType.BYTE, TType.DOUBLE, TType.I16, TType.I32, TType.I64, TType.STRING, TType.STRUCT,

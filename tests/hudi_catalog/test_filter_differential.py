@@ -3,7 +3,7 @@ decimal) and partitions with the default partition among their values; filters g
 (comparisons, LIKE, IN lists short and long, BETWEEN, NOT, AND, OR) answered by the catalog's SQL and by the
 independent Python evaluator of ``test_pruning_properties`` (SQL's three-valued logic), which must agree.
 
-``HMS_DIFFERENTIAL_FILTERS`` sets how many filters (default 1,000 per store); ``HMS_FUZZ_SEED`` the seed.
+``HMS_DIFFERENTIAL_FILTERS`` sets how many filters (default 600 per store); ``HMS_FUZZ_SEED`` the seed.
 ``HMS_DIFFERENTIAL_FILTERS=100000 pytest tests/hudi_catalog/test_filter_differential.py -k sqlite`` is the
 longer run (docs/pruning.md).
 """
@@ -27,7 +27,7 @@ from tests.hudi_catalog.test_pruning_properties import (
     render,
 )
 
-COUNT = int(os.environ.get("HMS_DIFFERENTIAL_FILTERS", "1000"))
+COUNT = int(os.environ.get("HMS_DIFFERENTIAL_FILTERS", "600"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))
 TYPES = ["string", "int", "date", "decimal(10,2)"]
 VALUES = {

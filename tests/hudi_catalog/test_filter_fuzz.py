@@ -3,7 +3,7 @@ IN lists short and long, BETWEEN, NOT, AND/OR, parentheses), then mutated (chara
 swapped, quotes cut), plus deep nesting and huge lists. Every filter either answers or is refused with
 ``InvalidFilterError`` (a ``MetaException`` on the wire): nothing else escapes.
 
-``HMS_FILTER_FUZZ`` sets how many filters (default 3,000); ``HMS_FUZZ_SEED`` the seed.
+``HMS_FILTER_FUZZ`` sets how many filters (default 1,500); ``HMS_FUZZ_SEED`` the seed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from hudi_catalog.errors import InvalidFilterError
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 
-COUNT = int(os.environ.get("HMS_FILTER_FUZZ", "3000"))
+COUNT = int(os.environ.get("HMS_FILTER_FUZZ", "1500"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))
 KEYS = {"ds": "string", "hr": "int", "day": "date", "amount": "decimal(10,2)"}
 OPERATORS = ["=", "!=", "<>", "<", "<=", ">", ">=", "<=>"]
