@@ -24,14 +24,16 @@ from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_t
 log = logging.getLogger(__name__)
 
 
-def _lacks_a_value(values: list) -> bool:
-    """Whether a call's arguments, or the fields of a request struct among them, include a missing value:
-    then a handler's ``AttributeError``/``TypeError`` is the client's incomplete request, not a defect."""
+def _malformed(values: list) -> bool:
+    """Whether a call's arguments, or the fields of a request struct among them, include a missing value or
+    a string that was not UTF-8 (thriftpy2 hands those over as bytes): then a handler's
+    ``AttributeError``/``TypeError`` is the client's bad request, not a defect."""
     for value in values:
-        if value is None:
+        if value is None or isinstance(value, bytes):
             return True
         spec = getattr(value, "thrift_spec", None)
-        if spec and any(getattr(value, field[1], None) is None for field in spec.values()):
+        if spec and any(getattr(value, field[1], None) is None or isinstance(getattr(value, field[1], None), bytes)
+                        for field in spec.values()):
             return True
     return False
 
@@ -82,8 +84,9 @@ class MetastoreProcessor:
             with self._call_scope(values):
                 result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
-            if isinstance(error, (AttributeError, TypeError)) and _lacks_a_value(values):
-                error = InvalidInputError(f"Invalid arguments to {api}: a required value is missing ({error})")
+            if isinstance(error, (AttributeError, TypeError)) and _malformed(values):
+                error = InvalidInputError(f"Invalid arguments to {api}: a value is missing or a string is not "
+                                          f"UTF-8 ({error})")
             outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR

@@ -16,6 +16,13 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 MYSQL_POOL_SIZE = 8
 MYSQL_MAX_OVERFLOW = 16
 MYSQL_PING_AFTER_IDLE_SECONDS = 10.0
+MYSQL_CONNECT_TIMEOUT_SECONDS = 5
+MYSQL_IO_TIMEOUT_SECONDS = 30
+"""A statement's answer (or sending it) may take this long before the connection counts as lost, so a server
+cut off from its database fails over to retrying instead of waiting for TCP to give up."""
+MARIADB_IDLE_WRITE_TRANSACTION_SECONDS = 30
+"""MariaDB ends a write transaction left idle this long (its client cut off mid-transaction), releasing the
+row locks other servers on the database wait for; the catalog's transactions are never idle that long."""
 """A pooled MySQL connection idle for longer is pinged before use (and replaced if dead); busier ones are not,
 which saves a round trip per call."""
 

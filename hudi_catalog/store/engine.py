@@ -53,6 +53,17 @@ def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
                 raise DisconnectionError(str(error)) from error
 
 
+def _bound_idle_transactions(engine: Engine) -> None:
+    """On MariaDB, have the server end a write transaction left idle by a client that was cut off."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        if "MariaDB" in dbapi_connection.get_server_info():
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute("SET SESSION idle_write_transaction_timeout = %s",
+                               (config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS,))
+
+
 def _use_wal(cursor) -> None:
     """Switch a SQLite file to WAL mode (persistent, so only the first connection of a new file does it).
 
@@ -100,9 +111,12 @@ def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_
             max_overflow=config.MYSQL_MAX_OVERFLOW,
             pool_recycle=3600,
             pool_reset_on_return=None,
-            connect_args={"charset": "utf8mb4"},
+            connect_args={"charset": "utf8mb4", "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
+                          "read_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
+                          "write_timeout": config.MYSQL_IO_TIMEOUT_SECONDS},
         )
         _ping_when_idle(engine, ping_after_idle)
+        _bound_idle_transactions(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)
 

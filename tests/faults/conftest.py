@@ -26,6 +26,7 @@ class PrivateMariaDB:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.port = free_port()
+        self.bind_address = "127.0.0.1"
         self.process: subprocess.Popen | None = None
 
     @property
@@ -45,7 +46,7 @@ class PrivateMariaDB:
         """Start the server and wait until it answers."""
         self.process = subprocess.Popen(
             ["mariadbd", "--no-defaults", "--user=mysql", f"--datadir={self.home / 'data'}",
-             f"--socket={self.home / 'run' / 's.sock'}", f"--port={self.port}", "--bind-address=127.0.0.1",
+             f"--socket={self.home / 'run' / 's.sock'}", f"--port={self.port}", f"--bind-address={self.bind_address}",
              f"--pid-file={self.home / 'run' / 'm.pid'}", f"--log-error={self.home / 'run' / 'error.log'}",
              "--skip-grant-tables", "--innodb-buffer-pool-size=64M"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
