@@ -86,34 +86,24 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
                         help="DEBUG logs one line per call")
 
 
-def _positive_seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if seconds <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return seconds
+def _number(convert: Callable[[str], float], what: str, zero_allowed: bool) -> Callable[[str], float]:
+    """An argparse type: ``convert`` of the text, positive (or zero when ``zero_allowed``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if value < 0 or (value == 0 and not zero_allowed):
+            raise argparse.ArgumentTypeError(f"must be {'at least 0' if zero_allowed else 'positive'}: {text!r}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if seconds < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
-    return seconds
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
+_positive_seconds = _number(float, "a number of seconds", zero_allowed=False)
+_seconds = _number(float, "a number of seconds", zero_allowed=True)
+_positive_int = _number(int, "a whole number", zero_allowed=False)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -180,6 +180,17 @@ class AuthorizationService:
             held |= {a.privilege for a in Action if a.privilege} | {"CREATE"}
         return held
 
+    def _listing_scope(self, conn: Connection, user: str) -> tuple[set[str], list[Principal]] | None:
+        """``user``'s roles and the grantees whose grants it holds; None when it sees everything (an admin,
+        or a holder of a privilege on the whole catalog)."""
+        roles = self._roles_of(conn, user)
+        if self._is_admin(conn, user, roles):
+            return None
+        holders = self._holders(user, roles)
+        if grant_store.held(conn, holders, [ObjectIds(ObjectType.GLOBAL).key]):
+            return None
+        return roles, holders
+
     def visible_databases(self, user: str | None, names: Sequence[str]) -> list[str]:
         """Of ``names``, the databases ``user`` may see: in ``privileges`` mode those it owns or holds a
         privilege on (or on one of their tables); all of them otherwise."""
@@ -188,12 +199,10 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            roles = self._roles_of(conn, user)
-            if self._is_admin(conn, user, roles):
+            scope = self._listing_scope(conn, user)
+            if scope is None:
                 return list(names)
-            holders = self._holders(user, roles)
-            if grant_store.held(conn, holders, [ObjectIds(ObjectType.GLOBAL).key]):
-                return list(names)
+            roles, holders = scope
             granted = grant_store.granted_databases(conn, holders)
             rows = grant_store.database_owners(conn, list(names), current_catalog())
             seen = {r.name for r in rows if r.db_id in granted or self._owns(r.owner_name, r.owner_type, user, roles)}
@@ -207,16 +216,15 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            roles = self._roles_of(conn, user)
-            if self._is_admin(conn, user, roles):
+            scope = self._listing_scope(conn, user)
+            if scope is None:
                 return list(names)
+            roles, holders = scope
             databases = grant_store.database_owners(conn, [normalize(database)], current_catalog())
             if not databases:
                 return []
             db_id = databases[0].db_id
-            holders = self._holders(user, roles)
-            broad = [ObjectIds(ObjectType.GLOBAL).key, ObjectIds(ObjectType.DATABASE, db_id).key]
-            if grant_store.held(conn, holders, broad):
+            if grant_store.held(conn, holders, [ObjectIds(ObjectType.DATABASE, db_id).key]):
                 return list(names)
             granted = grant_store.granted_tables(conn, holders, db_id)
             rows = grant_store.table_owners(conn, db_id, [normalize(n) for n in names])
