@@ -117,6 +117,7 @@ class ThriftServer:
         self._selector = selectors.DefaultSelector()
         self._wake_read, self._wake_write = socket.socketpair()
         self._wake_read.setblocking(False)
+        self._wake_write.setblocking(False)  # a full pipe means a wake-up is pending: never block a sender
         self._selector.register(self._wake_read, selectors.EVENT_READ, None)
         self._pool = ThreadPoolExecutor(max_workers=limits.threads, thread_name_prefix="hms")
         self._refused, self._refusal_logged = 0, 0.0
