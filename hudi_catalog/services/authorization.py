@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+
 from sqlalchemy import Connection, Row
 
 from ..authorization import (
@@ -251,6 +252,7 @@ class AuthorizationService:
             if grant_store.role_row(conn, name) is not None:
                 raise AlreadyExistsError(f"Role {name} already exists.")
             grant_store.add_role(conn, name, role.create_time or self.ctx.now(), role.owner or caller or "")
+        log.info("created role %s (by %s)", name, caller or "-")
 
     def drop_role(self, name: str, caller: str | None) -> None:
         if name in BUILTIN_ROLES:
@@ -258,6 +260,7 @@ class AuthorizationService:
         with self.ctx.store.write() as conn:
             self._require_admin(conn, caller, "DROPROLE")
             grant_store.remove_role(conn, self._role(conn, name).role_id, name)
+        log.info("dropped role %s (by %s)", name, caller or "-")
 
     @staticmethod
     def _role(conn: Connection, name: str) -> Row:
@@ -410,6 +413,7 @@ class AuthorizationService:
                 grantor = grant.grantor if grant.grantor.name else Principal(caller or "")
                 grant_store.add_grant(conn, ids, grant.grantee, privilege, grant.grant_option,
                                       grant.create_time or self.ctx.now(), grantor)
+        log.info("granted %d privileges (by %s)", len(grants), caller or "-")
 
     def revoke_privileges(self, grants: Sequence[PrivilegeGrant], grant_option_only: bool,
                           caller: str | None) -> None:
@@ -428,6 +432,8 @@ class AuthorizationService:
                     grant_store.set_grant_option(conn, existing.grant_id, False)
                 else:
                     grant_store.remove_grant(conn, existing.grant_id)
+        log.info("revoked %d privileges%s (by %s)", len(grants), " (grant option)" if grant_option_only else "",
+                 caller or "-")
 
     @staticmethod
     def _privilege_name(grant: PrivilegeGrant) -> str:
