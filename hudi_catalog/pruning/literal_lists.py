@@ -9,21 +9,23 @@ without their quotes: a partition key's type decides how a value compares, quote
 
 Example:
     >>> text, lists = extract_lists("ds IN (" + ", ".join(f"'{i}'" for i in range(100)) + ") AND hr = 1")
-    >>> text
-    "ds IN ('\\x00list:0') AND hr = 1"
-    >>> len(lists[0]), lists[0][:2]
-    (100, ['0', '1'])
+    >>> text.startswith("ds IN ('\\x00list:"), text.endswith("') AND hr = 1")
+    (True, True)
+    >>> [values[:2] for values in lists.values()]
+    [['0', '1']]
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 
 from sqlglot import exp
 
 MIN_VALUES = 64
 """Shorter lists are parsed as any filter: the parser's cost is small there."""
 PLACEHOLDER = "\x00list:"
+"""Followed by a random token per filter, so no literal a client writes can pass for one."""
 
 _LITERAL = r"""(?:'[^'\\\x00]*'|"[^"\\\x00]*"|-?\d+(?:\.\d+)?)"""
 _LIST_BODY = re.compile(rf"\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*\s*\)")
@@ -37,10 +39,11 @@ class LiteralList(exp.Expression):
     arg_types = {"values": True}
 
 
-def extract_lists(text: str) -> tuple[str, list[list[str]]]:
-    """``text`` with each long literal list replaced by a placeholder, and the lists' values in order."""
+def extract_lists(text: str) -> tuple[str, dict[str, list[str]]]:
+    """``text`` with each long literal list replaced by a placeholder, and the lists' values by placeholder."""
     out: list[str] = []
-    lists: list[list[str]] = []
+    lists: dict[str, list[str]] = {}
+    token = secrets.token_hex(8)
     position = 0
     for match in _IN_OPEN.finditer(text):
         if not match.group(0).upper().startswith("IN") or match.start() < position:
@@ -51,28 +54,28 @@ def extract_lists(text: str) -> tuple[str, list[list[str]]]:
         literals = _VALUE.findall(text, match.end(), body.end())
         if len(literals) < MIN_VALUES:
             continue
+        placeholder = f"{PLACEHOLDER}{token}:{len(lists)}"
         out.append(text[position:match.end()])
-        out.append(f"'{PLACEHOLDER}{len(lists)}')")
-        lists.append(literals)
+        out.append(f"'{placeholder}')")
+        lists[placeholder] = [_unquote(v) for v in literals]
         position = body.end()
     if not lists:
-        return text, []
+        return text, {}
     out.append(text[position:])
-    return "".join(out), [[_unquote(v) for v in values] for values in lists]
+    return "".join(out), lists
 
 
 def _unquote(literal: str) -> str:
     return literal[1:-1] if literal[0] in "'\"" else literal
 
 
-def restore_lists(tree: exp.Expression, lists: list[list[str]]) -> exp.Expression:
+def restore_lists(tree: exp.Expression, lists: dict[str, list[str]]) -> exp.Expression:
     """Put the extracted lists back into the parsed ``tree`` (as ``LiteralList`` nodes)."""
     if not lists:
         return tree
     for node in tree.find_all(exp.In):
         items = node.expressions
         if len(items) == 1 and isinstance(items[0], exp.Literal) and items[0].is_string \
-                and items[0].this.startswith(PLACEHOLDER):
-            values = lists[int(items[0].this[len(PLACEHOLDER):])]
-            node.set("expressions", [LiteralList(values=values)])
+                and items[0].this in lists:
+            node.set("expressions", [LiteralList(values=lists[items[0].this])])
     return tree

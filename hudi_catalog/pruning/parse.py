@@ -40,12 +40,12 @@ class FilterLimits:
 _TERM = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\bbetween\b|,)""", re.IGNORECASE)
 
 
-def check_size(text: str, shortened: str, lists: list[list[str]], limits: FilterLimits) -> None:
+def check_size(text: str, shortened: str, lists: dict[str, list[str]], limits: FilterLimits) -> None:
     """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow."""
     if len(text) > limits.max_length:
         raise InvalidFilterError(f"Error parsing partition filter : the filter has {len(text)} characters, over "
                                  f"the limit of {limits.max_length} (serve --max-filter-length)")
-    terms = sum(len(values) for values in lists)
+    terms = sum(len(values) for values in lists.values())
     terms += sum(1 for match in _TERM.finditer(shortened) if match.group(1))
     if terms > limits.max_terms:
         raise InvalidFilterError(f"Error parsing partition filter : the filter has {terms} terms, over the "
@@ -87,15 +87,15 @@ def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expres
     return _parse(shortened, lists)
 
 
-def _shortened(text: str, limits: FilterLimits) -> tuple[str, list[list[str]]]:
+def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, list[str]]]:
     if len(text) > limits.max_length:  # before anything reads it
-        check_size(text, "", [], limits)
+        check_size(text, "", {}, limits)
     shortened, lists = extract_lists(text)
     check_size(text, shortened, lists, limits)
     return shortened, lists
 
 
-def _parse(text: str, lists: list[list[str]]) -> exp.Expression:
+def _parse(text: str, lists: dict[str, list[str]]) -> exp.Expression:
     try:
         expression = sqlglot.parse_one(_rewrite_outside_quotes(text), read="hive")
     except SqlglotError as e:

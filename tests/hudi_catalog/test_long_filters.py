@@ -71,3 +71,9 @@ def test_filters_over_the_limits_are_refused(events):
     with pytest.raises(InvalidFilterError, match="over the limit of 100"):
         _names(events, " or ".join(f"hr = {i}" for i in range(101)))
     assert _names(events, "hr in (" + ", ".join(str(i) for i in range(99)) + ")") == _expected(lambda n, h: h < 99)
+
+
+def test_a_literal_that_looks_like_a_placeholder_stays_a_literal(events):
+    listed = ", ".join(f"'v{i}'" for i in range(0, 300, 3))
+    text = f"name in ('\x00list:0', '\x00list:x:0') or name in ({listed})"
+    assert _names(events, text) == _expected(lambda n, h: int(n[1:]) < 300)
