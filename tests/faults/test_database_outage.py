@@ -18,7 +18,7 @@ from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
 BATCH = 20
 WORKERS = 4
-OUTAGE_SECONDS = 4.0
+OUTAGE_SECONDS = 5.0
 
 
 def _columns():
