@@ -73,8 +73,9 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
     """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
     transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
     calls in ``StatsCalls``, the notification event calls in ``EventCalls``, the delegation token calls in
-    ``TokenCalls``, the roles and privileges calls and the check of every call in ``AuthorizationCalls``). The processor runs each call in its ``call_scope``: the catalog its arguments name, and
-    its connection's settings. ``user_name`` maps a principal to its user name (identity without Kerberos)."""
+    ``TokenCalls``, the roles and privileges calls and the check of every call in ``AuthorizationCalls``).
+    The processor runs each call in its ``call_scope``: the catalog its arguments name, and its connection's
+    settings. ``user_name`` maps a principal to its user name (identity without Kerberos)."""
 
     def __init__(self, catalog: Catalog, config: dict[str, str] | None = None,
                  user_name: Callable[[str], str] = str) -> None:
