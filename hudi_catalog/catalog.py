@@ -105,8 +105,8 @@ class Catalog:
              retry_policy: RetryPolicy | None = None, data_roots: Sequence[str] = ()) -> "Catalog":
         """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first.
         ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``)."""
-        catalog = cls(Store(db_url), Warehouse(warehouse, data_roots), snapshot_sync, txn_timeout, event_format, event_ttl,
-                      token_lifetimes, access_policy, filter_limits, retry_policy)
+        catalog = cls(Store(db_url), Warehouse(warehouse, data_roots), snapshot_sync, txn_timeout, event_format,
+                      event_ttl, token_lifetimes, access_policy, filter_limits, retry_policy)
         if init:
             catalog.init()
         return catalog

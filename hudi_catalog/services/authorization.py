@@ -390,7 +390,8 @@ class AuthorizationService:
             if owner is not None and self._owns(owner.owner_name, owner.owner_type, caller, roles):
                 return
             holders = self._holders(caller, roles)
-            if any(r.grant_option and r.privilege in (privilege, ALL) for r in grant_store.held(conn, holders, [ids.key])):
+            held = grant_store.held(conn, holders, [ids.key])
+            if any(r.grant_option and r.privilege in (privilege, ALL) for r in held):
                 return
         raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have following "
                                 f"privileges for operation {operation} [[{privilege} with grant] on Object {target}]")
