@@ -81,14 +81,15 @@ def fuzz_table(catalog):
 def test_fuzzed_filters_answer_or_are_refused_with_a_typed_error(fuzz_table):
     rng = random.Random(SEED)
     answered = refused = 0
-    for _ in range(COUNT // 2 if "mysql" in str(fuzz_table.store.engine.url) else COUNT):
+    count = COUNT // 2 if "mysql" in str(fuzz_table.store.engine.url) else COUNT
+    for _ in range(count):
         text = _mutate(rng, _expression(rng))
         try:
             fuzz_table.partitions.by_filter("fuzz", "t", text)
             answered += 1
         except InvalidFilterError:
             refused += 1
-    assert answered > 100 and refused > 100
+    assert answered > count // 50 and refused > count // 50  # the grammar reaches both outcomes
 
 
 @pytest.mark.parametrize("text", [

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from hudi_catalog.warehouse import qualify
 from tests.conftest import skip_or_fail
 
 SCRIPT = Path(__file__).with_name("statements.py")
@@ -72,6 +73,9 @@ def reference(java, tmp_path_factory) -> dict[str, dict]:
 @pytest.mark.spark
 def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, server, tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="hudi_catalog.services.partitions")
+    # Spark's warehouse (its databases' locations) is not the server's: named as a data root, as an operator
+    # would (serve --data-root), so that dropping Spark's managed tables deletes their files as Spark expects
+    server.catalog.warehouse.data_roots.append(qualify(str(tmp_path / "spark-warehouse")))
     ours = run_statements(tmp_path, server.uri)
 
     assert ours.keys() == reference.keys()
