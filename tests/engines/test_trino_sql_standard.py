@@ -21,10 +21,11 @@ def _table_ref() -> hive.HiveObjectRef:
 
 
 def _bag(grantee: str, grantee_type: int, privileges: list[str], grant_option: bool) -> hive.PrivilegeBag:
-    """``buildPrivilegeBag``: one privilege per grant, created 0, granted by the Trino user."""
+    """``buildPrivilegeBag``: one privilege per grant, its name in lower case, created 0, granted by the Trino
+    user, authorizer ``SQL``."""
     return hive.PrivilegeBag(privileges=[hive.HiveObjectPrivilege(
-        hiveObject=_table_ref(), principalName=grantee, principalType=grantee_type,
-        grantInfo=hive.PrivilegeGrantInfo(privilege=p, createTime=0, grantor=ADMIN, grantorType=USER,
+        hiveObject=_table_ref(), principalName=grantee, principalType=grantee_type, authorizer="SQL",
+        grantInfo=hive.PrivilegeGrantInfo(privilege=p.lower(), createTime=0, grantor=ADMIN, grantorType=USER,
                                           grantOption=grant_option)) for p in privileges])
 
 
@@ -60,22 +61,31 @@ def _revoke_role(client, role: str, grantee: str, kind: int, admin_option: bool)
     assert answer.success is not None
 
 
+TRINO_PRIVILEGES = {"SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"}
+
+
 def _table_privileges(client, grantee: str | None = None, kind: int | None = None) -> set[tuple]:
-    """``listTablePrivileges``: every grantee's (SHOW GRANTS), or one grantee's."""
+    """``listTablePrivileges``: every grantee's (SHOW GRANTS), or one grantee's. Trino upper-cases each
+    name and fails the whole call on a name it does not know."""
     found = client.list_privileges(grantee, kind, _table_ref())
-    return {(p.principalName, p.principalType, p.grantInfo.privilege, p.grantInfo.grantOption) for p in found}
+    names = {p.grantInfo.privilege.upper() for p in found}
+    assert names <= TRINO_PRIVILEGES | {"ALL"}, names
+    return {(p.principalName, p.principalType, p.grantInfo.privilege.upper(), p.grantInfo.grantOption)
+            for p in found}
 
 
 def _grant_privileges(client, grantee: str, kind: int, privileges: list[str], grant_option: bool) -> None:
-    """``grantTablePrivileges``: only what the grantee does not hold yet."""
+    """``grantTablePrivileges``: only what the grantee does not hold yet, through ``grant_revoke_privileges``."""
     held = {privilege for _, _, privilege, _ in _table_privileges(client, grantee, kind)}
     wanted = [p for p in privileges if p not in held]
     if wanted:
-        assert client.grant_privileges(_bag(grantee, kind, wanted, grant_option)) is True
+        client.grant_revoke_privileges(hive.GrantRevokePrivilegeRequest(
+            requestType=hive.GrantRevokeType.GRANT, privileges=_bag(grantee, kind, wanted, grant_option)))
 
 
 def _revoke_privileges(client, grantee: str, kind: int, privileges: list[str], grant_option: bool) -> None:
-    """``revokeTablePrivileges``: only what the grantee holds, through ``grant_revoke_privileges``."""
+    """``revokeTablePrivileges``: only what the grantee holds, through ``grant_revoke_privileges``, each grant
+    info carrying the grant option flag too."""
     held = {privilege for _, _, privilege, _ in _table_privileges(client, grantee, kind)}
     wanted = [p for p in privileges if p in held]
     if wanted:
@@ -88,7 +98,7 @@ def _revoke_privileges(client, grantee: str, kind: int, privileges: list[str], g
 def test_trinos_role_and_grant_statements(client):
     client.create_table(make_table("default", "orders"))
 
-    client.create_role(hive.Role(roleName="analysts", createTime=0, ownerName=ADMIN))  # CREATE ROLE analysts
+    client.create_role(hive.Role(roleName="analysts", createTime=0))  # CREATE ROLE analysts: no owner sent
     assert "analysts" in client.get_role_names()  # SHOW ROLES
 
     _grant_role(client, "analysts", "bob", USER, False)  # GRANT analysts TO USER bob
@@ -98,6 +108,7 @@ def test_trinos_role_and_grant_statements(client):
     assert grants == {("analysts", True), ("public", False)}  # SHOW ROLE GRANTS, the roles Trino enables
     members = client.get_principals_in_role(hive.GetPrincipalsInRoleRequest(roleName="analysts")).principalGrants
     assert [(m.principalName, m.principalType, m.grantorName) for m in members] == [("bob", USER, ADMIN)]
+    # the older connector's listGrantedPrincipals read get_principals_in_role; newer ones do not call it
 
     _grant_privileges(client, "analysts", ROLE, ["SELECT", "INSERT"], False)  # GRANT SELECT, INSERT ... TO ROLE
     _grant_privileges(client, "analysts", ROLE, ["SELECT"], False)  # already held: no call
