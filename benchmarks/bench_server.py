@@ -20,13 +20,26 @@ import pymysql
 from sqlalchemy.engine import make_url
 
 
-def ensure_mysql_database(url: str) -> None:
-    """Drop and create the MySQL database of ``url`` (nothing for other databases)."""
+def ensure_empty_database(url: str) -> None:
+    """Drop and create the MySQL or PostgreSQL database of ``url`` (nothing for SQLite)."""
     parsed = make_url(url)
+    if parsed.drivername.startswith("postgres"):
+        import psycopg
+
+        admin_url = parsed.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {parsed.database} WITH (FORCE)")
+            admin.execute(f"CREATE DATABASE {parsed.database}")
+        return
     if not parsed.drivername.startswith("mysql"):
         return
-    conn = pymysql.connect(host=parsed.host, port=parsed.port or 3306, user=parsed.username,
-                           password=parsed.password or "", autocommit=True)
+    conn = pymysql.connect(
+        host=parsed.host,
+        port=parsed.port or 3306,
+        user=parsed.username,
+        password=parsed.password or "",
+        autocommit=True,
+    )
     with conn.cursor() as cur:
         cur.execute(f"DROP DATABASE IF EXISTS {parsed.database}")
         cur.execute(f"CREATE DATABASE {parsed.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
@@ -48,8 +61,7 @@ def peak_rss_mib(pid: int) -> float:
             status = Path(f"/proc/{member}/status").read_text()
         except OSError:  # ended meanwhile
             continue
-        total += next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")),
-                      0.0)
+        total += next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0)
     return total or float("nan")
 
 
@@ -67,8 +79,23 @@ def _children(pid: int) -> list[int]:
 @contextmanager
 def running_server(db_url: str, warehouse: str, options: list[str], ready_port: int) -> Iterator[subprocess.Popen]:
     """``hudi-metastore serve`` on 127.0.0.1 with ``options``, once ``ready_port`` accepts connections."""
-    server = subprocess.Popen([sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1",
-                               "--db-url", db_url, "--warehouse", warehouse, "--log-level", "WARNING", *options])
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hms_adapter.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--db-url",
+            db_url,
+            "--warehouse",
+            warehouse,
+            "--log-level",
+            "WARNING",
+            *options,
+        ]
+    )
     try:
         for _ in range(150):
             try:
@@ -86,6 +113,7 @@ def running_server(db_url: str, warehouse: str, options: list[str], ready_port: 
 class Target:
     """A server under test: ``key`` (``ours``, ``hms`` or the URI), where it listens, its process id if we
     started it."""
+
     key: str
     host: str
     port: int
@@ -99,7 +127,7 @@ class Target:
 @contextmanager
 def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
     """``hudi-metastore serve`` with ``options`` (no metaserver) on a fresh ``db_url``."""
-    ensure_mysql_database(db_url)
+    ensure_empty_database(db_url)
     port = free_port()
     with running_server(db_url, warehouse, ["--port", str(port), "--no-metaserver", *options], port) as server:
         yield Target("ours", "127.0.0.1", port, server.pid)
@@ -132,20 +160,26 @@ def add_server_options(parser: argparse.ArgumentParser, ours_url: str, peer_url:
     """The options choosing the servers a benchmark compares; returns their group (to add more to it)."""
     servers = parser.add_argument_group("servers (default: --ours)")
     servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
-    servers.add_argument("--peer", action="store_true",
-                         help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url")
+    servers.add_argument(
+        "--peer", action="store_true", help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url"
+    )
     servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
     servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
     servers.add_argument("--ours-db-url", default=ours_url, help="dropped and created (default %(default)s)")
-    servers.add_argument("--ours-option", action="append", default=[],
-                         help="extra option of hudi-metastore serve (repeat; e.g. --ours-option=--workers=2)")
+    servers.add_argument(
+        "--ours-option",
+        action="append",
+        default=[],
+        help="extra option of hudi-metastore serve (repeat; e.g. --ours-option=--workers=2)",
+    )
     servers.add_argument("--peer-db-url", default=peer_url, help="dropped and created (default %(default)s)")
     servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
     return servers
 
 
-def start_targets(stack: ExitStack, args: argparse.Namespace, settings: dict, ours_options: list[str],
-                  warehouse: str) -> list[Target]:
+def start_targets(
+    stack: ExitStack, args: argparse.Namespace, settings: dict, ours_options: list[str], warehouse: str
+) -> list[Target]:
     """Start the servers ``add_server_options``' flags ask for on ``stack`` (stopped when it closes), in
     order ours, the peer, the URIs; records their settings in ``settings``."""
     start_ours, start_peer = args.ours or args.compare or not (args.peer or args.uri), args.peer or args.compare

@@ -49,7 +49,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import java_client as jc  # noqa: E402
 from bench_server import (  # noqa: E402
-    Target, add_server_options, int_list, peak_rss_mib, emit_json, start_targets,
+    Target,
+    add_server_options,
+    emit_json,
+    int_list,
+    peak_rss_mib,
+    start_targets,
 )
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
@@ -61,8 +66,17 @@ BY_NAMES = 100
 DROPS = 100
 
 # operations in the order of the tables; addPartitions(<batch>) is inserted after createTable
-READS = ["getDatabase", "getTable", "getAllTables", "listPartitionNames", "getPartitionsByFilter (1 partition)",
-         "getPartitionsByFilter (10% range)", "getPartitionsByNames (100)", "getPartitions (all)", "getPartition"]
+READS = [
+    "getDatabase",
+    "getTable",
+    "getAllTables",
+    "listPartitionNames",
+    "getPartitionsByFilter (1 partition)",
+    "getPartitionsByFilter (10% range)",
+    "getPartitionsByNames (100)",
+    "getPartitions (all)",
+    "getPartition",
+]
 CHANGES = ["alterPartition", "dropPartition", "dropTable", "dropDatabase"]
 
 
@@ -78,11 +92,10 @@ def name(v: tuple[str, str]) -> str:
     return f"dt={v[0]}/hr={v[1]}"
 
 
-
-
 @dataclass
 class Expect:
     """What a call must answer: ``result`` (size) and/or the items whose digest it must match."""
+
     result: int | None = None
     items: list[str] | None = None
 
@@ -90,6 +103,7 @@ class Expect:
 @dataclass
 class Workload:
     """The calls of one run (one server, one partition count) and what each must answer."""
+
     calls: list[tuple[str, int, list[str]]] = field(default_factory=list)
     expect: dict[str, Expect] = field(default_factory=dict)
 
@@ -99,8 +113,16 @@ class Workload:
             self.expect[label] = expect
 
 
-def workload(n: int, db: str, location: str, iterations: int, batch: int, concurrency: list[int],
-             concurrent_calls: int, prefix: str = "") -> Workload:
+def workload(
+    n: int,
+    db: str,
+    location: str,
+    iterations: int,
+    batch: int,
+    concurrency: list[int],
+    concurrent_calls: int,
+    prefix: str = "",
+) -> Workload:
     """The hbench-style calls on a table of ``n`` partitions; ``prefix`` labels a warm-up run."""
     w = Workload()
     table_location = f"{location}/tables/{TABLE}"
@@ -114,9 +136,13 @@ def workload(n: int, db: str, location: str, iterations: int, batch: int, concur
     w.add(f"{prefix}createDatabase", 0, jc.create_database(db, f"{location}/{db}.db"))
     w.add(f"{prefix}createTable", 0, jc.create_table(db, TABLE, table_location))
     for number, start in enumerate(range(0, n, batch)):
-        chunk = parts[start:start + batch]
-        w.add(f"{prefix}addPartitions ({batch})#{number}", 0, jc.add_partitions(db, TABLE, table_location, chunk),
-              Expect(result=len(chunk)))
+        chunk = parts[start : start + batch]
+        w.add(
+            f"{prefix}addPartitions ({batch})#{number}",
+            0,
+            jc.add_partitions(db, TABLE, table_location, chunk),
+            Expect(result=len(chunk)),
+        )
 
     one = f'dt = "{day(middle_day)}" and hr = 7'
     one_parts = [v for v in parts if v[0] == day(middle_day) and v[1] == "7"]
@@ -133,12 +159,18 @@ def workload(n: int, db: str, location: str, iterations: int, batch: int, concur
         "getTable": (jc.get_table(db, TABLE), [jc.table_item(db, TABLE, jc.BENCH_KEYS)]),
         "getAllTables": (jc.get_all_tables(db), [TABLE]),
         "listPartitionNames": (jc.get_partition_names(db, TABLE), names),
-        "getPartitionsByFilter (1 partition)": (jc.get_partitions_by_filter(db, TABLE, one),
-                                                [items(v) for v in one_parts]),
-        "getPartitionsByFilter (10% range)": (jc.get_partitions_by_filter(db, TABLE, range_filter),
-                                              [items(v) for v in range_parts]),
-        "getPartitionsByNames (100)": (jc.get_partitions_by_names(db, TABLE, by_names),
-                                       [items(v) for v in by_names_parts]),
+        "getPartitionsByFilter (1 partition)": (
+            jc.get_partitions_by_filter(db, TABLE, one),
+            [items(v) for v in one_parts],
+        ),
+        "getPartitionsByFilter (10% range)": (
+            jc.get_partitions_by_filter(db, TABLE, range_filter),
+            [items(v) for v in range_parts],
+        ),
+        "getPartitionsByNames (100)": (
+            jc.get_partitions_by_names(db, TABLE, by_names),
+            [items(v) for v in by_names_parts],
+        ),
         "getPartitions (all)": (jc.get_partitions(db, TABLE), [items(v) for v in parts]),
         "getPartition": (jc.get_partition(db, TABLE, target), [items(target)]),
     }
@@ -151,8 +183,12 @@ def workload(n: int, db: str, location: str, iterations: int, batch: int, concur
             w.add(f"{prefix}concurrent {op} x{threads}", concurrent_calls, jc.concurrent(threads, reads[op][0]))
 
     w.add(f"{prefix}alterPartition", iterations, jc.alter_partition(db, TABLE, table_location, target))
-    w.add(f"{prefix}check: altered partition", 0, jc.get_partition(db, TABLE, target),
-          Expect(1, [items(target, altered=True)]))
+    w.add(
+        f"{prefix}check: altered partition",
+        0,
+        jc.get_partition(db, TABLE, target),
+        Expect(1, [items(target, altered=True)]),
+    )
     dropped = set()
     drop_step = max(1, n // DROPS)
     for number, i in enumerate(range(drop_step // 2, n, drop_step)):
@@ -192,8 +228,8 @@ def summarize(results: list[dict], w: Workload) -> dict:
                 continue
         if "threads" in r:
             concurrent[label.removeprefix("concurrent ")] = {
-                k: r[k] for k in ("threads", "calls", "errors", "wall_s", "calls_per_s", "p50_ms", "p95_ms",
-                                  "max_ms")}
+                k: r[k] for k in ("threads", "calls", "errors", "wall_s", "calls_per_s", "p50_ms", "p95_ms", "max_ms")
+            }
             continue
         expect = w.expect.get(label)
         if expect is not None:
@@ -211,9 +247,14 @@ def summarize(results: list[dict], w: Workload) -> dict:
     ops = {}
     for op, values_ms in samples.items():
         ordered = sorted(values_ms)
-        ops[op] = {"p50_ms": round(percentile(ordered, 0.5), 3), "p95_ms": round(percentile(ordered, 0.95), 3),
-                   "max_ms": round(ordered[-1], 3), "first_ms": round(first[op], 3), "samples": len(ordered),
-                   "total_ms": round(sum(ordered), 3)}
+        ops[op] = {
+            "p50_ms": round(percentile(ordered, 0.5), 3),
+            "p95_ms": round(percentile(ordered, 0.95), 3),
+            "max_ms": round(ordered[-1], 3),
+            "first_ms": round(first[op], 3),
+            "samples": len(ordered),
+            "total_ms": round(sum(ordered), 3),
+        }
     return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
 
 
@@ -227,14 +268,28 @@ def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
     def progress(r: dict) -> None:
         label = r["label"]
         if label.startswith("addPartitions") and (int(label.split("#")[1]) + 1) % 10 == 0:
-            print(f"  {target.key} n={n:,}: {int(label.split('#')[1]) + 1}/{batches} batches added "
-                  f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+            print(
+                f"  {target.key} n={n:,}: {int(label.split('#')[1]) + 1}/{batches} batches added "
+                f"({time.perf_counter() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
         elif not label.startswith(("addPartitions", "dropPartition", "warmup")):
-            print(f"  {target.key} n={n:,}: {label} done ({time.perf_counter() - started:.0f} s)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {target.key} n={n:,}: {label} done ({time.perf_counter() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
-    results = jc.time_calls(classes, target.host, target.port, warm.calls + main.calls, errors="return",
-                            timeout=args.timeout, progress=progress)
+    results = jc.time_calls(
+        classes,
+        target.host,
+        target.port,
+        warm.calls + main.calls,
+        errors="return",
+        timeout=args.timeout,
+        progress=progress,
+    )
     summary = summarize([r for r in results if r["label"].startswith("warmup: ")], warm)
     out = summarize([r for r in results if not r["label"].startswith("warmup: ")], main)
     out["errors"] = [f"warm-up {e}" for e in summary["errors"]] + out["errors"]
@@ -247,6 +302,7 @@ def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
 # -- servers -----------------------------------------------------------------------------------------------
 
 # -- output ------------------------------------------------------------------------------------------------
+
 
 def ordered_ops(report: dict) -> list[str]:
     seen: list[str] = []
@@ -317,8 +373,10 @@ def markdown(result: dict) -> str:
             run = runs[key]
             add = sum(stats["total_ms"] for op, stats in run["ops"].items() if op.startswith("addPartitions"))
             extra = f", peak RSS {run['peak_rss_mib']} MiB" if "peak_rss_mib" in run else ""
-            lines.append(f"- {key}: {n:,} partitions added in {add / 1000:.1f} s, run {run['wall_s']} s{extra}; "
-                         f"errors: {len(run['errors'])}")
+            lines.append(
+                f"- {key}: {n:,} partitions added in {add / 1000:.1f} s, run {run['wall_s']} s{extra}; "
+                f"errors: {len(run['errors'])}"
+            )
             lines += [f"  - {e}" for e in run["errors"][:20]]
             if run["not_measured"]:
                 lines.append(f"  - not measured: {', '.join(run['not_measured'])}")
@@ -345,8 +403,9 @@ def plot(result: dict, path: str) -> None:
     plain = FuncFormatter(lambda y, _: f"{y:g}")
     for ax, op in zip(axes.flat, ops):
         for key, runs in servers.items():
-            points = [(n, runs[str(n)]["ops"][op]["p50_ms"]) for n in sizes
-                      if str(n) in runs and op in runs[str(n)]["ops"]]
+            points = [
+                (n, runs[str(n)]["ops"][op]["p50_ms"]) for n in sizes if str(n) in runs and op in runs[str(n)]["ops"]
+            ]
             if points:
                 ax.plot(*zip(*points), label=labels.get(key, key), **styles.get(key, dict(marker="^")))
         ax.set_title(op, fontsize=9)
@@ -361,14 +420,17 @@ def plot(result: dict, path: str) -> None:
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.tick_params(labelsize=7)
         ax.grid(True, which="major", alpha=0.3)
-    for ax in list(axes.flat)[len(ops):]:
+    for ax in list(axes.flat)[len(ops) :]:
         ax.axis("off")
     for row in axes:
         row[0].set_ylabel("p50 ms", fontsize=8)
     handles, names = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=len(servers), fontsize=9, frameon=False)
-    fig.suptitle(f"p50 latency per call against partitions in the table ({result['settings']['iterations']} "
-                 "iterations, Hive 2.3.10 Java client; log scales)", fontsize=10)
+    fig.suptitle(
+        f"p50 latency per call against partitions in the table ({result['settings']['iterations']} "
+        "iterations, Hive 2.3.10 Java client; log scales)",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.04, 1, 0.98))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -379,15 +441,24 @@ def plot(result: dict, path: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_server_options(parser, OURS_URL, PEER_URL)
-    parser.add_argument("--partitions", type=int_list, default=[1000, 10000, 100000],
-                        help="partition counts, comma-separated (default 1000,10000,100000)")
+    parser.add_argument(
+        "--partitions",
+        type=int_list,
+        default=[1000, 10000, 100000],
+        help="partition counts, comma-separated (default 1000,10000,100000)",
+    )
     parser.add_argument("--iterations", type=int, default=10, help="timed calls per read (default %(default)s)")
     parser.add_argument("--batch", type=int, default=1000, help="partitions per add_partitions (default %(default)s)")
-    parser.add_argument("--concurrency", type=int_list, default=[],
-                        help="client threads for the concurrent getTable and filter (comma-separated list)")
+    parser.add_argument(
+        "--concurrency",
+        type=int_list,
+        default=[],
+        help="client threads for the concurrent getTable and filter (comma-separated list)",
+    )
     parser.add_argument("--concurrent-calls", type=int, default=200, help="calls per thread (default %(default)s)")
     parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
     parser.add_argument("--plot", metavar="PATH", help="write the p50-against-partitions plot (PNG)")
@@ -403,9 +474,14 @@ def main() -> int:
     classes = jc.compile_timer()
     work = tempfile.mkdtemp(prefix="hmsbench-")
     result: dict = {
-        "settings": {"partitions": args.partitions, "iterations": args.iterations, "batch": args.batch,
-                     "concurrency": args.concurrency, "concurrent_calls": args.concurrent_calls,
-                     "client": "Hive 2.3.10 ThriftHiveMetastore.Client, TBinaryProtocol over TSocket"},
+        "settings": {
+            "partitions": args.partitions,
+            "iterations": args.iterations,
+            "batch": args.batch,
+            "concurrency": args.concurrency,
+            "concurrent_calls": args.concurrent_calls,
+            "client": "Hive 2.3.10 ThriftHiveMetastore.Client, TBinaryProtocol over TSocket",
+        },
         "servers": {},
     }
     started = time.perf_counter()

@@ -42,15 +42,25 @@ def _status(pid: int | None) -> dict[str, float]:
 
 def _prepare(client, partitions: int, location: str) -> None:
     client.create_database(hive.Database(name=DB, locationUri=f"{location}/{DB}.db", parameters={}))
-    sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], location=f"{location}/{DB}.db/{TABLE}",
-                                inputFormat="org.apache.hadoop.mapred.TextInputFormat",
-                                outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
-                                serdeInfo=hive.SerDeInfo(
-                                    serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
-                                    parameters={}), parameters={})
-    client.create_table(hive.Table(tableName=TABLE, dbName=DB, owner="bench", sd=sd, parameters={},
-                                   partitionKeys=[hive.FieldSchema(name="ds", type="string")],
-                                   tableType="MANAGED_TABLE"))
+    sd = hive.StorageDescriptor(
+        cols=[hive.FieldSchema(name="x", type="int")],
+        location=f"{location}/{DB}.db/{TABLE}",
+        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        serdeInfo=hive.SerDeInfo(serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}),
+        parameters={},
+    )
+    client.create_table(
+        hive.Table(
+            tableName=TABLE,
+            dbName=DB,
+            owner="bench",
+            sd=sd,
+            parameters={},
+            partitionKeys=[hive.FieldSchema(name="ds", type="string")],
+            tableType="MANAGED_TABLE",
+        )
+    )
     parts = []
     for i in range(partitions):
         part_sd = hive.StorageDescriptor(**{**sd.__dict__, "location": f"{sd.location}/ds={i:05d}"})
@@ -67,8 +77,10 @@ def _rate(call, seconds: float) -> float:
 
 
 def _measure(client, seconds: float) -> dict[str, float]:
-    calls = {"get_table": lambda: client.get_table(DB, TABLE),
-             "one-partition filter": lambda: client.get_partitions_by_filter(DB, TABLE, "ds = '00042'", -1)}
+    calls = {
+        "get_table": lambda: client.get_table(DB, TABLE),
+        "one-partition filter": lambda: client.get_partitions_by_filter(DB, TABLE, "ds = '00042'", -1),
+    }
     figures = {}
     for name, call in calls.items():
         _rate(call, 1.0)
@@ -86,8 +98,10 @@ def main() -> int:
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="idlebench-")
     args.ours_db_url = args.ours_db_url.format(home=home)
-    result: dict = {"settings": {"idle": args.idle, "partitions": args.partitions, "seconds": args.seconds},
-                    "servers": {}}
+    result: dict = {
+        "settings": {"idle": args.idle, "partitions": args.partitions, "seconds": args.seconds},
+        "servers": {},
+    }
     with ExitStack() as stack:
         for target in start_targets(stack, args, result["settings"], args.ours_option, f"{home}/warehouse"):
             client = make_client(hive.ThriftHiveMetastore, target.host, target.port, timeout=120_000)
@@ -103,8 +117,12 @@ def main() -> int:
             for sock in idle:
                 sock.close()
             client.close()
-            result["servers"][target.key] = {"alone": alone, "with idle": crowded, "status before": before,
-                                             "status with idle": during}
+            result["servers"][target.key] = {
+                "alone": alone,
+                "with idle": crowded,
+                "status before": before,
+                "status with idle": during,
+            }
     print(f"| server | call | calls/s alone | calls/s with {args.idle} idle connections | ratio |")
     print("|---|---|---:|---:|---:|")
     for key, figures in result["servers"].items():

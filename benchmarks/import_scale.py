@@ -36,9 +36,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import fastavro
+import javaproperties
+
+from hudi_catalog.hudi.file_names import BaseFileName
+from hudi_catalog.hudi.properties import HIVE_STYLE_PARTITIONING, META_DIR, PROPERTIES_FILE, TABLE_NAME
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_server import ensure_mysql_database  # noqa: E402
+from bench_server import ensure_empty_database  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_ZIP = ROOT.parent / "shared" / "hudi-tables" / "sample_table_cow_v8_simplekeygen_nonhivestyle.zip"
@@ -46,19 +50,34 @@ DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_import_bench"
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 KEPT_VERSIONS = 2
 
-_CLEAN_PARTITION = {"type": "record", "name": "HoodieCleanPartitionMetadata", "fields": [
-    {"name": "partitionPath", "type": "string"}, {"name": "policy", "type": "string"},
-    {"name": "deletePathPatterns", "type": {"type": "array", "items": "string"}},
-    {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
-    {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
-    {"name": "isPartitionDeleted", "type": ["null", "boolean"], "default": None}]}
-CLEAN_SCHEMA = fastavro.parse_schema({
-    "type": "record", "name": "HoodieCleanMetadata", "namespace": "org.apache.hudi.avro.model", "fields": [
-        {"name": "startCleanTime", "type": "string"}, {"name": "timeTakenInMillis", "type": "long"},
-        {"name": "totalFilesDeleted", "type": "int"}, {"name": "earliestCommitToRetain", "type": "string"},
-        {"name": "lastCompletedCommitTimestamp", "type": ["null", "string"], "default": None},
-        {"name": "partitionMetadata", "type": {"type": "map", "values": _CLEAN_PARTITION}},
-        {"name": "version", "type": ["int", "null"], "default": 2}]})
+_CLEAN_PARTITION = {
+    "type": "record",
+    "name": "HoodieCleanPartitionMetadata",
+    "fields": [
+        {"name": "partitionPath", "type": "string"},
+        {"name": "policy", "type": "string"},
+        {"name": "deletePathPatterns", "type": {"type": "array", "items": "string"}},
+        {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "isPartitionDeleted", "type": ["null", "boolean"], "default": None},
+    ],
+}
+CLEAN_SCHEMA = fastavro.parse_schema(
+    {
+        "type": "record",
+        "name": "HoodieCleanMetadata",
+        "namespace": "org.apache.hudi.avro.model",
+        "fields": [
+            {"name": "startCleanTime", "type": "string"},
+            {"name": "timeTakenInMillis", "type": "long"},
+            {"name": "totalFilesDeleted", "type": "int"},
+            {"name": "earliestCommitToRetain", "type": "string"},
+            {"name": "lastCompletedCommitTimestamp", "type": ["null", "string"], "default": None},
+            {"name": "partitionMetadata", "type": {"type": "map", "values": _CLEAN_PARTITION}},
+            {"name": "version", "type": ["int", "null"], "default": 2},
+        ],
+    }
+)
 
 
 def instant_time(moment: datetime) -> str:
@@ -97,10 +116,10 @@ def generate(base: Path, instants: int, files_per_commit: int, partitions: int, 
     parsed = fastavro.parse_schema(commit_schema)
     timeline = base / ".hoodie" / "timeline"
     (timeline / "history").mkdir(parents=True, exist_ok=True)
-    props = [line for line in properties.splitlines() if not line.startswith(("hoodie.table.name=",
-             "hoodie.datasource.write.hive_style_partitioning=", "hoodie.table.checksum="))]
-    props += ["hoodie.table.name=scale", "hoodie.datasource.write.hive_style_partitioning=true"]
-    (base / ".hoodie" / "hoodie.properties").write_text("\n".join(props) + "\n")
+    props = javaproperties.loads(properties)
+    props.pop("hoodie.table.checksum", None)  # of the template's name; Hudi's readers do not check it
+    props.update({TABLE_NAME: "scale", HIVE_STYLE_PARTITIONING: "true"})
+    (base / META_DIR / PROPERTIES_FILE).write_text(javaproperties.dumps(props, timestamp=False))
     blank = {f["name"]: None for f in commit_schema["fields"][0]["type"][1]["values"]["items"]["fields"]}
     groups: list[tuple[str, str]] = []  # (partition path, file id) in creation order
     versions: dict[tuple[str, str], list[str]] = {}  # file group -> its base file names, oldest first
@@ -118,12 +137,23 @@ def generate(base: Path, instants: int, files_per_commit: int, partitions: int, 
                     deleted.setdefault(group[0], []).extend(names[:-KEPT_VERSIONS])
                     versions[group] = names[-KEPT_VERSIONS:]
             written_since_clean.clear()
-            clean = {"startCleanTime": ts, "timeTakenInMillis": 10,
-                     "totalFilesDeleted": sum(map(len, deleted.values())),
-                     "earliestCommitToRetain": last_commit or ts, "lastCompletedCommitTimestamp": last_commit,
-                     "partitionMetadata": {p: {"partitionPath": p, "policy": "KEEP_LATEST_FILE_VERSIONS",
-                                               "deletePathPatterns": names, "successDeleteFiles": names,
-                                               "failedDeleteFiles": []} for p, names in deleted.items()}}
+            clean = {
+                "startCleanTime": ts,
+                "timeTakenInMillis": 10,
+                "totalFilesDeleted": sum(map(len, deleted.values())),
+                "earliestCommitToRetain": last_commit or ts,
+                "lastCompletedCommitTimestamp": last_commit,
+                "partitionMetadata": {
+                    p: {
+                        "partitionPath": p,
+                        "policy": "KEEP_LATEST_FILE_VERSIONS",
+                        "deletePathPatterns": names,
+                        "successDeleteFiles": names,
+                        "failedDeleteFiles": [],
+                    }
+                    for p, names in deleted.items()
+                },
+            }
             (timeline / f"{ts}.clean.requested").write_bytes(b"")
             (timeline / f"{ts}.clean.inflight").write_bytes(b"")
             (timeline / f"{ts}_{done_ts}.clean").write_bytes(_avro(CLEAN_SCHEMA, clean))
@@ -139,28 +169,75 @@ def generate(base: Path, instants: int, files_per_commit: int, partitions: int, 
                 prev = None
             else:
                 group = groups[(i * files_per_commit + k) % len(groups)]
-                prev = versions[group][-1].rsplit("_", 1)[1].split(".")[0]
-            name = f"{group[1]}_{k % 4}-{i}-{k}_{ts}.parquet"
+                prev = BaseFileName.parse(versions[group][-1]).instant_time
+            name = BaseFileName(group[1], f"{k % 4}-{i}-{k}", ts, "parquet").name
             versions.setdefault(group, []).append(name)
             written_since_clean.add(group)
             size = 400_000 + (i * 7919 + k * 104729) % 100_000
-            stats.setdefault(group[0], []).append(_stat(
-                blank, fileId=group[1], path=f"{group[0]}/{name}", prevCommit=prev or "null", numWrites=1000,
-                numDeletes=0, numUpdateWrites=0 if prev is None else 500, totalWriteBytes=size, totalWriteErrors=0,
-                partitionPath=group[0], totalLogRecords=0, numInserts=1000 if prev is None else 500,
-                totalLogBlocks=0, totalCorruptLogBlock=0, totalRollbackBlocks=0, fileSizeInBytes=size,
-                runtimeStats={"totalScanTime": 0, "totalCreateTime": 80, "totalUpsertTime": 0},
-                totalLogFilesCompacted=0, totalLogReadTimeMs=0, totalLogSizeCompacted=0, numUpdates=0))
-            inflight.setdefault(group[0], []).append(_stat(
-                blank, fileId=group[1], prevCommit=prev or "null", numWrites=0, numDeletes=0, numUpdateWrites=0,
-                totalWriteBytes=0, totalWriteErrors=0, numInserts=0 if prev else 1000, fileSizeInBytes=0))
+            stats.setdefault(group[0], []).append(
+                _stat(
+                    blank,
+                    fileId=group[1],
+                    path=f"{group[0]}/{name}",
+                    prevCommit=prev or "null",
+                    numWrites=1000,
+                    numDeletes=0,
+                    numUpdateWrites=0 if prev is None else 500,
+                    totalWriteBytes=size,
+                    totalWriteErrors=0,
+                    partitionPath=group[0],
+                    totalLogRecords=0,
+                    numInserts=1000 if prev is None else 500,
+                    totalLogBlocks=0,
+                    totalCorruptLogBlock=0,
+                    totalRollbackBlocks=0,
+                    fileSizeInBytes=size,
+                    runtimeStats={"totalScanTime": 0, "totalCreateTime": 80, "totalUpsertTime": 0},
+                    totalLogFilesCompacted=0,
+                    totalLogReadTimeMs=0,
+                    totalLogSizeCompacted=0,
+                    numUpdates=0,
+                )
+            )
+            inflight.setdefault(group[0], []).append(
+                _stat(
+                    blank,
+                    fileId=group[1],
+                    prevCommit=prev or "null",
+                    numWrites=0,
+                    numDeletes=0,
+                    numUpdateWrites=0,
+                    totalWriteBytes=0,
+                    totalWriteErrors=0,
+                    numInserts=0 if prev else 1000,
+                    fileSizeInBytes=0,
+                )
+            )
         (timeline / f"{ts}.commit.requested").write_bytes(b"")
-        (timeline / f"{ts}.inflight").write_bytes(_avro(parsed, {
-            "partitionToWriteStats": inflight, "compacted": False, "extraMetadata": {}, "version": 1,
-            "operationType": "UPSERT"}))
-        (timeline / f"{ts}_{done_ts}.commit").write_bytes(_avro(parsed, {
-            "partitionToWriteStats": stats, "compacted": False, "extraMetadata": {"schema": table_schema},
-            "version": 1, "operationType": "UPSERT"}))
+        (timeline / f"{ts}.inflight").write_bytes(
+            _avro(
+                parsed,
+                {
+                    "partitionToWriteStats": inflight,
+                    "compacted": False,
+                    "extraMetadata": {},
+                    "version": 1,
+                    "operationType": "UPSERT",
+                },
+            )
+        )
+        (timeline / f"{ts}_{done_ts}.commit").write_bytes(
+            _avro(
+                parsed,
+                {
+                    "partitionToWriteStats": stats,
+                    "compacted": False,
+                    "extraMetadata": {"schema": table_schema},
+                    "version": 1,
+                    "operationType": "UPSERT",
+                },
+            )
+        )
         last_commit = ts
     done.write_text("ok\n")
     return base
@@ -168,9 +245,21 @@ def generate(base: Path, instants: int, files_per_commit: int, partitions: int, 
 
 def run_import(path: Path, db_url: str, mode: str, master: str, src: str | None) -> tuple[float, str, float]:
     """(wall seconds, last output line, peak RSS MiB of the importing process) of one CLI import."""
-    command = [sys.executable, "-m", "hms_adapter.cli", "import", str(path), "--database", "bench",
-               "--db-url", db_url, "--warehouse", tempfile.mkdtemp(prefix="import-bench-wh-"),
-               "--log-level", "WARNING"]
+    command = [
+        sys.executable,
+        "-m",
+        "hms_adapter.cli",
+        "import",
+        str(path),
+        "--database",
+        "bench",
+        "--db-url",
+        db_url,
+        "--warehouse",
+        tempfile.mkdtemp(prefix="import-bench-wh-"),
+        "--log-level",
+        "WARNING",
+    ]
     if mode == "spark":
         command += ["--spark", "--master", master]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
@@ -193,6 +282,7 @@ def run_import(path: Path, db_url: str, mode: str, master: str, src: str | None)
 
 def database_url(url: str, suffix: str) -> str:
     from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     return parsed.set(database=f"{parsed.database}_{suffix}").render_as_string(hide_password=False)
 
@@ -218,17 +308,26 @@ def main() -> int:
         started = time.perf_counter()
         path = generate(Path(args.workdir) / name, size, args.files_per_commit, args.partitions, args.clean_every)
         files = sum(1 for _ in (path / ".hoodie" / "timeline").glob("*_*.commit")) * args.files_per_commit
-        print(f"table {path}: {size} instants, {files} files written (ready in "
-              f"{time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        print(
+            f"table {path}: {size} instants, {files} files written (ready in {time.perf_counter() - started:.0f} s)",
+            file=sys.stderr,
+        )
         for mode in modes:
             url = database_url(args.db_url, mode)
-            ensure_mysql_database(url)
+            ensure_empty_database(url)
             first, line, rss = run_import(path, url, mode, args.master, args.src)
             again, again_line, _ = run_import(path, url, mode, args.master, args.src)
-            result = {"instants": size, "files": files, "mode": mode,
-                      "master": args.master if mode == "spark" else None,
-                      "import_s": round(first, 2), "reimport_s": round(again, 2), "peak_rss_mib": round(rss),
-                      "output": line, "reimport_output": again_line}
+            result = {
+                "instants": size,
+                "files": files,
+                "mode": mode,
+                "master": args.master if mode == "spark" else None,
+                "import_s": round(first, 2),
+                "reimport_s": round(again, 2),
+                "peak_rss_mib": round(rss),
+                "output": line,
+                "reimport_output": again_line,
+            }
             results.append(result)
             print(json.dumps(result), flush=True)
 
@@ -239,8 +338,11 @@ def main() -> int:
         mode = r["mode"] + (f" ({r['master']})" if r["master"] else "")
         print(f"| {r['instants']:,} | {r['files']:,} | {mode} | {r['import_s']:.1f} | {r['reimport_s']:.1f} |")
     by_size = {(r["instants"], r["mode"]): r["import_s"] for r in results}
-    faster = [s for s in sizes if (s, "spark") in by_size and (s, "single") in by_size
-              and by_size[(s, "spark")] < by_size[(s, "single")]]
+    faster = [
+        s
+        for s in sizes
+        if (s, "spark") in by_size and (s, "single") in by_size and by_size[(s, "spark")] < by_size[(s, "single")]
+    ]
     if {"single", "spark"} <= set(modes):
         print(json.dumps({"crossover_instants": faster[0] if faster else None}))
         print(f"crossover: {'--spark faster from ' + format(faster[0], ',') + ' instants' if faster else 'none'}")

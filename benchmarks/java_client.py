@@ -38,21 +38,31 @@ def compile_timer() -> Path:
     return out
 
 
-def time_calls(classes: Path, host: str, port: int, calls: Sequence[tuple[str, int, Sequence[str]]], *,
-               errors: str = "raise", timeout: float = 3600,
-               progress: Callable[[dict], None] | None = None) -> list[dict]:
+def time_calls(
+    classes: Path,
+    host: str,
+    port: int,
+    calls: Sequence[tuple[str, int, Sequence[str]]],
+    *,
+    errors: str = "raise",
+    timeout: float = 3600,
+    progress: Callable[[dict], None] | None = None,
+) -> list[dict]:
     """Time ``(label, repeat, [method, args...])`` calls on one connection; one result dict per call.
 
     ``errors="raise"`` raises on the first failed call; ``errors="return"`` returns its
     ``{"label", "error"}`` dict among the others. ``progress`` sees each result as it arrives.
     """
-    for label, repeat, call in calls:
+    for label, _repeat, call in calls:
         if any("\t" in part or "\n" in part for part in [label, *call]):
             raise ValueError(f"tab or newline in call {label!r}")
     lines = "".join("\t".join([label, str(repeat), *call]) + "\n" for label, repeat, call in calls)
     process = subprocess.Popen(
         ["java", "-cp", f"{classes}:{JARS}/*", "HmsCallTimer", host, str(port)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     stderr: list[str] = []
 
@@ -63,8 +73,10 @@ def time_calls(classes: Path, host: str, port: int, calls: Sequence[tuple[str, i
         except BrokenPipeError:
             pass
 
-    threads = [threading.Thread(target=feed, daemon=True),
-               threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True)]
+    threads = [
+        threading.Thread(target=feed, daemon=True),
+        threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True),
+    ]
     for thread in threads:
         thread.start()
     timer = threading.Timer(timeout, process.kill)
@@ -108,6 +120,7 @@ def table_item(db: str, table: str, keys: Sequence[tuple[str, str]]) -> str:
 
 # -- calls: reads ---------------------------------------------------------------------------------------
 
+
 def get_database(db: str) -> Call:
     return ["get_database", db]
 
@@ -134,10 +147,6 @@ def get_partitions_by_filter(db: str, table: str, filter_text: str, max_parts: i
 
 def get_partitions_by_names(db: str, table: str, names: Sequence[str]) -> Call:
     return ["get_partitions_by_names", db, table, ",".join(names)]
-
-
-def get_partition_by_name(db: str, table: str, name: str) -> Call:
-    return ["get_partition_by_name", db, table, name]
 
 
 def get_partition(db: str, table: str, values: Sequence[str]) -> Call:

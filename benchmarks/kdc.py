@@ -25,8 +25,13 @@ PYTHON_PACKAGES = {"gssapi": "gssapi>=1.8", "kerberos": "kerberos>=1.3", "crypto
 
 def _run_as_root(command: list[str]) -> None:
     prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    subprocess.run(prefix + command, check=True, capture_output=True, timeout=900,
-                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        prefix + command,
+        check=True,
+        capture_output=True,
+        timeout=900,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 def ensure_kerberos() -> str | None:
@@ -44,8 +49,9 @@ def ensure_kerberos() -> str | None:
             return f"cannot install the Kerberos packages {' '.join(DEBIAN_PACKAGES)}: {error}"
     missing = [spec for module, spec in PYTHON_PACKAGES.items() if importlib.util.find_spec(module) is None]
     if missing:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], capture_output=True,
-                              text=True, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", *missing], capture_output=True, text=True, timeout=900
+        )
         if done.returncode:
             return f"cannot install {' '.join(missing)}: {done.stderr[-500:]}"
         importlib.invalidate_caches()
@@ -100,21 +106,21 @@ class PrivateKdc:
         (home / "kadm5.acl").write_text("")
         self.env = {**os.environ, "KRB5_CONFIG": str(self.krb5_conf), "KRB5_KDC_PROFILE": str(self.kdc_conf)}
         self._run(["kdb5_util", "create", "-s", "-r", realm, "-P", "master-key-of-the-test-realm"])
-        self._process = subprocess.Popen(["krb5kdc", "-n"], env=self.env, stdout=subprocess.DEVNULL,
-                                         stderr=open(home / "krb5kdc.out", "w"))
+        self._process = subprocess.Popen(
+            ["krb5kdc", "-n"], env=self.env, stdout=subprocess.DEVNULL, stderr=open(home / "krb5kdc.out", "w")
+        )
         deadline = time.monotonic() + 20
         while True:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 break
-            except OSError:
+            except OSError as error:
                 if time.monotonic() > deadline or self._process.poll() is not None:
-                    raise RuntimeError(f"the KDC did not start: {(home / 'krb5kdc.out').read_text()}")
+                    raise RuntimeError(f"the KDC did not start: {(home / 'krb5kdc.out').read_text()}") from error
                 time.sleep(0.1)
 
     def _run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run(command, env=self.env, check=True, capture_output=True, text=True, timeout=60,
-                              **kwargs)
+        return subprocess.run(command, env=self.env, check=True, capture_output=True, text=True, timeout=60, **kwargs)
 
     def principal(self, name: str) -> str:
         return f"{name}@{self.realm}"

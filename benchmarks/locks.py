@@ -60,7 +60,11 @@ from hms_adapter.idl import hive
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import (  # noqa: E402
-    Target, add_server_options, int_list, emit_json, start_targets,
+    Target,
+    add_server_options,
+    emit_json,
+    int_list,
+    start_targets,
 )
 
 OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_ours"
@@ -73,17 +77,19 @@ ACQUIRED, WAITING = hive.LockState.ACQUIRED, hive.LockState.WAITING
 CHILD_TIMEOUT_S = 120
 
 
-
-
 def connect(target: Target):
     return make_client(hive.ThriftHiveMetastore, target.host, target.port, timeout=CHILD_TIMEOUT_S * 1000)
 
 
 def lock_request(table: str):
     return hive.LockRequest(
-        component=[hive.LockComponent(type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname=DB,
-                                      tablename=table)],
-        user="locksbench", hostname=socket.gethostname(), agentInfo="locksbench")
+        component=[
+            hive.LockComponent(type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname=DB, tablename=table)
+        ],
+        user="locksbench",
+        hostname=socket.gethostname(),
+        agentInfo="locksbench",
+    )
 
 
 # -- CPU accounting ----------------------------------------------------------------------------------------
@@ -154,6 +160,7 @@ class CpuMeter:
 
 # -- running client processes ------------------------------------------------------------------------------
 
+
 def percentile(samples: list[float], p: float) -> float | None:
     if not samples:
         return None
@@ -165,7 +172,9 @@ def ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 3)
 
 
-def run_clients(body: Callable, args_of: Callable[[int], tuple], count: int, seconds: float) -> tuple[list[dict], float]:
+def run_clients(
+    body: Callable, args_of: Callable[[int], tuple], count: int, seconds: float
+) -> tuple[list[dict], float]:
     """``count`` processes, process ``i`` running ``body(*args_of(i), ready)``: the body connects and warms
     up, then calls ``ready()``, which returns ``(begin, end)`` of the measured window once every process is
     ready (the window starts 50 ms after the last one and lasts ``seconds``); the body returns its report.
@@ -176,6 +185,7 @@ def run_clients(body: Callable, args_of: Callable[[int], tuple], count: int, sec
 
     def child(i: int) -> None:
         try:
+
             def ready() -> tuple[float, float]:
                 barrier.wait(CHILD_TIMEOUT_S)
                 while start_at.value == 0.0:
@@ -223,6 +233,7 @@ def errors_of(reports: list[dict]) -> list[str]:
 
 # -- 1. uncontended lock + unlock ------------------------------------------------------------------------------
 
+
 def _pairs_client(target: Target, table: str, warmup: int, ready) -> dict:
     client = connect(target)
     request = lock_request(table)
@@ -257,12 +268,17 @@ def uncontended(target: Target, clients: int, seconds: float, warmup: int = 20, 
     wall = max((r["last"] for r in reports if "last" in r), default=begin) - begin
     pairs = len(lock_s)
     out = {
-        "clients": clients, "pairs": pairs, "wall_s": round(wall, 2),
+        "clients": clients,
+        "pairs": pairs,
+        "wall_s": round(wall, 2),
         "pairs_per_s": round(pairs / wall, 1) if wall > 0 else None,
-        "lock_p50_ms": ms(percentile(lock_s, 0.5)), "lock_p95_ms": ms(percentile(lock_s, 0.95)),
-        "unlock_p50_ms": ms(percentile(unlock_s, 0.5)), "unlock_p95_ms": ms(percentile(unlock_s, 0.95)),
+        "lock_p50_ms": ms(percentile(lock_s, 0.5)),
+        "lock_p95_ms": ms(percentile(lock_s, 0.95)),
+        "unlock_p50_ms": ms(percentile(unlock_s, 0.5)),
+        "unlock_p95_ms": ms(percentile(unlock_s, 0.95)),
         "per_client_pairs": [len(r.get("lock_s", [])) for r in reports],
-        "load_1m_before": load, "errors": errors_of(reports),
+        "load_1m_before": load,
+        "errors": errors_of(reports),
     }
     for key, value in cpu.items():
         out[key] = value
@@ -272,6 +288,7 @@ def uncontended(target: Target, clients: int, seconds: float, warmup: int = 20, 
 
 
 # -- 2. hand-off on one table ------------------------------------------------------------------------------
+
 
 def _handoff_client(target: Target, table: str, poll_s: float, hold_s: float, warmup: int, ready) -> dict:
     client = connect(target)
@@ -311,9 +328,9 @@ def handoff(target: Target, writers: int, seconds: float, poll_ms: float, hold_m
     load = os.getloadavg()[0]
     meter = CpuMeter(target)
     meter.start()
-    reports, begin = run_clients(_handoff_client,
-                                 lambda i: (target, "handoff", poll_ms / 1000, hold_ms / 1000, 2),
-                                 writers, seconds)
+    reports, begin = run_clients(
+        _handoff_client, lambda i: (target, "handoff", poll_ms / 1000, hold_ms / 1000, 2), writers, seconds
+    )
     cpu = meter.stop()
     end = begin + seconds
     # (t_req, t_acq, t_unlock_start, t_unlock_end, checks, writer), in the order the lock was held
@@ -331,21 +348,30 @@ def handoff(target: Target, writers: int, seconds: float, poll_ms: float, hold_m
     if overlaps:
         errors.append(f"{overlaps} time(s) a writer was told ACQUIRED before the holder had started its unlock")
     out = {
-        "writers": writers, "poll_ms": poll_ms, "hold_ms": hold_ms, "handoffs": len(inside),
+        "writers": writers,
+        "poll_ms": poll_ms,
+        "hold_ms": hold_ms,
+        "handoffs": len(inside),
         "handoffs_per_s": round(len(inside) / seconds, 1),
-        "handoff_p50_ms": ms(percentile(gaps, 0.5)), "handoff_p95_ms": ms(percentile(gaps, 0.95)),
-        "acquire_wait_p50_ms": ms(percentile(waits, 0.5)), "acquire_wait_p95_ms": ms(percentile(waits, 0.95)),
+        "handoff_p50_ms": ms(percentile(gaps, 0.5)),
+        "handoff_p95_ms": ms(percentile(gaps, 0.95)),
+        "acquire_wait_p50_ms": ms(percentile(waits, 0.5)),
+        "acquire_wait_p95_ms": ms(percentile(waits, 0.95)),
         "check_lock_calls": len(check_s),
         "check_lock_per_acquisition": round(sum(h[4] for h in inside) / len(inside), 2) if inside else None,
-        "check_lock_p50_ms": ms(percentile(check_s, 0.5)), "check_lock_p95_ms": ms(percentile(check_s, 0.95)),
+        "check_lock_p50_ms": ms(percentile(check_s, 0.5)),
+        "check_lock_p95_ms": ms(percentile(check_s, 0.95)),
         "per_writer_handoffs": [sum(1 for h in inside if h[5] == r.get("client")) for r in reports],
-        "overlaps": overlaps, "load_1m_before": load, "errors": errors,
+        "overlaps": overlaps,
+        "load_1m_before": load,
+        "errors": errors,
     }
     out.update(cpu)
     return out
 
 
 # -- 3. PyIceberg appends ----------------------------------------------------------------------------------
+
 
 def import_pyiceberg():
     """Import PyIceberg's Hive catalog once, before the servers start: fail early, and forked writers
@@ -358,16 +384,23 @@ def import_pyiceberg():
 
 def iceberg_props(args) -> dict[str, str]:
     wait = str(args.iceberg_poll_ms / 1000)
-    return {"lock-check-min-wait-time": wait, "lock-check-max-wait-time": wait,
-            # PyIceberg gives up on a WAITING lock after this many checks; enough for a minute of waiting
-            "lock-check-retries": str(int(60_000 / args.iceberg_poll_ms))}
+    return {
+        "lock-check-min-wait-time": wait,
+        "lock-check-max-wait-time": wait,
+        # PyIceberg gives up on a WAITING lock after this many checks; enough for a minute of waiting
+        "lock-check-retries": str(int(60_000 / args.iceberg_poll_ms)),
+    }
 
 
 def _batch(writer: int, index: int):
     import pyarrow as pa
 
-    return pa.table({"id": pa.array([writer * 10_000_000 + index * 100 + r for r in range(10)], pa.int64()),
-                     "writer": pa.array([writer] * 10, pa.int32())})
+    return pa.table(
+        {
+            "id": pa.array([writer * 10_000_000 + index * 100 + r for r in range(10)], pa.int64()),
+            "writer": pa.array([writer] * 10, pa.int32()),
+        }
+    )
 
 
 def _append_client(uri: str, identifier: str, props: dict, writer: int, ready) -> dict:
@@ -399,8 +432,7 @@ def _append_client(uri: str, identifier: str, props: dict, writer: int, ready) -
         finally:
             last = time.monotonic()
         append_s.append(last - t0)
-    return {"append_s": append_s, "failures": failures, "last": last,
-            "snapshot_id": table.metadata.current_snapshot_id}
+    return {"append_s": append_s, "failures": failures, "last": last, "snapshot_id": table.metadata.current_snapshot_id}
 
 
 def iceberg(target: Target, writers: int, seconds: float, work: Path, args) -> dict:
@@ -414,10 +446,15 @@ def iceberg(target: Target, writers: int, seconds: float, work: Path, args) -> d
         catalog.create_namespace(ICEBERG_NS)
     identifier = f"{ICEBERG_NS}.appends_{writers}"
     location = work / "iceberg" / target.key.replace("/", "_").replace(":", "_") / f"appends_{writers}"
-    schema = Schema(NestedField(1, "id", LongType(), required=False),
-                    NestedField(2, "writer", IntegerType(), required=False))
-    catalog.create_table(identifier, schema, location=f"file://{location}",
-                         properties={"commit.retry.min-wait-ms": str(args.iceberg_retry_wait_ms)})
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False), NestedField(2, "writer", IntegerType(), required=False)
+    )
+    catalog.create_table(
+        identifier,
+        schema,
+        location=f"file://{location}",
+        properties={"commit.retry.min-wait-ms": str(args.iceberg_retry_wait_ms)},
+    )
     load = os.getloadavg()[0]
     meter = CpuMeter(target)
     meter.start()
@@ -429,15 +466,22 @@ def iceberg(target: Target, writers: int, seconds: float, work: Path, args) -> d
     snapshots = len(table.metadata.snapshots)
     expected = writers * 2 + len(append_s)  # warm-up appends that failed twice are the only difference
     out = {
-        "writers": writers, "appends": len(append_s), "wall_s": round(wall, 2),
+        "writers": writers,
+        "appends": len(append_s),
+        "wall_s": round(wall, 2),
         "appends_per_s": round(len(append_s) / wall, 2) if wall > 0 else None,
-        "append_p50_ms": ms(percentile(append_s, 0.5)), "append_p95_ms": ms(percentile(append_s, 0.95)),
-        "failed_appends": sum(r.get("failures", 0) for r in reports), "snapshots": snapshots,
-        "load_1m_before": load, "errors": errors_of(reports),
+        "append_p50_ms": ms(percentile(append_s, 0.5)),
+        "append_p95_ms": ms(percentile(append_s, 0.95)),
+        "failed_appends": sum(r.get("failures", 0) for r in reports),
+        "snapshots": snapshots,
+        "load_1m_before": load,
+        "errors": errors_of(reports),
     }
     if snapshots > expected or snapshots < len(append_s):
-        out["errors"].append(f"the table has {snapshots} snapshots after {len(append_s)} acknowledged appends "
-                             f"(and at most {writers * 2} warm-up ones)")
+        out["errors"].append(
+            f"the table has {snapshots} snapshots after {len(append_s)} acknowledged appends "
+            f"(and at most {writers * 2} warm-up ones)"
+        )
     out.update(cpu)
     return out
 
@@ -455,10 +499,14 @@ ROWS = [
     ("uncontended", "MariaDB CPU ms per pair", "mariadb_cpu_ms_per_pair", "{:.2f}", False),
     ("uncontended", "machine CPU busy %", "machine_busy_pct", "{:.0f}", None),
     ("handoff", "hand-offs (commits)/s", "handoffs_per_s", "{:,.1f}", True),
-    ("handoff", "unlock returned -> next ACQUIRED, p50 / p95 ms", ("handoff_p50_ms", "handoff_p95_ms"), "{:.2f}",
-     False),
-    ("handoff", "lock call -> ACQUIRED, p50 / p95 ms", ("acquire_wait_p50_ms", "acquire_wait_p95_ms"), "{:.1f}",
-     False),
+    (
+        "handoff",
+        "unlock returned -> next ACQUIRED, p50 / p95 ms",
+        ("handoff_p50_ms", "handoff_p95_ms"),
+        "{:.2f}",
+        False,
+    ),
+    ("handoff", "lock call -> ACQUIRED, p50 / p95 ms", ("acquire_wait_p50_ms", "acquire_wait_p95_ms"), "{:.1f}", False),
     ("handoff", "check_lock p50 / p95 ms", ("check_lock_p50_ms", "check_lock_p95_ms"), "{:.2f}", False),
     ("handoff", "check_lock calls per acquisition", "check_lock_per_acquisition", "{:.2f}", None),
     ("handoff", "machine CPU busy %", "machine_busy_pct", "{:.0f}", None),
@@ -488,12 +536,21 @@ def markdown(result: dict) -> str:
     if pair:
         header.append("ours / HMS")
     lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
-    sections = ([("uncontended", str(c), f"uncontended, {c} client{'s' * (c > 1)}") for c in settings["clients"]]
-                + [("handoff", "", (f"hand-off, {settings['handoff_writers']} writers, one table, "
-                                    f"poll {settings['poll_ms']:g} ms, hold {settings['hold_ms']:g} ms"))
-                   for _ in range(1 if settings["handoff_writers"] else 0)]
-                + [("iceberg", str(w), f"PyIceberg, {w} writer{'s' * (w > 1)}, one table")
-                   for w in settings["iceberg_writers"]])
+    sections = (
+        [("uncontended", str(c), f"uncontended, {c} client{'s' * (c > 1)}") for c in settings["clients"]]
+        + [
+            (
+                "handoff",
+                "",
+                (
+                    f"hand-off, {settings['handoff_writers']} writers, one table, "
+                    f"poll {settings['poll_ms']:g} ms, hold {settings['hold_ms']:g} ms"
+                ),
+            )
+            for _ in range(1 if settings["handoff_writers"] else 0)
+        ]
+        + [("iceberg", str(w), f"PyIceberg, {w} writer{'s' * (w > 1)}, one table") for w in settings["iceberg_writers"]]
+    )
     for section, sub, title in sections:
         for row_section, label, key, form, higher in ROWS:
             if row_section != section:
@@ -525,19 +582,29 @@ def markdown(result: dict) -> str:
 
 # -- main --------------------------------------------------------------------------------------------------
 
+
 def source_commit() -> str | None:
     """The repository's commit, ``+dirty`` when files differ from it (which code the figures are of)."""
     import subprocess
 
     try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=False,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               check=False, capture_output=True, text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return (head + ("+dirty" if dirty else "")) or None
-
 
 
 def run_target(target: Target, args, work: Path) -> dict:
@@ -559,30 +626,46 @@ def run_target(target: Target, args, work: Path) -> dict:
             try:
                 out["iceberg"][str(writers)] = iceberg(target, writers, args.iceberg_seconds, work, args)
             except Exception as e:  # noqa: BLE001  (reported; the other server still runs)
-                out["iceberg"][str(writers)] = {"skipped": f"{type(e).__name__}: {e}"[:1000],
-                                                "traceback": traceback.format_exc()}
+                out["iceberg"][str(writers)] = {
+                    "skipped": f"{type(e).__name__}: {e}"[:1000],
+                    "traceback": traceback.format_exc(),
+                }
     return out
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     servers = add_server_options(parser, OURS_URL, PEER_URL)
     servers.add_argument("--workers", type=int, default=2, help="serve --workers of ours (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=10, help="window of each lock workload (default 10)")
-    parser.add_argument("--warmup-seconds", type=float, default=3,
-                        help="unreported lock/unlock per server before the figures (default 3)")
+    parser.add_argument(
+        "--warmup-seconds",
+        type=float,
+        default=3,
+        help="unreported lock/unlock per server before the figures (default 3)",
+    )
     parser.add_argument("--clients", type=int_list, default=[1, 8], help="uncontended clients (default 1,8)")
     parser.add_argument("--handoff-writers", type=int, default=8, help="0 skips the hand-off (default 8)")
     parser.add_argument("--poll-ms", type=float, default=10, help="check_lock interval while WAITING (default 10)")
     parser.add_argument("--hold-ms", type=float, default=1, help="how long a writer holds the lock (default 1)")
-    parser.add_argument("--iceberg-writers", type=int_list, default=[1, 4],
-                        help="PyIceberg writer counts, comma-separated; empty skips (default 1,4)")
+    parser.add_argument(
+        "--iceberg-writers",
+        type=int_list,
+        default=[1, 4],
+        help="PyIceberg writer counts, comma-separated; empty skips (default 1,4)",
+    )
     parser.add_argument("--iceberg-seconds", type=float, default=15, help="window of each append run (default 15)")
-    parser.add_argument("--iceberg-poll-ms", type=float, default=10,
-                        help="PyIceberg's lock-check-min/max-wait-time (default 10)")
-    parser.add_argument("--iceberg-retry-wait-ms", type=int, default=10,
-                        help="the table's commit.retry.min-wait-ms (default 10; PyIceberg's is 100)")
+    parser.add_argument(
+        "--iceberg-poll-ms", type=float, default=10, help="PyIceberg's lock-check-min/max-wait-time (default 10)"
+    )
+    parser.add_argument(
+        "--iceberg-retry-wait-ms",
+        type=int,
+        default=10,
+        help="the table's commit.retry.min-wait-ms (default 10; PyIceberg's is 100)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -591,22 +674,32 @@ def main() -> int:
 
     work = Path(tempfile.mkdtemp(prefix="locksbench-"))
     result: dict = {
-        "settings": {"seconds": args.seconds, "warmup_seconds": args.warmup_seconds, "clients": args.clients,
-                     "handoff_writers": args.handoff_writers, "poll_ms": args.poll_ms, "hold_ms": args.hold_ms,
-                     "iceberg_writers": args.iceberg_writers, "iceberg_seconds": args.iceberg_seconds,
-                     "iceberg_catalog": iceberg_props(args) if args.iceberg_writers else None,
-                     "iceberg_table": {"commit.retry.min-wait-ms": args.iceberg_retry_wait_ms},
-                     "client": (f"thriftpy2 {thriftpy2.__version__}, binary protocol, buffered transport, "
-                                "one process and connection per client"),
-                     "cpus": os.cpu_count(), "load_before": os.getloadavg(), "commit": source_commit()},
+        "settings": {
+            "seconds": args.seconds,
+            "warmup_seconds": args.warmup_seconds,
+            "clients": args.clients,
+            "handoff_writers": args.handoff_writers,
+            "poll_ms": args.poll_ms,
+            "hold_ms": args.hold_ms,
+            "iceberg_writers": args.iceberg_writers,
+            "iceberg_seconds": args.iceberg_seconds,
+            "iceberg_catalog": iceberg_props(args) if args.iceberg_writers else None,
+            "iceberg_table": {"commit.retry.min-wait-ms": args.iceberg_retry_wait_ms},
+            "client": (
+                f"thriftpy2 {thriftpy2.__version__}, binary protocol, buffered transport, "
+                "one process and connection per client"
+            ),
+            "cpus": os.cpu_count(),
+            "load_before": os.getloadavg(),
+            "commit": source_commit(),
+        },
         "servers": {},
     }
     started = time.monotonic()
     try:
         with ExitStack() as stack:
             workers = ["--workers", str(args.workers)] if args.workers > 1 else []
-            targets = start_targets(stack, args, result["settings"], [*workers, *args.ours_option],
-                                    str(work / "ours"))
+            targets = start_targets(stack, args, result["settings"], [*workers, *args.ours_option], str(work / "ours"))
             if "ours" in result["settings"]:
                 result["settings"]["ours"]["workers"] = args.workers
             for target in targets:
@@ -617,12 +710,16 @@ def main() -> int:
     result["settings"]["load_after"] = os.getloadavg()
 
     print(markdown(result))
-    print(f"\nrun time {result['wall_s']} s; load average before {result['settings']['load_before'][0]:.2f}, "
-          f"after {result['settings']['load_after'][0]:.2f}")
+    print(
+        f"\nrun time {result['wall_s']} s; load average before {result['settings']['load_before'][0]:.2f}, "
+        f"after {result['settings']['load_after'][0]:.2f}"
+    )
     emit_json(result, args.json)
-    failed = any(run.get("errors") for runs in result["servers"].values()
-                 for run in [*runs.get("uncontended", {}).values(), runs.get("handoff", {}),
-                             *runs.get("iceberg", {}).values()])
+    failed = any(
+        run.get("errors")
+        for runs in result["servers"].values()
+        for run in [*runs.get("uncontended", {}).values(), runs.get("handoff", {}), *runs.get("iceberg", {}).values()]
+    )
     return 1 if failed else 0
 
 

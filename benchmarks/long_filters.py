@@ -64,8 +64,11 @@ def main() -> int:
     print("|---|---:|---:|---:|---:|")
     for key, figures in result["servers"].items():
         for size, figure in figures.items():
-            first, repeated = (("failed", "failed") if figure["first"] is None
-                               else (f"{figure['first']:.3f}", f"{figure['repeated']:.3f}"))
+            first, repeated = (
+                ("failed", "failed")
+                if figure["first"] is None
+                else (f"{figure['first']:.3f}", f"{figure['repeated']:.3f}")
+            )
             print(f"| {key} | {size:,} | {first} | {repeated} | {figure['partitions']} |")
     emit_json(result, args.json)
     return 0

@@ -40,8 +40,10 @@ from java_client import JARS  # noqa: E402
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
 # where Debian's and Ubuntu's libmariadb-java put the driver, then Maven's local repository (mvn
 # dependency:get); HMS_PEER_JDBC_JAR overrides
-DRIVER_JARS = ("/usr/share/java/mariadb-java-client.jar",
-               "~/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar")
+DRIVER_JARS = (
+    "/usr/share/java/mariadb-java-client.jar",
+    "~/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar",
+)
 DRIVER_CLASS = "org.mariadb.jdbc.Driver"
 START_TIMEOUT_S = 300
 
@@ -65,8 +67,10 @@ def driver_jar() -> Path:
         found = sorted(glob.glob(os.path.expanduser(candidate)))
         if found and Path(found[-1]).is_file():
             return Path(found[-1])
-    raise SystemExit(f"no MariaDB JDBC driver at {', '.join(candidates)}: run benchmarks/install_peer_deps.sh "
-                     "or set HMS_PEER_JDBC_JAR to a mariadb-java-client jar")
+    raise SystemExit(
+        f"no MariaDB JDBC driver at {', '.join(candidates)}: run benchmarks/install_peer_deps.sh "
+        "or set HMS_PEER_JDBC_JAR to a mariadb-java-client jar"
+    )
 
 
 def jdbc_url(db_url: str) -> tuple[str, str, str]:
@@ -80,8 +84,10 @@ def jdbc_url(db_url: str) -> tuple[str, str, str]:
     # and Hive turns direct SQL off. permitMysqlScheme: Connector/J 3 refuses jdbc:mysql: without it (2.x
     # ignores it).
     user, password = url.username or "root", url.password or ""
-    jdbc = (f"jdbc:mysql://{url.host or '127.0.0.1'}:{url.port or 3306}/{url.database}"
-            f"?user={user}&password={password}&useMysqlMetadata=true&permitMysqlScheme=true")
+    jdbc = (
+        f"jdbc:mysql://{url.host or '127.0.0.1'}:{url.port or 3306}/{url.database}"
+        f"?user={user}&password={password}&useMysqlMetadata=true&permitMysqlScheme=true"
+    )
     return jdbc, user, password
 
 
@@ -130,8 +136,9 @@ def recreate_database(db_url: str) -> None:
     """Drop and create the peer's database (latin1, as Hive's MySQL schema scripts create their tables:
     its indexes of 767-character names do not fit InnoDB's key limit in utf8mb4), with Hive's ACID tables."""
     url = make_url(db_url)
-    conn = pymysql.connect(host=url.host, port=url.port or 3306, user=url.username, password=url.password or "",
-                           autocommit=True)
+    conn = pymysql.connect(
+        host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
+    )
     with conn.cursor() as cur:
         cur.execute(f"DROP DATABASE IF EXISTS {url.database}")
         cur.execute(f"CREATE DATABASE {url.database} CHARACTER SET latin1")
@@ -166,8 +173,9 @@ def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
 def write_conf(conf_dir: Path, settings: dict[str, str], name: str = "hive-site.xml") -> Path:
     """A Hadoop configuration file (``hive-site.xml``, ``core-site.xml``) of ``settings`` in ``conf_dir``."""
     conf_dir.mkdir(parents=True, exist_ok=True)
-    body = "".join(f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
-                   for k, v in settings.items())
+    body = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in settings.items()
+    )
     path = conf_dir / name
     path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
     return path
@@ -184,10 +192,17 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def running_peer(db_url: str = DEFAULT_URL, port: int | None = None, heap: str = "2g",
-                 log_level: str = "WARN", work_dir: str | None = None, settings: dict[str, str] | None = None,
-                 core_site: dict[str, str] | None = None, jvm_options: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None) -> Iterator[Peer]:
+def running_peer(
+    db_url: str = DEFAULT_URL,
+    port: int | None = None,
+    heap: str = "2g",
+    log_level: str = "WARN",
+    work_dir: str | None = None,
+    settings: dict[str, str] | None = None,
+    core_site: dict[str, str] | None = None,
+    jvm_options: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> Iterator[Peer]:
     """Hive Metastore 2.3.10 on 127.0.0.1 (a free port unless ``port``) on a fresh database ``db_url``,
     once it accepts connections; stopped (SIGTERM) on exit. Its log is ``<log_dir>/hive.log``; the
     temporary ``work_dir`` (configuration, warehouse, logs) is deleted after a clean exit only.
@@ -207,10 +222,18 @@ def running_peer(db_url: str = DEFAULT_URL, port: int | None = None, heap: str =
     log_dir.mkdir(exist_ok=True)
     recreate_database(db_url)
     command = [
-        "java", f"-Xmx{heap}", f"-Dhive.log.dir={log_dir}", f"-Dhive.log.level={log_level}",
-        "-Dhive.root.logger=DRFA", f"-Djava.io.tmpdir={work}", *jvm_options,
-        "-cp", f"{conf_dir}:{JARS}/*:{jar}",
-        "org.apache.hadoop.hive.metastore.HiveMetaStore", "-p", str(port),
+        "java",
+        f"-Xmx{heap}",
+        f"-Dhive.log.dir={log_dir}",
+        f"-Dhive.log.level={log_level}",
+        "-Dhive.root.logger=DRFA",
+        f"-Djava.io.tmpdir={work}",
+        *jvm_options,
+        "-cp",
+        f"{conf_dir}:{JARS}/*:{jar}",
+        "org.apache.hadoop.hive.metastore.HiveMetaStore",
+        "-p",
+        str(port),
     ]
     with open(log_dir / "stdout.log", "w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=work, env=env)
@@ -226,8 +249,9 @@ def running_peer(db_url: str = DEFAULT_URL, port: int | None = None, heap: str =
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"Hive Metastore did not listen on {port} in {START_TIMEOUT_S} s "
-                                       f"(log: {log_dir})") from None
+                    raise RuntimeError(
+                        f"Hive Metastore did not listen on {port} in {START_TIMEOUT_S} s (log: {log_dir})"
+                    ) from None
                 time.sleep(0.5)
         yield Peer("127.0.0.1", port, process, log_dir)
         clean = True
@@ -251,8 +275,10 @@ def main() -> int:
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
     with running_peer(args.db_url, args.port or None, args.heap) as peer:
-        print(f"Hive Metastore 2.3.10 at {peer.uri} (pid {peer.process.pid}, log {peer.log_dir}); "
-              "Ctrl-C stops it", flush=True)
+        print(
+            f"Hive Metastore 2.3.10 at {peer.uri} (pid {peer.process.pid}, log {peer.log_dir}); Ctrl-C stops it",
+            flush=True,
+        )
         try:
             peer.process.wait()
         except KeyboardInterrupt:

@@ -22,7 +22,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_server import ensure_mysql_database, free_port, peak_rss_mib, running_server  # noqa: E402
+from bench_server import ensure_empty_database, free_port, peak_rss_mib, running_server  # noqa: E402
 from java_client import compile_timer, time_calls  # noqa: E402
 
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_bench"
@@ -36,15 +36,25 @@ def day(i: int) -> str:
 
 def fill(catalog: Catalog, size: int) -> None:
     table = f"t{size}"
-    catalog.tables.create(Table("bench", table, sd=StorageDescriptor(columns=[Column("v", "string")],
-                                                                     location=f"file:/tmp/bench/{table}"),
-                                partition_keys=[Column("dt", "string"), Column("hr", "int")]))
-    parts = [Partition("bench", table, [day(i // 24), str(i % 24)],
-                       sd=StorageDescriptor(columns=[Column("v", "string")],
-                                            location=f"file:/tmp/bench/{table}/p{i}"))
-             for i in range(size)]
+    catalog.tables.create(
+        Table(
+            "bench",
+            table,
+            sd=StorageDescriptor(columns=[Column("v", "string")], location=f"file:/tmp/bench/{table}"),
+            partition_keys=[Column("dt", "string"), Column("hr", "int")],
+        )
+    )
+    parts = [
+        Partition(
+            "bench",
+            table,
+            [day(i // 24), str(i % 24)],
+            sd=StorageDescriptor(columns=[Column("v", "string")], location=f"file:/tmp/bench/{table}/p{i}"),
+        )
+        for i in range(size)
+    ]
     for start in range(0, size, BATCH):
-        catalog.partitions.add("bench", table, parts[start:start + BATCH])
+        catalog.partitions.add("bench", table, parts[start : start + BATCH])
 
 
 def main() -> int:
@@ -56,7 +66,7 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
 
     classes = compile_timer()
-    ensure_mysql_database(args.db_url)
+    ensure_empty_database(args.db_url)
     warehouse = tempfile.mkdtemp(prefix="bench-wh-")
     catalog = Catalog.open(args.db_url, warehouse)
     catalog.databases.create(Database("bench", location=f"file:{warehouse}/bench.db"))
@@ -79,14 +89,18 @@ def main() -> int:
                 "10% range": f'dt >= "{day(middle)}" and dt < "{day(middle + tenth)}"',
                 "1% IN list": "(dt) in (" + ", ".join(f'"{day(middle + i)}"' for i in range(hundredth)) + ")",
             }
-            calls += [(f"{size}|{label}", args.repeat, ["get_partitions_by_filter", "bench", f"t{size}", text, "-1"])
-                      for label, text in queries.items()]
+            calls += [
+                (f"{size}|{label}", args.repeat, ["get_partitions_by_filter", "bench", f"t{size}", text, "-1"])
+                for label, text in queries.items()
+            ]
         print("| partitions | query | first call ms | p50 ms | p95 ms | returned |")
         print("|---:|---|---:|---:|---:|---:|")
         for timing in time_calls(classes, "127.0.0.1", port, calls):
             size, label = timing["label"].split("|")
-            print(f"| {int(size):,} | {label} | {timing['first_ms']:.1f} | {timing['p50_ms']:.1f} | "
-                  f"{timing['p95_ms']:.1f} | {timing['result']:,} |")
+            print(
+                f"| {int(size):,} | {label} | {timing['first_ms']:.1f} | {timing['p50_ms']:.1f} | "
+                f"{timing['p95_ms']:.1f} | {timing['result']:,} |"
+            )
         print(f"server peak RSS: {peak_rss_mib(server.pid):.0f} MiB")
     return 0
 

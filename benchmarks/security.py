@@ -70,11 +70,47 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60) ->
 def make_certificate(home: Path) -> tuple[Path, Path, Path]:
     """A self-signed certificate for localhost: PEM certificate and key, and a PKCS#12 keystore of both."""
     cert, key, keystore = home / "server.pem", home / "server.key", home / "server.p12"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
-    subprocess.run(["openssl", "pkcs12", "-export", "-in", str(cert), "-inkey", str(key), "-out", str(keystore),
-                    "-passout", f"pass:{PASSWORD}", "-name", "hms"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            "openssl",
+            "pkcs12",
+            "-export",
+            "-in",
+            str(cert),
+            "-inkey",
+            str(key),
+            "-out",
+            str(keystore),
+            "-passout",
+            f"pass:{PASSWORD}",
+            "-name",
+            "hms",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key, keystore
 
 
@@ -97,6 +133,7 @@ def client_factory(mode: str, port: int) -> Callable[[], tuple[object, object]]:
             transport = TTransport.TBufferedTransport(sock)
         transport.open()
         return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
+
     return connect
 
 
@@ -121,24 +158,45 @@ def measure(connect: Callable, connects: int, seconds: float) -> dict[str, float
     elapsed = time.perf_counter() - start
     transport.close()
     latencies.sort()
-    return {"connect_p50_ms": statistics.median(latencies),
-            "connect_p95_ms": latencies[int(0.95 * (len(latencies) - 1))],
-            "calls_per_second": calls / elapsed}
+    return {
+        "connect_p50_ms": statistics.median(latencies),
+        "connect_p95_ms": latencies[int(0.95 * (len(latencies) - 1))],
+        "calls_per_second": calls / elapsed,
+    }
 
 
 @contextmanager
 def ours(mode: str, home: Path, kdc: PrivateKdc, cert: Path, key: Path) -> Iterator[int]:
     port = _free_port()
-    command = [sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--no-metaserver", "--db-url", f"sqlite:///{home / f'ours-{port}.db'}",
-               "--warehouse", str(home / "wh")]
+    command = [
+        sys.executable,
+        "-m",
+        "hms_adapter.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-metaserver",
+        "--db-url",
+        f"sqlite:///{home / f'ours-{port}.db'}",
+        "--warehouse",
+        str(home / "wh"),
+    ]
     if mode == "tls":
         command += ["--tls-cert", str(cert), "--tls-key", str(key)]
     if mode.startswith("kerberos"):
-        command += ["--auth", "kerberos", "--kerberos-principal", f"hive/_HOST@{kdc.realm}",
-                    "--kerberos-keytab", str(kdc.keytab)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, **kdc.env})
+        command += [
+            "--auth",
+            "kerberos",
+            "--kerberos-principal",
+            f"hive/_HOST@{kdc.realm}",
+            "--kerberos-keytab",
+            str(kdc.keytab),
+        ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **kdc.env}
+    )
     try:
         _wait_for_port(port, process)
         yield port
@@ -151,22 +209,36 @@ def ours(mode: str, home: Path, kdc: PrivateKdc, cert: Path, key: Path) -> Itera
 def hive(mode: str, home: Path, kdc: PrivateKdc, keystore: Path) -> Iterator[int]:
     settings, core_site, jvm = {}, None, ()
     if mode == "tls":
-        settings = {"hive.metastore.use.SSL": "true", "hive.metastore.keystore.path": str(keystore),
-                    "hive.metastore.keystore.password": PASSWORD}
+        settings = {
+            "hive.metastore.use.SSL": "true",
+            "hive.metastore.keystore.path": str(keystore),
+            "hive.metastore.keystore.password": PASSWORD,
+        }
     if mode.startswith("kerberos"):
-        settings = {"hive.metastore.sasl.enabled": "true", "hive.metastore.kerberos.principal": kdc.principal(SERVICE),
-                    "hive.metastore.kerberos.keytab.file": str(kdc.keytab)}
+        settings = {
+            "hive.metastore.sasl.enabled": "true",
+            "hive.metastore.kerberos.principal": kdc.principal(SERVICE),
+            "hive.metastore.kerberos.keytab.file": str(kdc.keytab),
+        }
         core_site = {"hadoop.security.authentication": "kerberos", "hadoop.rpc.protection": "privacy"}
         jvm = (f"-Djava.security.krb5.conf={kdc.krb5_conf}",)
-    with hive_peer.running_peer(db_url=PEER_DB_URL, settings=settings, core_site=core_site, jvm_options=jvm,
-                                env={**os.environ, **kdc.env}, work_dir=str(home / f"peer-{_free_port()}")) as running:
+    with hive_peer.running_peer(
+        db_url=PEER_DB_URL,
+        settings=settings,
+        core_site=core_site,
+        jvm_options=jvm,
+        env={**os.environ, **kdc.env},
+        work_dir=str(home / f"peer-{_free_port()}"),
+    ) as running:
         yield running.port
 
 
 def _table(results: dict[str, dict[str, dict[str, float]]]) -> str:
     servers = list(results)
-    lines = ["| mode | figure | " + " | ".join(servers) + (" | ours / HMS |" if len(servers) == 2 else " |"),
-             "|---|---|" + "---|" * (len(servers) + (len(servers) == 2))]
+    lines = [
+        "| mode | figure | " + " | ".join(servers) + (" | ours / HMS |" if len(servers) == 2 else " |"),
+        "|---|---|" + "---|" * (len(servers) + (len(servers) == 2)),
+    ]
     for mode in MODES:
         for figure in ("connect_p50_ms", "connect_p95_ms", "calls_per_second"):
             values = [results[s].get(mode, {}).get(figure) for s in servers]
@@ -194,8 +266,9 @@ def main() -> int:
     try:
         kdc.keytab = kdc.add_service(SERVICE)
         kdc.add_user("alice", PASSWORD)
-        os.environ.update({k: v for k, v in kdc.client_env(kdc.kinit("alice", PASSWORD)).items()
-                           if k.startswith("KRB5")})
+        os.environ.update(
+            {k: v for k, v in kdc.client_env(kdc.kinit("alice", PASSWORD)).items() if k.startswith("KRB5")}
+        )
         cert, key, keystore = make_certificate(home)
         results: dict[str, dict[str, dict[str, float]]] = {"ours": {}}
         if not args.ours_only:

@@ -63,25 +63,45 @@ def columns(count: int) -> list[tuple[str, str]]:
 def stats_obj(name: str, type_: str, seed: int):
     """Statistics of one column of one partition, varied by ``seed`` (exact in every type)."""
     if type_ in ("bigint", "int"):
-        data = hive.ColumnStatisticsData(longStats=hive.LongColumnStatsData(
-            lowValue=-seed, highValue=seed * 100, numNulls=seed % 7, numDVs=seed % 50 + 1))
+        data = hive.ColumnStatisticsData(
+            longStats=hive.LongColumnStatsData(
+                lowValue=-seed, highValue=seed * 100, numNulls=seed % 7, numDVs=seed % 50 + 1
+            )
+        )
     elif type_ == "double":
-        data = hive.ColumnStatisticsData(doubleStats=hive.DoubleColumnStatsData(
-            lowValue=seed / 4, highValue=seed * 2.5, numNulls=seed % 3, numDVs=seed % 90 + 1))
+        data = hive.ColumnStatisticsData(
+            doubleStats=hive.DoubleColumnStatsData(
+                lowValue=seed / 4, highValue=seed * 2.5, numNulls=seed % 3, numDVs=seed % 90 + 1
+            )
+        )
     elif type_ == "string":
-        data = hive.ColumnStatisticsData(stringStats=hive.StringColumnStatsData(
-            maxColLen=seed % 40 + 1, avgColLen=(seed % 40) / 2 + 0.5, numNulls=seed % 5, numDVs=seed % 70 + 1))
+        data = hive.ColumnStatisticsData(
+            stringStats=hive.StringColumnStatsData(
+                maxColLen=seed % 40 + 1, avgColLen=(seed % 40) / 2 + 0.5, numNulls=seed % 5, numDVs=seed % 70 + 1
+            )
+        )
     elif type_.startswith("decimal"):
-        data = hive.ColumnStatisticsData(decimalStats=hive.DecimalColumnStatsData(
-            lowValue=from_decimal(Decimal(seed) / 4), highValue=from_decimal(Decimal(seed) * 3), numNulls=0,
-            numDVs=seed % 30 + 1))
+        data = hive.ColumnStatisticsData(
+            decimalStats=hive.DecimalColumnStatsData(
+                lowValue=from_decimal(Decimal(seed) / 4),
+                highValue=from_decimal(Decimal(seed) * 3),
+                numNulls=0,
+                numDVs=seed % 30 + 1,
+            )
+        )
     elif type_ == "date":
-        data = hive.ColumnStatisticsData(dateStats=hive.DateColumnStatsData(
-            lowValue=hive.Date(19000 + seed % 100), highValue=hive.Date(19200 + seed % 100), numNulls=0,
-            numDVs=seed % 200 + 1))
+        data = hive.ColumnStatisticsData(
+            dateStats=hive.DateColumnStatsData(
+                lowValue=hive.Date(19000 + seed % 100),
+                highValue=hive.Date(19200 + seed % 100),
+                numNulls=0,
+                numDVs=seed % 200 + 1,
+            )
+        )
     else:
-        data = hive.ColumnStatisticsData(booleanStats=hive.BooleanColumnStatsData(
-            numTrues=seed, numFalses=seed // 2, numNulls=seed % 2))
+        data = hive.ColumnStatisticsData(
+            booleanStats=hive.BooleanColumnStatsData(numTrues=seed, numFalses=seed // 2, numNulls=seed % 2)
+        )
     return hive.ColumnStatisticsObj(colName=name, colType=type_, statsData=data)
 
 
@@ -91,15 +111,31 @@ def part_name(i: int) -> str:
 
 def table(name: str, cols: list[tuple[str, str]], location: str):
     sd = hive.StorageDescriptor(
-        cols=[hive.FieldSchema(n, t, None) for n, t in cols], location=location,
+        cols=[hive.FieldSchema(n, t, None) for n, t in cols],
+        location=location,
         inputFormat="org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
-        outputFormat="org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat", compressed=False,
-        numBuckets=-1, serdeInfo=hive.SerDeInfo(serializationLib="org.apache.hadoop.hive.ql.io.parquet.serde."
-                                                                 "ParquetHiveSerDe", parameters={}),
-        bucketCols=[], sortCols=[], parameters={})
-    return hive.Table(tableName=name, dbName=DB, owner="bench", createTime=0, lastAccessTime=0, retention=0, sd=sd,
-                      partitionKeys=[hive.FieldSchema("p", "string", None)], parameters={"EXTERNAL": "TRUE"},
-                      tableType="EXTERNAL_TABLE")
+        outputFormat="org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        compressed=False,
+        numBuckets=-1,
+        serdeInfo=hive.SerDeInfo(
+            serializationLib="org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe", parameters={}
+        ),
+        bucketCols=[],
+        sortCols=[],
+        parameters={},
+    )
+    return hive.Table(
+        tableName=name,
+        dbName=DB,
+        owner="bench",
+        createTime=0,
+        lastAccessTime=0,
+        retention=0,
+        sd=sd,
+        partitionKeys=[hive.FieldSchema("p", "string", None)],
+        parameters={"EXTERNAL": "TRUE"},
+        tableType="EXTERNAL_TABLE",
+    )
 
 
 def load_statistics(client, args, location: str) -> dict:
@@ -108,30 +144,49 @@ def load_statistics(client, args, location: str) -> dict:
     client.create_table(table("sales", cols, f"{location}/sales"))
     started = time.monotonic()
     for start in range(0, args.partitions, 500):
-        client.add_partitions([hive.Partition(dbName=DB, tableName="sales", values=[f"{i:05d}"],
-                                              sd=table("sales", cols, f"{location}/sales/p={i:05d}").sd,
-                                              parameters={})
-                               for i in range(start, min(start + 500, args.partitions))])
+        client.add_partitions(
+            [
+                hive.Partition(
+                    dbName=DB,
+                    tableName="sales",
+                    values=[f"{i:05d}"],
+                    sd=table("sales", cols, f"{location}/sales/p={i:05d}").sd,
+                    parameters={},
+                )
+                for i in range(start, min(start + 500, args.partitions))
+            ]
+        )
     added = time.monotonic() - started
     started = time.monotonic()
     for start in range(0, args.partitions, args.batch):
-        client.set_aggr_stats_for(hive.SetPartitionsStatsRequest(colStats=[
-            hive.ColumnStatistics(
-                statsDesc=hive.ColumnStatisticsDesc(isTblLevel=False, dbName=DB, tableName="sales",
-                                                    partName=part_name(i)),
-                statsObj=[stats_obj(n, t, i + 1) for n, t in cols])
-            for i in range(start, min(start + args.batch, args.partitions))]))
-    client.update_table_column_statistics(hive.ColumnStatistics(
-        statsDesc=hive.ColumnStatisticsDesc(isTblLevel=True, dbName=DB, tableName="sales"),
-        statsObj=[stats_obj(n, t, 7) for n, t in cols]))
+        client.set_aggr_stats_for(
+            hive.SetPartitionsStatsRequest(
+                colStats=[
+                    hive.ColumnStatistics(
+                        statsDesc=hive.ColumnStatisticsDesc(
+                            isTblLevel=False, dbName=DB, tableName="sales", partName=part_name(i)
+                        ),
+                        statsObj=[stats_obj(n, t, i + 1) for n, t in cols],
+                    )
+                    for i in range(start, min(start + args.batch, args.partitions))
+                ]
+            )
+        )
+    client.update_table_column_statistics(
+        hive.ColumnStatistics(
+            statsDesc=hive.ColumnStatisticsDesc(isTblLevel=True, dbName=DB, tableName="sales"),
+            statsObj=[stats_obj(n, t, 7) for n, t in cols],
+        )
+    )
     return {"add_partitions_s": round(added, 2), "write_stats_s": round(time.monotonic() - started, 2)}
 
 
 def make_events(client, count: int) -> dict:
     """About ``count`` events on ours (100 ALTER_PARTITION events per alter_partitions call)."""
     client.create_table(table("events", columns(3), None))
-    client.add_partitions([hive.Partition(dbName=DB, tableName="events", values=[f"{i:05d}"], parameters={})
-                           for i in range(100)])
+    client.add_partitions(
+        [hive.Partition(dbName=DB, tableName="events", values=[f"{i:05d}"], parameters={}) for i in range(100)]
+    )
     parts = client.get_partitions(DB, "events", -1)
     started = time.monotonic()
     for round_ in range(count // 100):
@@ -147,8 +202,14 @@ def copy_events_to_peer(source, peer_db_url: str, peer_client) -> None:
     peer_client.get_next_notification(hive.NotificationEventRequest(lastEvent=0, maxEvents=1))
     events = source.get_next_notification(hive.NotificationEventRequest(lastEvent=0)).events
     url = make_url(peer_db_url)
-    conn = pymysql.connect(host=url.host, port=url.port or 3306, user=url.username, password=url.password or "",
-                           database=url.database, autocommit=True)
+    conn = pymysql.connect(
+        host=url.host,
+        port=url.port or 3306,
+        user=url.username,
+        password=url.password or "",
+        database=url.database,
+        autocommit=True,
+    )
     with conn.cursor() as cur:
         # DataNucleus made MESSAGE a VARCHAR(255); Hive's schema script makes it LONGTEXT
         cur.execute("ALTER TABLE NOTIFICATION_LOG MODIFY MESSAGE LONGTEXT")
@@ -156,11 +217,15 @@ def copy_events_to_peer(source, peer_db_url: str, peer_client) -> None:
         cur.executemany(
             "INSERT INTO NOTIFICATION_LOG (NL_ID, EVENT_ID, EVENT_TIME, EVENT_TYPE, DB_NAME, TBL_NAME, MESSAGE, "
             "MESSAGE_FORMAT) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            [(e.eventId, e.eventId, e.eventTime, e.eventType, e.dbName, e.tableName, e.message, e.messageFormat)
-             for e in events])
+            [
+                (e.eventId, e.eventId, e.eventTime, e.eventType, e.dbName, e.tableName, e.message, e.messageFormat)
+                for e in events
+            ],
+        )
         cur.execute("DELETE FROM NOTIFICATION_SEQUENCE")
-        cur.execute("INSERT INTO NOTIFICATION_SEQUENCE (NNI_ID, NEXT_EVENT_ID) VALUES (1, %s)",
-                    (events[-1].eventId + 1,))
+        cur.execute(
+            "INSERT INTO NOTIFICATION_SEQUENCE (NNI_ID, NEXT_EVENT_ID) VALUES (1, %s)", (events[-1].eventId + 1,)
+        )
     conn.close()
 
 
@@ -168,8 +233,11 @@ def timed_reads(classes: Path, target: Target, args) -> dict:
     names = [c for c, _ in columns(args.columns)]
     parts = [part_name(i) for i in range(args.partitions)]
     calls = [
-        ("partitions_statistics", args.repeat, ["get_partitions_statistics", DB, "sales", ",".join(names),
-                                                ",".join(parts)]),
+        (
+            "partitions_statistics",
+            args.repeat,
+            ["get_partitions_statistics", DB, "sales", ",".join(names), ",".join(parts)],
+        ),
         ("aggr_stats", args.repeat, ["get_aggr_stats", DB, "sales", ",".join(names), ",".join(parts)]),
         ("table_statistics", args.repeat, ["get_table_statistics", DB, "sales", ",".join(names)]),
     ]
@@ -197,8 +265,12 @@ def run_target(classes: Path, target: Target, args, work: Path, ours_client=None
     return result
 
 
-LABELS = {"partitions_statistics": "get_partitions_statistics_req", "aggr_stats": "get_aggr_stats_for",
-          "table_statistics": "get_table_statistics_req", "poll_events": "poll all events"}
+LABELS = {
+    "partitions_statistics": "get_partitions_statistics_req",
+    "aggr_stats": "get_aggr_stats_for",
+    "table_statistics": "get_table_statistics_req",
+    "poll_events": "poll all events",
+}
 
 
 def markdown(result: dict) -> str:
@@ -214,8 +286,11 @@ def markdown(result: dict) -> str:
         line = f"| {name} | " + " | ".join(cells)
         if both:
             ours, peer = result["servers"]["ours"]["reads"].get(label), result["servers"]["hms"]["reads"].get(label)
-            ratio = ours["p50_ms"] / peer["p50_ms"] if ours and peer and "error" not in ours and "error" not in peer \
+            ratio = (
+                ours["p50_ms"] / peer["p50_ms"]
+                if ours and peer and "error" not in ours and "error" not in peer
                 else None
+            )
             line += f" | {ratio:.2f}x" if ratio else " | -"
             same = ours and peer and ours.get("digest") == peer.get("digest")
             line += "" if same else " (answers differ)"
@@ -227,8 +302,9 @@ def markdown(result: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     add_server_options(parser, OURS_URL, PEER_URL)
     parser.add_argument("--partitions", type=int, default=1000)
     parser.add_argument("--columns", type=int, default=20)
@@ -240,10 +316,19 @@ def main() -> int:
     args = parser.parse_args()
     classes = compile_timer()
     work = Path(tempfile.mkdtemp(prefix="statsbench-"))
-    result: dict = {"settings": {"partitions": args.partitions, "columns": args.columns, "batch": args.batch,
-                                 "events": args.events, "event_batch": args.event_batch, "repeat": args.repeat,
-                                 "cpus": os.cpu_count(), "load_before": os.getloadavg()},
-                    "servers": {}}
+    result: dict = {
+        "settings": {
+            "partitions": args.partitions,
+            "columns": args.columns,
+            "batch": args.batch,
+            "events": args.events,
+            "event_batch": args.event_batch,
+            "repeat": args.repeat,
+            "cpus": os.cpu_count(),
+            "load_before": os.getloadavg(),
+        },
+        "servers": {},
+    }
     started = time.monotonic()
     try:
         with ExitStack() as stack:
@@ -252,8 +337,9 @@ def main() -> int:
             for target in targets:
                 result["servers"][target.key] = run_target(classes, target, args, work, ours_client)
                 if target.key == "ours":
-                    ours_client = stack.enter_context(closing(make_client(
-                        hive.ThriftHiveMetastore, target.host, target.port, timeout=600_000)))
+                    ours_client = stack.enter_context(
+                        closing(make_client(hive.ThriftHiveMetastore, target.host, target.port, timeout=600_000))
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(classes, ignore_errors=True)

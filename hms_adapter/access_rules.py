@@ -33,7 +33,10 @@ def _rule(action: Action, level: ObjectType, methods: str) -> None:
         RULES[method] = Rule(action, level)
 
 
-_rule(Action.READ, ObjectType.GLOBAL, """
+_rule(
+    Action.READ,
+    ObjectType.GLOBAL,
+    """
     getName getVersion getStatus getStatusDetails aliveSince getCounters getCounter getOption getOptions
     setOption getCpuProfile reinitialize flushCache shutdown set_ugi getMetaConf setMetaConf get_config_value
     get_databases get_all_databases get_table_meta get_all_functions get_catalogs get_catalog
@@ -44,24 +47,44 @@ _rule(Action.READ, ObjectType.GLOBAL, """
     create_role drop_role get_role_names grant_role revoke_role grant_revoke_role list_roles get_principals_in_role
     get_role_grants_for_principal grant_privileges revoke_privileges grant_revoke_privileges list_privileges
     get_privilege_set
-""")
+""",
+)
 _rule(Action.CREATE, ObjectType.GLOBAL, "create_database create_database_req")
-_rule(Action.ADMIN, ObjectType.GLOBAL, """
+_rule(
+    Action.ADMIN,
+    ObjectType.GLOBAL,
+    """
     create_catalog alter_catalog drop_catalog
     get_next_notification get_current_notificationEventId get_notification_events_count fire_listener_event
-""")
-_rule(Action.READ, ObjectType.DATABASE, """
+""",
+)
+_rule(
+    Action.READ,
+    ObjectType.DATABASE,
+    """
     get_database get_database_req get_tables get_all_tables get_tables_by_type get_tables_ext
     get_table_objects_by_name get_table_objects_by_name_req get_table_names_by_filter get_functions get_function
-""")
-_rule(Action.CREATE, ObjectType.DATABASE, """
+""",
+)
+_rule(
+    Action.CREATE,
+    ObjectType.DATABASE,
+    """
     create_table create_table_with_environment_context create_table_req create_table_with_constraints
-""")
-_rule(Action.ALTER, ObjectType.DATABASE, """
+""",
+)
+_rule(
+    Action.ALTER,
+    ObjectType.DATABASE,
+    """
     alter_database alter_database_req create_function alter_function drop_function
-""")
+""",
+)
 _rule(Action.DROP, ObjectType.DATABASE, "drop_database drop_database_req")
-_rule(Action.READ, ObjectType.TABLE, """
+_rule(
+    Action.READ,
+    ObjectType.TABLE,
+    """
     get_table get_table_req get_fields get_fields_req get_fields_with_environment_context get_schema
     get_schema_req get_schema_with_environment_context
     get_partition get_partition_req get_partition_with_auth get_partition_by_name get_partitions
@@ -73,8 +96,12 @@ _rule(Action.READ, ObjectType.TABLE, """
     get_partitions_statistics_req get_aggr_stats_for
     get_primary_keys get_foreign_keys get_unique_constraints get_not_null_constraints get_default_constraints
     get_check_constraints get_all_table_constraints
-""")
-_rule(Action.WRITE, ObjectType.TABLE, """
+""",
+)
+_rule(
+    Action.WRITE,
+    ObjectType.TABLE,
+    """
     add_partition add_partition_with_environment_context add_partitions add_partitions_req append_partition
     append_partition_with_environment_context append_partition_req append_partition_by_name
     append_partition_by_name_with_environment_context alter_partition alter_partition_with_environment_context
@@ -83,23 +110,41 @@ _rule(Action.WRITE, ObjectType.TABLE, """
     update_table_column_statistics update_partition_column_statistics update_table_column_statistics_req
     update_partition_column_statistics_req set_aggr_stats_for delete_table_column_statistics
     delete_partition_column_statistics
-""")
-_rule(Action.DELETE, ObjectType.TABLE, """
+""",
+)
+_rule(
+    Action.DELETE,
+    ObjectType.TABLE,
+    """
     drop_partition drop_partition_with_environment_context drop_partition_by_name
     drop_partition_by_name_with_environment_context drop_partitions_req drop_partition_req truncate_table
     truncate_table_req
-""")
-_rule(Action.ALTER, ObjectType.TABLE, """
+""",
+)
+_rule(
+    Action.ALTER,
+    ObjectType.TABLE,
+    """
     alter_table alter_table_with_environment_context alter_table_with_cascade alter_table_req
     add_primary_key add_foreign_key add_unique_constraint add_not_null_constraint add_default_constraint
     add_check_constraint drop_constraint
-""")
+""",
+)
 _rule(Action.DROP, ObjectType.TABLE, "drop_table drop_table_with_environment_context drop_table_req")
 
-_DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "table_db", "database", "oldDbName",
-                    "foreign_db_name", "parent_db_name", "name")
-_TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename", "table_name", "foreign_tbl_name",
-                 "parent_tbl_name")
+_DATABASE_FIELDS = (
+    "dbName",
+    "db_name",
+    "dbname",
+    "databaseName",
+    "table_db",
+    "database",
+    "oldDbName",
+    "foreign_db_name",
+    "parent_db_name",
+    "name",
+)
+_TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename", "table_name", "foreign_tbl_name", "parent_tbl_name")
 _SEARCH_DEPTH = 3
 
 
@@ -125,14 +170,17 @@ def target_of(rule: Rule, args) -> SecuredObject | None:
     """The object a call acts on at its rule's level; None when its arguments do not name one."""
     if rule.level is ObjectType.GLOBAL:
         return GLOBAL
+    database: str | None
+    table: str | None
     if args and isinstance(args[0], str):
         database, table = args[0], args[1] if len(args) > 1 and isinstance(args[1], str) else None
     else:
-        database, table = next((found for found in (_names_in(a, _SEARCH_DEPTH) for a in args) if found[0]),
-                               (None, None))
+        database, table = next(
+            (found for found in (_names_in(a, _SEARCH_DEPTH) for a in args) if found[0]), (None, None)
+        )
     database = strip_catalog(database) if database else None
-    if not database or (rule.level is ObjectType.TABLE and not table):
+    if not database:
         return None
     if rule.level is ObjectType.DATABASE:
         return SecuredObject.of_database(database)
-    return SecuredObject.of_table(database, table)
+    return SecuredObject.of_table(database, table) if table else None

@@ -29,9 +29,21 @@ def _clean(text: str) -> str:
     return "".join(ch if ch.isprintable() and ch not in "\t" else "?" for ch in text)[:256]
 
 
-TOKEN_METHODS = frozenset({"get_delegation_token", "renew_delegation_token", "cancel_delegation_token",
-                           "add_token", "get_token", "remove_token", "get_all_token_identifiers",
-                           "add_master_key", "update_master_key", "remove_master_key", "get_master_keys"})
+TOKEN_METHODS = frozenset(
+    {
+        "get_delegation_token",
+        "renew_delegation_token",
+        "cancel_delegation_token",
+        "add_token",
+        "get_token",
+        "remove_token",
+        "get_all_token_identifiers",
+        "add_master_key",
+        "update_master_key",
+        "remove_master_key",
+        "get_master_keys",
+    }
+)
 """Calls whose string arguments are tokens or keys (or token owners): never written as they are."""
 
 
@@ -55,9 +67,10 @@ def object_of_call(method: str, args) -> str:
     names = [a for a in args[:2] if isinstance(a, str)]
     if not names:
         request = next((a for a in args if hasattr(a, "thrift_spec")), None)
-        database = next((getattr(request, f) for f in DATABASE_FIELDS if isinstance(getattr(request, f, None), str)),
-                        None)
-        if database is None and all(hasattr(request, f) for f in _DATABASE_STRUCT_FIELDS):
+        database = next(
+            (getattr(request, f) for f in DATABASE_FIELDS if isinstance(getattr(request, f, None), str)), None
+        )
+        if database is None and request is not None and all(hasattr(request, f) for f in _DATABASE_STRUCT_FIELDS):
             database = request.name
         table = next((getattr(request, f) for f in _TABLE_FIELDS if isinstance(getattr(request, f, None), str)), None)
         names = [n for n in (database, table) if n]
@@ -80,13 +93,17 @@ class AuditLog:
 
     def record(self, method: str, args, outcome: str, elapsed_ms: float) -> None:
         claimed = connection.claimed_user()
-        self.logger.info("\t".join([
-            f"time={datetime.now(timezone.utc).isoformat(timespec='milliseconds')}",
-            f"principal={_clean(connection.principal() or ANONYMOUS)}",
-            f"ugi={_clean(claimed) if claimed else '-'}",
-            f"client={connection.peer()}",
-            f"method={method}",
-            f"object={object_of_call(method, args)}",
-            f"outcome={outcome}",
-            f"ms={elapsed_ms:.1f}",
-        ]))
+        self.logger.info(
+            "\t".join(
+                [
+                    f"time={datetime.now(timezone.utc).isoformat(timespec='milliseconds')}",
+                    f"principal={_clean(connection.principal() or ANONYMOUS)}",
+                    f"ugi={_clean(claimed) if claimed else '-'}",
+                    f"client={connection.peer()}",
+                    f"method={method}",
+                    f"object={object_of_call(method, args)}",
+                    f"outcome={outcome}",
+                    f"ms={elapsed_ms:.1f}",
+                ]
+            )
+        )

@@ -27,15 +27,19 @@ def check_options(args: argparse.Namespace) -> None:
     """``SystemExit`` with a message when the authentication and authorization options do not go together."""
     if args.auth == "none":
         if args.authorization != "none":
-            raise SystemExit(f"hudi-metastore: --authorization {args.authorization} needs authenticated callers: add "
-                             "--auth password or --auth kerberos (without them a client names itself with set_ugi)")
+            raise SystemExit(
+                f"hudi-metastore: --authorization {args.authorization} needs authenticated callers: add "
+                "--auth password or --auth kerberos (without them a client names itself with set_ugi)"
+            )
         return
     if args.auth == "password":
         if not args.password_file:
             raise SystemExit("hudi-metastore: --auth password needs --password-file")
         if not (args.tls_cert or args.allow_plaintext_passwords):
-            raise SystemExit("hudi-metastore: --auth password sends passwords in clear without TLS: add --tls-cert "
-                             "and --tls-key, or --allow-plaintext-passwords")
+            raise SystemExit(
+                "hudi-metastore: --auth password sends passwords in clear without TLS: add --tls-cert "
+                "and --tls-key, or --allow-plaintext-passwords"
+            )
     if args.auth == "kerberos" and not (args.kerberos_principal and args.kerberos_keytab):
         raise SystemExit("hudi-metastore: --auth kerberos needs --kerberos-principal and --kerberos-keytab")
     try:
@@ -43,14 +47,16 @@ def check_options(args: argparse.Namespace) -> None:
     except ValueError as error:
         raise SystemExit(f"hudi-metastore: --sasl-qop: {error}") from None
     if not args.no_metaserver:
-        raise SystemExit(f"hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth {args.auth}, "
-                         "add --no-metaserver")
+        raise SystemExit(
+            f"hudi-metastore: Hudi's metaserver protocol has no authentication: with --auth {args.auth}, "
+            "add --no-metaserver"
+        )
 
 
 def _loopback_only(host: str) -> bool:
     """Whether every address ``host`` names is a loopback address (a wildcard is not)."""
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host or None, None, proto=socket.IPPROTO_TCP)}
+        addresses = {str(info[4][0]) for info in socket.getaddrinfo(host or None, None, proto=socket.IPPROTO_TCP)}
     except OSError:
         return False
     return all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses)
@@ -60,9 +66,11 @@ def exposure_warning(args: argparse.Namespace) -> str | None:
     """What to warn about at start when a server without authentication listens beyond loopback."""
     if args.auth != "none" or _loopback_only(args.host):
         return None
-    return (f"listening on {args.host or '*'} without authentication: anyone who can reach the port can read, "
-            "change and drop every object, and set_ugi lets a client claim any user; use --auth kerberos or "
-            "--auth password (docs/security.md), or --host 127.0.0.1")
+    return (
+        f"listening on {args.host or '*'} without authentication: anyone who can reach the port can read, "
+        "change and drop every object, and set_ugi lets a client claim any user; use --auth kerberos or "
+        "--auth password (docs/security.md), or --host 127.0.0.1"
+    )
 
 
 def user_names(args: argparse.Namespace) -> Callable[[str], str]:

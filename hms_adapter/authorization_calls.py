@@ -69,15 +69,15 @@ class AuthorizationCalls:
     def _require_listing(self, who: Principal | None, target=None) -> None:
         if not self.catalog.authorization.may_list_grants(_caller(), who, target):
             subject = f"the grants of {who}" if who is not None else "every grant"
-            raise AccessDeniedError(f"Permission denied: Principal {Principal(_caller() or '')} may not list "
-                                    f"{subject}")
+            raise AccessDeniedError(f"Permission denied: Principal {Principal(_caller() or '')} may not list {subject}")
 
     # -- roles ------------------------------------------------------------------------------------
 
     def create_role(self, role):
         role = role or hive.Role()
-        self.catalog.authorization.create_role(Role(role.roleName or "", role.createTime or 0, role.ownerName or ""),
-                                               _caller())
+        self.catalog.authorization.create_role(
+            Role(role.roleName or "", role.createTime or 0, role.ownerName or ""), _caller()
+        )
         return True
 
     def drop_role(self, role_name):
@@ -92,24 +92,39 @@ class AuthorizationCalls:
         return self.catalog.authorization.role_names()
 
     def grant_role(self, role_name, principal_name, principal_type, grantor, grantorType, grant_option):
-        self.catalog.authorization.grant_role(role_name or "", principal(principal_name, principal_type),
-                                              self._grantor(grantor, grantorType), bool(grant_option), _caller())
+        self.catalog.authorization.grant_role(
+            role_name or "",
+            principal(principal_name, principal_type),
+            self._grantor(grantor, grantorType),
+            bool(grant_option),
+            _caller(),
+        )
         return True
 
     def revoke_role(self, role_name, principal_name, principal_type):
-        self.catalog.authorization.revoke_role(role_name or "", principal(principal_name, principal_type), False,
-                                               _caller())
+        self.catalog.authorization.revoke_role(
+            role_name or "", principal(principal_name, principal_type), False, _caller()
+        )
         return True
 
     def grant_revoke_role(self, request):
         """``REVOKE`` with ``grantOption`` revokes only the admin option, as in Hive."""
         if request.requestType == GRANT:
-            self.grant_role(request.roleName, request.principalName, request.principalType, request.grantor,
-                            request.grantorType, request.grantOption)
+            self.grant_role(
+                request.roleName,
+                request.principalName,
+                request.principalType,
+                request.grantor,
+                request.grantorType,
+                request.grantOption,
+            )
         elif request.requestType == REVOKE:
-            self.catalog.authorization.revoke_role(request.roleName or "",
-                                                   principal(request.principalName, request.principalType),
-                                                   bool(request.grantOption), _caller())
+            self.catalog.authorization.revoke_role(
+                request.roleName or "",
+                principal(request.principalName, request.principalType),
+                bool(request.grantOption),
+                _caller(),
+            )
         else:
             raise hive.MetaException(message=f"Unknown request type {request.requestType}")
         return hive.GrantRevokeRoleResponse(success=True)
@@ -123,8 +138,9 @@ class AuthorizationCalls:
         who = principal(principal_name, principal_type)
         self._require_listing(who)
         roles = self.catalog.authorization.roles()
-        return [to_thrift_role(roles[g.role]) for g in self.catalog.authorization.role_grants_of(who)
-                if g.role in roles]
+        return [
+            to_thrift_role(roles[g.role]) for g in self.catalog.authorization.role_grants_of(who) if g.role in roles
+        ]
 
     def get_principals_in_role(self, request):
         self._require_listing(Principal(request.roleName or "", PrincipalType.ROLE))
@@ -171,8 +187,9 @@ class AuthorizationCalls:
             raise hive.MetaException(message="get_privilege_set needs an object")
         if user_name:
             self._require_listing(Principal(user_name))
-        privileges = self.catalog.authorization.privilege_set(from_thrift_object(hiveObject), user_name,
-                                                               list(group_names or []))
+        privileges = self.catalog.authorization.privilege_set(
+            from_thrift_object(hiveObject), user_name, list(group_names or [])
+        )
         return to_thrift_privilege_set(privileges)
 
 

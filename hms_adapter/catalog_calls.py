@@ -10,13 +10,15 @@ from .idl import hive
 
 
 def _from_thrift(catalog) -> DatabaseCatalog:
-    return DatabaseCatalog(catalog.name or "", catalog.description, catalog.locationUri or None,
-                           catalog.createTime or 0)
+    return DatabaseCatalog(
+        catalog.name or "", catalog.description, catalog.locationUri or None, catalog.createTime or 0
+    )
 
 
 def _to_thrift(catalog: DatabaseCatalog):
-    return hive.Catalog(name=catalog.name, description=catalog.description, locationUri=catalog.location,
-                        createTime=catalog.create_time)
+    return hive.Catalog(
+        name=catalog.name, description=catalog.description, locationUri=catalog.location, createTime=catalog.create_time
+    )
 
 
 class CatalogCalls:

@@ -62,13 +62,14 @@ class Channel:
 
     def recv(self, size: int) -> bytes:
         if size > self.max_message_size:
-            raise MessageTooLarge(message=f"a request declared {size} bytes, over the maximum message size of "
-                                          f"{self.max_message_size}")
+            raise MessageTooLarge(
+                message=f"a request declared {size} bytes, over the maximum message size of {self.max_message_size}"
+            )
         if self._deadline is not None and time.monotonic() > self._deadline:
             raise self._timed_out()
         try:
             data = self.sock.recv(min(size, 1 << 20))
-        except (BlockingIOError, socket.timeout, ssl.SSLWantReadError) as error:  # SO_RCVTIMEO passed
+        except (TimeoutError, BlockingIOError, ssl.SSLWantReadError) as error:  # SO_RCVTIMEO passed
             raise self._timed_out() from error
         self._received += len(data)
         if self._received > self.max_message_size:
@@ -79,7 +80,7 @@ class Channel:
         """An answer must be taken by the client within the read timeout too (``SO_SNDTIMEO``)."""
         try:
             self.sock.sendall(data)
-        except (BlockingIOError, socket.timeout, ssl.SSLWantWriteError) as error:
+        except (TimeoutError, BlockingIOError, ssl.SSLWantWriteError) as error:
             raise ConnectionError(f"the client took no answer for {self.read_timeout:g} s") from error
 
     # -- Thrift's transport interface --------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The ``hudi-metastore`` command: ``serve``, ``init-db``, ``partitions``, and the Hudi commands ``import``,
-``timeline`` and ``snapshot`` (``hms_adapter.hudi_cli``)."""
+"""The ``hudi-metastore`` command: ``serve``, ``init-db``, ``partitions``, the Hudi commands ``import``,
+``timeline`` and ``snapshot`` (``hms_adapter.hudi_cli``) and ``schema`` (``hms_adapter.schema_cli``)."""
 
 from __future__ import annotations
 
@@ -9,37 +9,42 @@ import json
 import logging
 import os
 import resource
+import shutil
 import signal
 import ssl
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
 
 from hudi_catalog import Catalog
+from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.catalog import SNAPSHOT_SYNC_MODES, EventCleaner, SnapshotSyncer
 from hudi_catalog.config import (
-    AUDIT_LOG_ENV,
     ADMINS_ENV,
-    DATA_ROOTS_ENV,
-    DB_RETRY_BUDGET_ENV,
-    IDLE_TIMEOUT_ENV,
-    MAX_CONNECTIONS_ENV,
-    MAX_FILTER_LENGTH_ENV,
-    MAX_FILTER_TERMS_ENV,
-    MAX_MESSAGE_SIZE_ENV,
-    READ_TIMEOUT_ENV,
-    THREADS_ENV,
+    AUDIT_LOG_ENV,
     AUTH_ENV,
     AUTHORIZATION_ENV,
+    DATA_ROOTS_ENV,
+    DB_RETRY_BUDGET_ENV,
     DB_URL_DEFAULT,
     DB_URL_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    IDLE_TIMEOUT_ENV,
     KERBEROS_KEYTAB_ENV,
     KERBEROS_PRINCIPAL_ENV,
+    MAX_CONNECTIONS_ENV,
+    MAX_FILTER_LENGTH_ENV,
+    MAX_FILTER_TERMS_ENV,
+    MAX_MESSAGE_SIZE_ENV,
+    METRICS_PORT_ENV,
     PASSWORD_FILE_ENV,
+    READ_TIMEOUT_ENV,
     SASL_QOP_DEFAULT,
     SASL_QOP_ENV,
+    THREADS_ENV,
     TLS_CA_ENV,
     TLS_CERT_ENV,
     TLS_KEY_ENV,
@@ -51,39 +56,50 @@ from hudi_catalog.config import (
     TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT,
     TXN_TIMEOUT_ENV,
     TXN_TIMEOUT_SECONDS_DEFAULT,
+    UPGRADE_SCHEMA_ENV,
     WAREHOUSE_DEFAULT,
     WAREHOUSE_ENV,
 )
-from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.errors import CatalogError
+from hudi_catalog.observability import IGNORED
+from hudi_catalog.partition_names import make_partition_name
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
-from hudi_catalog.partition_names import make_partition_name
 
-from . import hudi_cli
+from . import hudi_cli, schema_cli
 from .audit import AuditLog
 from .authentication import AUTH_MODES, check_options, exposure_warning, sasl_mechanisms, user_names
-from .passwords import set_password
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
-from .processor import MetastoreProcessor
+from .ops_http import OpsServer, forget_process, use_metrics_directory
+from .passwords import set_password
+from .processor import CallRecorder, MetastoreProcessor
 from .sasl import MechanismFactories
 from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ServingLimits, ThriftServer
+from .status import StatusError, check_metastore, check_readiness
 from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
 
+
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db-url", default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
-                        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})")
-    parser.add_argument("--warehouse", default=os.environ.get(WAREHOUSE_ENV, WAREHOUSE_DEFAULT),
-                        help=f"warehouse root for databases and managed tables (env {WAREHOUSE_ENV})")
-    parser.add_argument("--log-level", default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "INFO"),
-                        help="DEBUG logs one line per call")
+    parser.add_argument(
+        "--db-url",
+        default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
+        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})",
+    )
+    parser.add_argument(
+        "--warehouse",
+        default=os.environ.get(WAREHOUSE_ENV, WAREHOUSE_DEFAULT),
+        help=f"warehouse root for databases and managed tables (env {WAREHOUSE_ENV})",
+    )
+    parser.add_argument(
+        "--log-level", default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "INFO"), help="DEBUG logs one line per call"
+    )
 
 
 def _number(convert: Callable[[str], float], what: str, zero_allowed: bool) -> Callable[[str], float]:
@@ -116,151 +132,297 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--transport", choices=sorted(TRANSPORTS), default="buffered")
     serve.add_argument("--protocol", choices=sorted(PROTOCOLS), default="binary")
-    serve.add_argument("--metaserver-port", type=int, default=DEFAULT_METASERVER_PORT,
-                       help="port of Hudi's metaserver protocol (0: any free port)")
+    serve.add_argument(
+        "--metaserver-port",
+        type=int,
+        default=DEFAULT_METASERVER_PORT,
+        help="port of Hudi's metaserver protocol (0: any free port)",
+    )
     serve.add_argument("--no-metaserver", action="store_true", help="do not serve Hudi's metaserver protocol")
-    serve.add_argument("--snapshot-sync", choices=SNAPSHOT_SYNC_MODES, default="inline",
-                       help="apply completed instants to the file snapshot inline (in the completing call) or "
-                            "asynchronously (a background thread)")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="server processes sharing the ports (SO_REUSEPORT); one Python process uses one core")
-    serve.add_argument("--txn-timeout", type=_positive_seconds,
-                       default=os.environ.get(TXN_TIMEOUT_ENV, TXN_TIMEOUT_SECONDS_DEFAULT),
-                       help="seconds after which a lock or transaction that was not heartbeated expires, as "
-                            f"Hive's hive.txn.timeout (env {TXN_TIMEOUT_ENV}; default "
-                            f"{TXN_TIMEOUT_SECONDS_DEFAULT:g})")
-    serve.add_argument("--event-ttl", type=_positive_seconds,
-                       default=os.environ.get(EVENT_TTL_ENV, EVENT_TTL_SECONDS_DEFAULT),
-                       help="seconds notification events are kept, as Hive's "
-                            f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
-                            f"{EVENT_TTL_SECONDS_DEFAULT:g})")
+    serve.add_argument(
+        "--snapshot-sync",
+        choices=SNAPSHOT_SYNC_MODES,
+        default="inline",
+        help="apply completed instants to the file snapshot inline (in the completing call) or "
+        "asynchronously (a background thread)",
+    )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=os.environ.get(METRICS_PORT_ENV),
+        help="serve Prometheus metrics (/metrics) and health probes (/health/live, "
+        f"/health/ready) over HTTP on this port (env {METRICS_PORT_ENV}; off by default)",
+    )
+    serve.add_argument("--metrics-host", help="address of the --metrics-port (default: --host)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the ports (SO_REUSEPORT); one Python process uses one core",
+    )
+    serve.add_argument(
+        "--txn-timeout",
+        type=_positive_seconds,
+        default=os.environ.get(TXN_TIMEOUT_ENV, TXN_TIMEOUT_SECONDS_DEFAULT),
+        help="seconds after which a lock or transaction that was not heartbeated expires, as "
+        f"Hive's hive.txn.timeout (env {TXN_TIMEOUT_ENV}; default "
+        f"{TXN_TIMEOUT_SECONDS_DEFAULT:g})",
+    )
+    serve.add_argument(
+        "--upgrade-schema",
+        action="store_true",
+        default=os.environ.get(UPGRADE_SCHEMA_ENV, "").lower() in ("1", "true", "yes", "on"),
+        help="migrate an older catalog schema at start instead of refusing to start (env "
+        f"{UPGRADE_SCHEMA_ENV}=true); `hudi-metastore schema upgrade` does it beforehand",
+    )
+    serve.add_argument(
+        "--event-ttl",
+        type=_positive_seconds,
+        default=os.environ.get(EVENT_TTL_ENV, EVENT_TTL_SECONDS_DEFAULT),
+        help="seconds notification events are kept, as Hive's "
+        f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
+        f"{EVENT_TTL_SECONDS_DEFAULT:g})",
+    )
 
     limits, defaults = serve.add_argument_group("serving limits (per server process)"), ServingLimits()
-    limits.add_argument("--max-connections", type=_positive_int,
-                        default=os.environ.get(MAX_CONNECTIONS_ENV, defaults.max_connections),
-                        help="connections held at once per port; more are closed at once and logged (env "
-                             f"{MAX_CONNECTIONS_ENV}; default {defaults.max_connections})")
-    limits.add_argument("--idle-timeout", type=_positive_seconds,
-                        default=os.environ.get(IDLE_TIMEOUT_ENV, defaults.idle_timeout),
-                        help="seconds a connection may wait between requests before it is closed (env "
-                             f"{IDLE_TIMEOUT_ENV}; default {defaults.idle_timeout:g})")
-    limits.add_argument("--read-timeout", type=_positive_seconds,
-                        default=os.environ.get(READ_TIMEOUT_ENV, defaults.read_timeout),
-                        help="seconds a request has to arrive whole once it started, or its connection is "
-                             f"dropped (env {READ_TIMEOUT_ENV}; default {defaults.read_timeout:g})")
-    limits.add_argument("--max-message-size", type=_positive_int,
-                        default=os.environ.get(MAX_MESSAGE_SIZE_ENV, defaults.max_message_size),
-                        help="bytes of one request; larger ones are refused before they are read (env "
-                             f"{MAX_MESSAGE_SIZE_ENV}; default {defaults.max_message_size}, libthrift's)")
+    limits.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=os.environ.get(MAX_CONNECTIONS_ENV, defaults.max_connections),
+        help="connections held at once per port; more are closed at once and logged (env "
+        f"{MAX_CONNECTIONS_ENV}; default {defaults.max_connections})",
+    )
+    limits.add_argument(
+        "--idle-timeout",
+        type=_positive_seconds,
+        default=os.environ.get(IDLE_TIMEOUT_ENV, defaults.idle_timeout),
+        help="seconds a connection may wait between requests before it is closed (env "
+        f"{IDLE_TIMEOUT_ENV}; default {defaults.idle_timeout:g})",
+    )
+    limits.add_argument(
+        "--read-timeout",
+        type=_positive_seconds,
+        default=os.environ.get(READ_TIMEOUT_ENV, defaults.read_timeout),
+        help="seconds a request has to arrive whole once it started, or its connection is "
+        f"dropped (env {READ_TIMEOUT_ENV}; default {defaults.read_timeout:g})",
+    )
+    limits.add_argument(
+        "--max-message-size",
+        type=_positive_int,
+        default=os.environ.get(MAX_MESSAGE_SIZE_ENV, defaults.max_message_size),
+        help="bytes of one request; larger ones are refused before they are read (env "
+        f"{MAX_MESSAGE_SIZE_ENV}; default {defaults.max_message_size}, libthrift's)",
+    )
     filters = FilterLimits()
-    limits.add_argument("--max-filter-length", type=_positive_int,
-                        default=os.environ.get(MAX_FILTER_LENGTH_ENV, filters.max_length),
-                        help="characters of a partition filter; longer ones are refused with a MetaException (env "
-                             f"{MAX_FILTER_LENGTH_ENV}; default {filters.max_length})")
-    limits.add_argument("--max-filter-terms", type=_positive_int,
-                        default=os.environ.get(MAX_FILTER_TERMS_ENV, filters.max_terms),
-                        help="comparisons and IN list values of a partition filter (env "
-                             f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})")
-    serve.add_argument("--data-root", action="append", metavar="URI",
-                       default=[r.strip() for r in os.environ.get(DATA_ROOTS_ENV, "").split(",") if r.strip()],
-                       help="a directory besides the warehouse root inside which dropped objects' data may be "
-                            "deleted (repeatable; env "
-                            f"{DATA_ROOTS_ENV}, comma-separated); data elsewhere stays when its object is dropped")
-    limits.add_argument("--db-retry-budget", type=_seconds,
-                        default=os.environ.get(DB_RETRY_BUDGET_ENV, RetryPolicy().budget_seconds),
-                        help="seconds a call keeps trying through transient catalog database errors (lost "
-                             "connection, restart, failover, deadlock) while none of its changes committed; 0: "
-                             f"never (env {DB_RETRY_BUDGET_ENV}; default {RetryPolicy().budget_seconds:g})")
-    limits.add_argument("--threads", type=_positive_int, default=os.environ.get(THREADS_ENV, defaults.threads),
-                        help="requests served at once; idle connections hold none (env "
-                             f"{THREADS_ENV}; default {defaults.threads})")
-    serve.add_argument("--audit-log", default=os.environ.get(AUDIT_LOG_ENV), metavar="PATH|-",
-                       help=f"write one line per call (who, from where, what, on which object, with what outcome) to "
-                            f"this file, or to standard output with - (env {AUDIT_LOG_ENV})")
+    limits.add_argument(
+        "--max-filter-length",
+        type=_positive_int,
+        default=os.environ.get(MAX_FILTER_LENGTH_ENV, filters.max_length),
+        help="characters of a partition filter; longer ones are refused with a MetaException (env "
+        f"{MAX_FILTER_LENGTH_ENV}; default {filters.max_length})",
+    )
+    limits.add_argument(
+        "--max-filter-terms",
+        type=_positive_int,
+        default=os.environ.get(MAX_FILTER_TERMS_ENV, filters.max_terms),
+        help="comparisons and IN list values of a partition filter (env "
+        f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})",
+    )
+    serve.add_argument(
+        "--data-root",
+        action="append",
+        metavar="URI",
+        default=[r.strip() for r in os.environ.get(DATA_ROOTS_ENV, "").split(",") if r.strip()],
+        help="a directory besides the warehouse root inside which dropped objects' data may be "
+        "deleted (repeatable; env "
+        f"{DATA_ROOTS_ENV}, comma-separated); data elsewhere stays when its object is dropped",
+    )
+    limits.add_argument(
+        "--db-retry-budget",
+        type=_seconds,
+        default=os.environ.get(DB_RETRY_BUDGET_ENV, RetryPolicy().budget_seconds),
+        help="seconds a call keeps trying through transient catalog database errors (lost "
+        "connection, restart, failover, deadlock) while none of its changes committed; 0: "
+        f"never (env {DB_RETRY_BUDGET_ENV}; default {RetryPolicy().budget_seconds:g})",
+    )
+    limits.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=os.environ.get(THREADS_ENV, defaults.threads),
+        help=f"requests served at once; idle connections hold none (env {THREADS_ENV}; default {defaults.threads})",
+    )
+    serve.add_argument(
+        "--audit-log",
+        default=os.environ.get(AUDIT_LOG_ENV),
+        metavar="PATH|-",
+        help=f"write one line per call (who, from where, what, on which object, with what outcome) to "
+        f"this file, or to standard output with - (env {AUDIT_LOG_ENV})",
+    )
     auth = serve.add_argument_group("authentication of the Hive Metastore port")
-    auth.add_argument("--auth", choices=AUTH_MODES, default=os.environ.get(AUTH_ENV, "none"),
-                      help=f"none; password: SASL PLAIN against --password-file; kerberos: SASL GSSAPI and "
-                           f"delegation tokens (env {AUTH_ENV})")
-    auth.add_argument("--password-file", default=os.environ.get(PASSWORD_FILE_ENV),
-                      help=f"users and salted password hashes, made by `hudi-metastore passwd` (env {PASSWORD_FILE_ENV})")
-    auth.add_argument("--allow-plaintext-passwords", action="store_true",
-                      help="let --auth password run without TLS (passwords then cross the network in clear)")
-    auth.add_argument("--kerberos-principal", default=os.environ.get(KERBEROS_PRINCIPAL_ENV),
-                      help="the server's principal, as hive.metastore.kerberos.principal: hive/_HOST@REALM, _HOST "
-                           f"replaced by this host's name (env {KERBEROS_PRINCIPAL_ENV})")
-    auth.add_argument("--kerberos-keytab", default=os.environ.get(KERBEROS_KEYTAB_ENV),
-                      help=f"the keytab holding that principal's key (env {KERBEROS_KEYTAB_ENV})")
-    auth.add_argument("--sasl-qop", default=os.environ.get(SASL_QOP_ENV, SASL_QOP_DEFAULT),
-                      help="qualities of protection Kerberos clients may choose, as hadoop.rpc.protection: a list "
-                           f"of auth, auth-int (signed), auth-conf (encrypted) (env {SASL_QOP_ENV}; default "
-                           f"{SASL_QOP_DEFAULT})")
+    auth.add_argument(
+        "--auth",
+        choices=AUTH_MODES,
+        default=os.environ.get(AUTH_ENV, "none"),
+        help=f"none; password: SASL PLAIN against --password-file; kerberos: SASL GSSAPI and "
+        f"delegation tokens (env {AUTH_ENV})",
+    )
+    auth.add_argument(
+        "--password-file",
+        default=os.environ.get(PASSWORD_FILE_ENV),
+        help=f"users and salted password hashes, made by `hudi-metastore passwd` (env {PASSWORD_FILE_ENV})",
+    )
+    auth.add_argument(
+        "--allow-plaintext-passwords",
+        action="store_true",
+        help="let --auth password run without TLS (passwords then cross the network in clear)",
+    )
+    auth.add_argument(
+        "--kerberos-principal",
+        default=os.environ.get(KERBEROS_PRINCIPAL_ENV),
+        help="the server's principal, as hive.metastore.kerberos.principal: hive/_HOST@REALM, _HOST "
+        f"replaced by this host's name (env {KERBEROS_PRINCIPAL_ENV})",
+    )
+    auth.add_argument(
+        "--kerberos-keytab",
+        default=os.environ.get(KERBEROS_KEYTAB_ENV),
+        help=f"the keytab holding that principal's key (env {KERBEROS_KEYTAB_ENV})",
+    )
+    auth.add_argument(
+        "--sasl-qop",
+        default=os.environ.get(SASL_QOP_ENV, SASL_QOP_DEFAULT),
+        help="qualities of protection Kerberos clients may choose, as hadoop.rpc.protection: a list "
+        f"of auth, auth-int (signed), auth-conf (encrypted) (env {SASL_QOP_ENV}; default "
+        f"{SASL_QOP_DEFAULT})",
+    )
     authz = serve.add_argument_group("authorization (with --auth password or kerberos)")
-    authz.add_argument("--authorization", choices=[m.value for m in AccessMode],
-                       default=os.environ.get(AUTHORIZATION_ENV, AccessMode.NONE.value),
-                       help="none; owner: owners and admins change and drop, everyone reads; privileges: granted "
-                            f"privileges decide, as Hive's SQL-standard authorization (env {AUTHORIZATION_ENV})")
-    authz.add_argument("--admin", action="append", metavar="NAME",
-                       default=[n.strip() for n in os.environ.get(ADMINS_ENV, "").split(",") if n.strip()],
-                       help="a user who may do everything (repeatable; env "
-                            f"{ADMINS_ENV}, comma-separated); members of the admin role are admins too")
+    authz.add_argument(
+        "--authorization",
+        choices=[m.value for m in AccessMode],
+        default=os.environ.get(AUTHORIZATION_ENV, AccessMode.NONE.value),
+        help="none; owner: owners and admins change and drop, everyone reads; privileges: granted "
+        f"privileges decide, as Hive's SQL-standard authorization (env {AUTHORIZATION_ENV})",
+    )
+    authz.add_argument(
+        "--admin",
+        action="append",
+        metavar="NAME",
+        default=[n.strip() for n in os.environ.get(ADMINS_ENV, "").split(",") if n.strip()],
+        help="a user who may do everything (repeatable; env "
+        f"{ADMINS_ENV}, comma-separated); members of the admin role are admins too",
+    )
     tokens = serve.add_argument_group("delegation tokens (with --auth kerberos), as Hive's hive.cluster.delegation.*")
-    tokens.add_argument("--token-renew-interval", type=_positive_seconds,
-                        default=os.environ.get(TOKEN_RENEW_INTERVAL_ENV, TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT),
-                        help="seconds a token lives without renewal (env "
-                             f"{TOKEN_RENEW_INTERVAL_ENV}; default {TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT:g})")
-    tokens.add_argument("--token-max-lifetime", type=_positive_seconds,
-                        default=os.environ.get(TOKEN_MAX_LIFETIME_ENV, TOKEN_MAX_LIFETIME_SECONDS_DEFAULT),
-                        help="seconds after which no renewal keeps a token alive (env "
-                             f"{TOKEN_MAX_LIFETIME_ENV}; default {TOKEN_MAX_LIFETIME_SECONDS_DEFAULT:g})")
-    tokens.add_argument("--token-key-update-interval", type=_positive_seconds,
-                        default=os.environ.get(TOKEN_KEY_UPDATE_INTERVAL_ENV,
-                                               TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT),
-                        help="seconds a master key signs new tokens before a new one replaces it (env "
-                             f"{TOKEN_KEY_UPDATE_INTERVAL_ENV}; default {TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT:g})")
+    tokens.add_argument(
+        "--token-renew-interval",
+        type=_positive_seconds,
+        default=os.environ.get(TOKEN_RENEW_INTERVAL_ENV, TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT),
+        help="seconds a token lives without renewal (env "
+        f"{TOKEN_RENEW_INTERVAL_ENV}; default {TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT:g})",
+    )
+    tokens.add_argument(
+        "--token-max-lifetime",
+        type=_positive_seconds,
+        default=os.environ.get(TOKEN_MAX_LIFETIME_ENV, TOKEN_MAX_LIFETIME_SECONDS_DEFAULT),
+        help="seconds after which no renewal keeps a token alive (env "
+        f"{TOKEN_MAX_LIFETIME_ENV}; default {TOKEN_MAX_LIFETIME_SECONDS_DEFAULT:g})",
+    )
+    tokens.add_argument(
+        "--token-key-update-interval",
+        type=_positive_seconds,
+        default=os.environ.get(TOKEN_KEY_UPDATE_INTERVAL_ENV, TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT),
+        help="seconds a master key signs new tokens before a new one replaces it (env "
+        f"{TOKEN_KEY_UPDATE_INTERVAL_ENV}; default {TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT:g})",
+    )
     tls = serve.add_argument_group("TLS (both ports; TLS 1.2 and later; files reloaded when they change)")
-    tls.add_argument("--tls-cert", default=os.environ.get(TLS_CERT_ENV),
-                     help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})")
-    tls.add_argument("--tls-key", default=os.environ.get(TLS_KEY_ENV),
-                     help=f"PEM private key of the certificate (env {TLS_KEY_ENV})")
-    tls.add_argument("--tls-ca", default=os.environ.get(TLS_CA_ENV),
-                     help=f"PEM CA certificates: clients must present a certificate they signed (env {TLS_CA_ENV})")
+    tls.add_argument(
+        "--tls-cert",
+        default=os.environ.get(TLS_CERT_ENV),
+        help=f"PEM certificate (chain) of the server (env {TLS_CERT_ENV})",
+    )
+    tls.add_argument(
+        "--tls-key", default=os.environ.get(TLS_KEY_ENV), help=f"PEM private key of the certificate (env {TLS_KEY_ENV})"
+    )
+    tls.add_argument(
+        "--tls-ca",
+        default=os.environ.get(TLS_CA_ENV),
+        help=f"PEM CA certificates: clients must present a certificate they signed (env {TLS_CA_ENV})",
+    )
 
     passwd = commands.add_parser("passwd", help="add a user to a password file (or change its password)")
     passwd.add_argument("file", help="the password file of serve --auth password")
     passwd.add_argument("user")
 
-    init_db = commands.add_parser("init-db", help="create or migrate the catalog schema, then exit")
+    status = commands.add_parser("status", help="check a running metastore with one call, from a shell")
+    status.add_argument(
+        "--uri", default=f"thrift://127.0.0.1:{DEFAULT_PORT}", help="the metastore's Thrift URI (default %(default)s)"
+    )
+    status.add_argument("--timeout", type=_positive_seconds, default=5.0, help="seconds to wait (default 5)")
+    status.add_argument(
+        "--tls-ca",
+        help="connect over TLS, verifying the server (started with --tls-cert) with these PEM CA certificates",
+    )
+    status.add_argument("--tls-cert", help="PEM client certificate for a server started with --tls-ca (with --tls-key)")
+    status.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    status.add_argument(
+        "--health-url", help="also read /health/ready of this --metrics-port address, e.g. http://127.0.0.1:9090"
+    )
+
+    init_db = commands.add_parser("init-db", help="create or upgrade the catalog schema, then exit")
     _add_store_options(init_db)
 
-    partitions = commands.add_parser(
-        "partitions", help="list a table's partitions, pruned by an engine's WHERE clause"
-    )
+    partitions = commands.add_parser("partitions", help="list a table's partitions, pruned by an engine's WHERE clause")
     _add_store_options(partitions)
     partitions.add_argument("table", metavar="DB.TABLE")
     partitions.add_argument("--where", default="", help="a WHERE clause as an engine writes it")
     partitions.add_argument("--json", action="store_true", help="print JSON instead of one name per line")
-    parser.set_defaults(handlers=hudi_cli.add_commands(commands, _add_store_options))
+    parser.set_defaults(
+        handlers={**hudi_cli.add_commands(commands, _add_store_options), **schema_cli.add_commands(commands)}
+    )
     return parser
 
 
-def make_server(catalog: Catalog, host: str, port: int, transport: str = "buffered",
-                protocol: str = "binary", reuse_port: bool = False, tls: ServerTls | None = None,
-                audit: AuditLog | None = None, sasl: MechanismFactories | None = None,
-                user_name: Callable[[str], str] = str, limits: ServingLimits = ServingLimits()) -> ThriftServer:
-    """The Hive Metastore port; ``user_name`` maps authenticated principals to user names."""
+def make_server(
+    catalog: Catalog,
+    host: str,
+    port: int,
+    transport: str = "buffered",
+    protocol: str = "binary",
+    reuse_port: bool = False,
+    tls: ServerTls | None = None,
+    audit: AuditLog | None = None,
+    sasl: MechanismFactories | None = None,
+    user_name: Callable[[str], str] = str,
+    limits: ServingLimits = ServingLimits(),
+    on_call: CallRecorder | None = None,
+) -> ThriftServer:
+    """The Hive Metastore port; ``user_name`` maps authenticated principals to user names; ``on_call``
+    hears of each call (metrics)."""
     handler = MetastoreHandler(catalog, user_name=user_name)
-    processor = MetastoreProcessor(hive.ThriftHiveMetastore, handler, audit=audit)
+    processor = MetastoreProcessor(hive.ThriftHiveMetastore, handler, audit=audit, on_call=on_call)
     return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl, limits=limits)
 
 
-def make_metaserver(catalog: Catalog, host: str, port: int, reuse_port: bool = False,
-                    tls: ServerTls | None = None, audit: AuditLog | None = None,
-                    limits: ServingLimits = ServingLimits()) -> ThriftServer:
+def make_metaserver(
+    catalog: Catalog,
+    host: str,
+    port: int,
+    reuse_port: bool = False,
+    tls: ServerTls | None = None,
+    audit: AuditLog | None = None,
+    limits: ServingLimits = ServingLimits(),
+    on_call: CallRecorder | None = None,
+    on_commit: Callable[[], None] = lambda: None,
+) -> ThriftServer:
     """Hudi's metaserver protocol, as its clients speak it: binary protocol over a socket."""
-    processor = MetastoreProcessor(metaserver.ThriftHoodieMetaserver, MetaserverHandler(catalog),
-                                   METASERVER_PREFERENCES, audit=audit)
-    return ThriftServer(processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls,
-                        limits=limits)
+    processor = MetastoreProcessor(
+        metaserver.ThriftHoodieMetaserver,
+        MetaserverHandler(catalog, on_commit),
+        METASERVER_PREFERENCES,
+        audit=audit,
+        on_call=on_call,
+    )
+    return ThriftServer(
+        processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls, limits=limits
+    )
 
 
 OWN_FILES = 256
@@ -268,8 +430,9 @@ OWN_FILES = 256
 
 
 def _serving_limits(args: argparse.Namespace) -> ServingLimits:
-    return ServingLimits(args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size,
-                         args.threads)
+    return ServingLimits(
+        args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size, args.threads
+    )
 
 
 def _raise_open_file_limit(wanted: int) -> None:
@@ -279,8 +442,12 @@ def _raise_open_file_limit(wanted: int) -> None:
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     if hard != resource.RLIM_INFINITY and hard < wanted:
-        log.warning("the open files limit (%d) is below --max-connections plus the server's own files (%d): "
-                    "connections will be refused before the maximum", hard, wanted)
+        log.warning(
+            "the open files limit (%d) is below --max-connections plus the server's own files (%d): "
+            "connections will be refused before the maximum",
+            hard,
+            wanted,
+        )
 
 
 def _token_lifetimes(args: argparse.Namespace) -> TokenLifetimes:
@@ -303,35 +470,75 @@ def _serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
         return 2
-    _tls(args), check_options(args)  # bad TLS or authentication options stop here, before any worker starts
+    _tls(args)  # bad TLS or authentication options stop here, before any worker starts
+    check_options(args)
     warning = exposure_warning(args)
     if warning:
         log.warning(warning)
-    if args.workers == 1:
-        return _serve_process(args)
-    return _serve_workers(args)
+    # before prometheus_client is imported, by this process or the workers it forks
+    metrics_directory = use_metrics_directory() if args.metrics_port is not None else None
+    try:
+        if args.workers == 1:
+            return _serve_process(args, metrics_directory=metrics_directory)
+        return _serve_workers(args, metrics_directory)
+    finally:  # only this process gets here: a forked worker leaves through multiprocessing's own exit
+        if metrics_directory is not None:
+            shutil.rmtree(metrics_directory, ignore_errors=True)
+
+
+def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: Path) -> OpsServer:
+    return OpsServer(args.metrics_host or args.host, args.metrics_port, catalog, metrics_directory)
 
 
 def _port_error(args: argparse.Namespace, error: OSError) -> int:
-    print(f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}): {error}; "
-          "choose others with --port / --metaserver-port, or --no-metaserver", file=sys.stderr)
+    metrics = "" if args.metrics_port is None else f", metrics {args.metrics_host or args.host}:{args.metrics_port}"
+    print(
+        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}): "
+        f"{error}; choose others with --port / --metaserver-port / --metrics-port, or --no-metaserver",
+        file=sys.stderr,
+    )
     return 1
 
 
-def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=None) -> int:
-    """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given."""
+class _BackgroundTask(Protocol):
+    """A thread of work beside the serving: event clean-up, snapshot sync, connection gauge."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def _serve_process(
+    args: argparse.Namespace, worker: int | None = None, ready=None, metrics_directory: Path | None = None
+) -> int:
+    """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given.
+    With ``--metrics-port``, records metrics (in ``metrics_directory``, which a single process also serves
+    over HTTP; a worker's supervisor serves it otherwise)."""
     tls = _tls(args)
+    recording = args.metrics_port is not None
+    if recording:
+        from . import metrics  # only now: prometheus_client reads the metrics directory when first imported
     # a worker's supervisor has made the schema ready already
-    catalog = Catalog.open(args.db_url, args.warehouse, init=worker is None, snapshot_sync=args.snapshot_sync,
-                           txn_timeout=args.txn_timeout, event_format=HiveJsonMessages(), event_ttl=args.event_ttl,
-                           token_lifetimes=_token_lifetimes(args),
-                           access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
-                           filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
-                           retry_policy=RetryPolicy(args.db_retry_budget), data_roots=args.data_root)
+    catalog = Catalog.open(
+        args.db_url,
+        args.warehouse,
+        init=worker is None,
+        snapshot_sync=args.snapshot_sync,
+        txn_timeout=args.txn_timeout,
+        event_format=HiveJsonMessages(),
+        event_ttl=args.event_ttl,
+        token_lifetimes=_token_lifetimes(args),
+        access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
+        filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
+        retry_policy=RetryPolicy(args.db_retry_budget),
+        data_roots=args.data_root,
+        upgrade_schema=args.upgrade_schema,
+        observer=metrics.PrometheusObserver() if recording else IGNORED,
+    )
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process
-    background = [EventCleaner(catalog)] if not worker else []
+    background: list[_BackgroundTask] = [EventCleaner(catalog)] if not worker else []
     if args.snapshot_sync == "async" and not worker:
         background.append(SnapshotSyncer(catalog))
     reuse_port = worker is not None
@@ -339,13 +546,43 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
         audit = AuditLog(args.audit_log) if args.audit_log else None
         limits = _serving_limits(args)
         _raise_open_file_limit(limits.max_connections * (1 if args.no_metaserver else 2) + OWN_FILES)
-        server = make_server(catalog, args.host, args.port, args.transport, args.protocol, reuse_port, tls, audit,
-                             sasl, user_names(args), limits)
-        hudi_server = None if args.no_metaserver else make_metaserver(catalog, args.host, args.metaserver_port,
-                                                                      reuse_port, tls, audit, limits)
+        on_call = metrics.record_call if recording else None
+        server = make_server(
+            catalog,
+            args.host,
+            args.port,
+            args.transport,
+            args.protocol,
+            reuse_port,
+            tls,
+            audit,
+            sasl,
+            user_names(args),
+            limits,
+            on_call,
+        )
+        hudi_server = (
+            None
+            if args.no_metaserver
+            else make_metaserver(
+                catalog,
+                args.host,
+                args.metaserver_port,
+                reuse_port,
+                tls,
+                audit,
+                limits,
+                on_call,
+                metrics.record_metaserver_commit if recording else lambda: None,
+            )
+        )
+        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
+    if recording:
+        servers = [server] if hudi_server is None else [server, hudi_server]
+        background.append(metrics.ConnectionGauge(lambda: sum(s.open_connections for s in servers)))
 
     def _stop(signum, _frame) -> None:
         log.info("received signal %d, stopping", signum)
@@ -355,17 +592,24 @@ def _serve_process(args: argparse.Namespace, worker: int | None = None, ready=No
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    log.info("catalog database %s, warehouse %s", catalog.store.engine.url.render_as_string(hide_password=True),
-             catalog.warehouse.root)
+    log.info(
+        "catalog database %s, warehouse %s",
+        catalog.store.engine.url.render_as_string(hide_password=True),
+        catalog.warehouse.root,
+    )
     if hudi_server is not None:
         threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
     for task in background:
         task.start()
+    if ops is not None:
+        ops.start()
     if ready is not None:
         ready.set()
     else:
         _print_listening(args.host, server.port, None if hudi_server is None else hudi_server.port)
     server.serve_forever()
+    if ops is not None:
+        ops.stop()
     for task in background:
         task.stop()
     catalog.close()
@@ -379,8 +623,9 @@ def _print_listening(host: str, port: int, metaserver_port: int | None, workers:
     print(f"hudi-metastore listening on thrift://{host}:{port}{suffix}", flush=True)
 
 
-def _serve_workers(args: argparse.Namespace) -> int:
-    """``--workers N``: reserve the ports, create or migrate the schema once, then run N server processes."""
+def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> int:
+    """``--workers N``: reserve the ports, create or migrate the schema once, then run N server processes;
+    with ``--metrics-port`` this process serves the workers' metrics and the health probes."""
     try:
         reserved = [reserve_port(args.host, args.port)]
         if not args.no_metaserver:
@@ -390,7 +635,15 @@ def _serve_workers(args: argparse.Namespace) -> int:
     args.port = reserved[0].getsockname()[1]
     if not args.no_metaserver:
         args.metaserver_port = reserved[1].getsockname()[1]
-    Catalog.open(args.db_url, args.warehouse).close()  # schema ready before the workers start
+    # schema ready before the workers start
+    catalog = Catalog.open(args.db_url, args.warehouse, upgrade_schema=args.upgrade_schema)
+    try:
+        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+    except OSError as error:
+        catalog.close()
+        return _port_error(args, error)
+    if ops is None:
+        catalog.close()  # kept open only to answer the probes and count locks
 
     def run_worker(index: int, ready) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):  # not the supervisor's handlers: the worker sets its own
@@ -399,12 +652,17 @@ def _serve_workers(args: argparse.Namespace) -> int:
             sock.close()
         sys.exit(_serve_process(args, worker=index, ready=ready))
 
-    pool = WorkerPool(run_worker, args.workers)
+    pool = WorkerPool(run_worker, args.workers, on_exit=forget_process if ops is not None else lambda pid: None)
     install_stop_handlers(pool)
     if not pool.start():
         return 1
+    if ops is not None:
+        ops.start()
     _print_listening(args.host, args.port, None if args.no_metaserver else args.metaserver_port, args.workers)
     code = pool.supervise()
+    if ops is not None:
+        ops.stop()
+        catalog.close()
     for sock in reserved:
         sock.close()
     return code
@@ -412,9 +670,8 @@ def _serve_workers(args: argparse.Namespace) -> int:
 
 def _init_db(args: argparse.Namespace) -> int:
     catalog = Catalog.open(args.db_url, args.warehouse, init=False)
-    version = catalog.init()
-    print(f"catalog schema version {version} ready at "
-          f"{catalog.store.engine.url.render_as_string(hide_password=True)}")
+    version = catalog.init(upgrade=True)
+    print(f"catalog schema version {version} ready at {catalog.store.engine.url.render_as_string(hide_password=True)}")
     catalog.close()
     return 0
 
@@ -432,11 +689,18 @@ def _partitions(args: argparse.Namespace) -> int:
     finally:
         catalog.close()
     if args.json:
-        print(json.dumps({
-            "table": f"{database}.{table}".lower(),
-            "where": args.where,
-            "partitions": [{"name": n, "values": p.values, "location": p.sd.location} for n, p in zip(names, found)],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "table": f"{database}.{table}".lower(),
+                    "where": args.where,
+                    "partitions": [
+                        {"name": n, "values": p.values, "location": p.sd.location} for n, p in zip(names, found)
+                    ],
+                },
+                indent=2,
+            )
+        )
     else:
         print("\n".join(names))
     return 0
@@ -463,13 +727,37 @@ def _passwd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _status(args: argparse.Namespace) -> int:
+    """One cheap call to a running metastore (and its readiness probe with ``--health-url``): prints one line
+    and exits 0 when it answered, 1 otherwise."""
+    try:
+        if bool(args.tls_cert) != bool(args.tls_key):
+            raise StatusError("--tls-cert and --tls-key go together")
+        client_certificate = (args.tls_cert, args.tls_key) if args.tls_cert else None
+        answer = check_metastore(args.uri, args.timeout, args.tls_ca, client_certificate)
+        print(f"ok {args.uri}: {answer}")
+        if args.health_url:
+            print(f"ok {args.health_url}: {check_readiness(args.health_url, args.timeout)}")
+    except StatusError as error:
+        print(f"failed: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(args, "log_level", "INFO").upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     try:
-        handlers = {"serve": _serve, "init-db": _init_db, "partitions": _partitions, "passwd": _passwd,
-                    **args.handlers}
+        handlers = {
+            "serve": _serve,
+            "init-db": _init_db,
+            "partitions": _partitions,
+            "passwd": _passwd,
+            "status": _status,
+            **args.handlers,
+        }
         return handlers[args.command](args)
     except CatalogError as e:
         print(f"hudi-metastore: {e}", file=sys.stderr)

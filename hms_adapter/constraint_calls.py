@@ -17,10 +17,22 @@ class ConstraintCalls:
 
     catalog: Catalog
 
-    def create_table_with_constraints(self, tbl, primaryKeys, foreignKeys, uniqueConstraints=None,
-                                      notNullConstraints=None, defaultConstraints=None, checkConstraints=None):
-        self.catalog.tables.create(from_thrift_table(tbl), constraints=from_thrift_constraints(
-            primaryKeys, foreignKeys, uniqueConstraints, notNullConstraints, defaultConstraints, checkConstraints))
+    def create_table_with_constraints(
+        self,
+        tbl,
+        primaryKeys,
+        foreignKeys,
+        uniqueConstraints=None,
+        notNullConstraints=None,
+        defaultConstraints=None,
+        checkConstraints=None,
+    ):
+        self.catalog.tables.create(
+            from_thrift_table(tbl),
+            constraints=from_thrift_constraints(
+                primaryKeys, foreignKeys, uniqueConstraints, notNullConstraints, defaultConstraints, checkConstraints
+            ),
+        )
 
     def add_primary_key(self, req):
         self.catalog.constraints.add(from_thrift_constraints(primary_keys=req.primaryKeyCols))
@@ -48,35 +60,48 @@ class ConstraintCalls:
 
     def get_primary_keys(self, request):
         return hive.PrimaryKeysResponse(
-            primaryKeys=self._of_kind(ConstraintKind.PRIMARY_KEY, request.db_name, request.tbl_name))
+            primaryKeys=self._of_kind(ConstraintKind.PRIMARY_KEY, request.db_name, request.tbl_name)
+        )
 
     def get_foreign_keys(self, request):
         found = self.catalog.constraints.foreign_keys(
-            strip_catalog(request.parent_db_name), request.parent_tbl_name, strip_catalog(request.foreign_db_name),
-            request.foreign_tbl_name)
+            strip_catalog(request.parent_db_name),
+            request.parent_tbl_name,
+            strip_catalog(request.foreign_db_name),
+            request.foreign_tbl_name,
+        )
         return hive.ForeignKeysResponse(foreignKeys=TO_THRIFT[ConstraintKind.FOREIGN_KEY](found))
 
     def get_unique_constraints(self, request):
         return hive.UniqueConstraintsResponse(
-            uniqueConstraints=self._of_kind(ConstraintKind.UNIQUE, request.db_name, request.tbl_name))
+            uniqueConstraints=self._of_kind(ConstraintKind.UNIQUE, request.db_name, request.tbl_name)
+        )
 
     def get_not_null_constraints(self, request):
         return hive.NotNullConstraintsResponse(
-            notNullConstraints=self._of_kind(ConstraintKind.NOT_NULL, request.db_name, request.tbl_name))
+            notNullConstraints=self._of_kind(ConstraintKind.NOT_NULL, request.db_name, request.tbl_name)
+        )
 
     def get_default_constraints(self, request):
         return hive.DefaultConstraintsResponse(
-            defaultConstraints=self._of_kind(ConstraintKind.DEFAULT, request.db_name, request.tbl_name))
+            defaultConstraints=self._of_kind(ConstraintKind.DEFAULT, request.db_name, request.tbl_name)
+        )
 
     def get_check_constraints(self, request):
         return hive.CheckConstraintsResponse(
-            checkConstraints=self._of_kind(ConstraintKind.CHECK, request.db_name, request.tbl_name))
+            checkConstraints=self._of_kind(ConstraintKind.CHECK, request.db_name, request.tbl_name)
+        )
 
     def get_all_table_constraints(self, request):
         found = self.catalog.constraints.of_table(strip_catalog(request.dbName) or "", request.tblName)
         by_kind = {kind: TO_THRIFT[kind]([c for c in found if c.kind == kind]) for kind in ConstraintKind}
-        return hive.AllTableConstraintsResponse(allTableConstraints=hive.SQLAllTableConstraints(
-            primaryKeys=by_kind[ConstraintKind.PRIMARY_KEY], foreignKeys=by_kind[ConstraintKind.FOREIGN_KEY],
-            uniqueConstraints=by_kind[ConstraintKind.UNIQUE], notNullConstraints=by_kind[ConstraintKind.NOT_NULL],
-            defaultConstraints=by_kind[ConstraintKind.DEFAULT], checkConstraints=by_kind[ConstraintKind.CHECK],
-        ))
+        return hive.AllTableConstraintsResponse(
+            allTableConstraints=hive.SQLAllTableConstraints(
+                primaryKeys=by_kind[ConstraintKind.PRIMARY_KEY],
+                foreignKeys=by_kind[ConstraintKind.FOREIGN_KEY],
+                uniqueConstraints=by_kind[ConstraintKind.UNIQUE],
+                notNullConstraints=by_kind[ConstraintKind.NOT_NULL],
+                defaultConstraints=by_kind[ConstraintKind.DEFAULT],
+                checkConstraints=by_kind[ConstraintKind.CHECK],
+            )
+        )

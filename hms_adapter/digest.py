@@ -146,15 +146,17 @@ class DigestMechanism:
             self._nonce = base64.b64encode(secrets.token_bytes(24)).decode()
             qops = ",".join(self._qop.names())
             cipher = f',cipher="{CIPHER}"' if self._qop & Qop.AUTH_CONF else ""
-            return (f'realm="{REALM}",nonce="{self._nonce}",qop="{qops}",charset=utf-8,'
-                    f'maxbuf={MAX_BUFFER}{cipher},algorithm=md5-sess').encode()
-        return self._check(parse_directives(response))
+            return (
+                f'realm="{REALM}",nonce="{self._nonce}",qop="{qops}",charset=utf-8,'
+                f"maxbuf={MAX_BUFFER}{cipher},algorithm=md5-sess"
+            ).encode()
+        return self._check(parse_directives(response), self._nonce)
 
-    def _check(self, d: dict[str, str]) -> bytes:
+    def _check(self, d: dict[str, str], nonce: str) -> bytes:
         for key in ("username", "nonce", "cnonce", "nc", "digest-uri", "response"):
             if not d.get(key):
                 raise SaslRefused(f"DIGEST-MD5: the response lacks {key}")
-        if not hmac.compare_digest(d["nonce"], self._nonce) or d["nc"] != "00000001":
+        if not hmac.compare_digest(d["nonce"], nonce) or d["nc"] != "00000001":
             raise SaslRefused("DIGEST-MD5: stale or replayed response")
         if d.get("realm", REALM) != REALM or d["digest-uri"].split("/")[1:2] != [REALM]:
             raise SaslRefused("DIGEST-MD5: wrong realm or digest-uri")
@@ -180,8 +182,7 @@ class DigestMechanism:
             self.security_layer = DigestIntegrityLayer(ha1)
         elif qop == "auth-conf":
             self.security_layer = DigestPrivacyLayer(ha1)
-        log.debug("delegation token %d of %s authenticated with %s", identifier.sequence_number,
-                  identifier.owner, qop)
+        log.debug("delegation token %d of %s authenticated with %s", identifier.sequence_number, identifier.owner, qop)
         return f"rspauth={self._digest(ha1, d, qop, b'')}".encode()
 
     @staticmethod

@@ -22,9 +22,16 @@ changing transaction, as Hive's ``DbNotificationListener`` does as a transaction
 
 
 def _to_thrift(event: StoredEvent):
-    return hive.NotificationEvent(eventId=event.event_id, eventTime=event.event_time, eventType=event.type,
-                                  dbName=event.database, tableName=event.table, message=event.message,
-                                  messageFormat=event.message_format, catName=event.catalog)
+    return hive.NotificationEvent(
+        eventId=event.event_id,
+        eventTime=event.event_time,
+        eventType=event.type,
+        dbName=event.database,
+        tableName=event.table,
+        message=event.message,
+        messageFormat=event.message_format,
+        catName=event.catalog,
+    )
 
 
 def _catalog_filter(rqst) -> str | None:
@@ -45,20 +52,32 @@ class EventCalls:
         """Events after ``lastEvent`` (at most ``maxEvents`` when positive), filtered as Hive 3/4 requests
         ask. Events removed by their time to live are simply not there, as in Hive: consumers see the gap."""
         max_events = rqst.maxEvents if rqst.maxEvents is not None and rqst.maxEvents > 0 else -1
-        events = self.catalog.events.after(rqst.lastEvent or 0, max_events, strip_catalog(rqst.dbName) or None,
-                                           rqst.tableNames, rqst.eventTypeSkipList, _catalog_filter(rqst))
+        events = self.catalog.events.after(
+            rqst.lastEvent or 0,
+            max_events,
+            strip_catalog(rqst.dbName) or None,
+            rqst.tableNames,
+            rqst.eventTypeSkipList,
+            _catalog_filter(rqst),
+        )
         return hive.NotificationEventResponse(events=[_to_thrift(e) for e in events])
 
     def get_notification_events_count(self, rqst):
-        count = self.catalog.events.count(rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None,
-                                          _catalog_filter(rqst), rqst.toEventId, rqst.limit)
+        count = self.catalog.events.count(
+            rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None, _catalog_filter(rqst), rqst.toEventId, rqst.limit
+        )
         return hive.NotificationEventsCountResponse(eventsCount=count)
 
     def fire_listener_event(self, rqst):
         """An engine's ``INSERT`` events (Hive 2.3's one insert, or Hive 3/4's list of them)."""
         data = rqst.data
-        inserts = ([data.insertData] if data is not None and data.insertData is not None
-                   else list(data.insertDatas or []) if data is not None else [])
+        inserts = (
+            [data.insertData]
+            if data is not None and data.insertData is not None
+            else list(data.insertDatas or [])
+            if data is not None
+            else []
+        )
         if not inserts or not rqst.dbName or not rqst.tableName:
             raise InvalidInputError("fire_listener_event needs a database, a table and insert data")
         ids = []
@@ -67,6 +86,13 @@ class EventCalls:
             files = insert.filesAddedChecksum if hive3_layout else insert.filesAdded
             checksums = insert.hive3FilesAddedChecksum if hive3_layout else insert.filesAddedChecksum
             values = insert.partitionVal or rqst.partitionVals
-            ids.append(self.catalog.events.insert(strip_catalog(rqst.dbName), rqst.tableName, values or None,
-                                                  list(files or []), list(checksums or [])))
+            ids.append(
+                self.catalog.events.insert(
+                    strip_catalog(rqst.dbName) or "",
+                    rqst.tableName,
+                    values or None,
+                    list(files or []),
+                    list(checksums or []),
+                )
+            )
         return hive.FireEventResponse(eventIds=ids)

@@ -9,6 +9,7 @@ ignore properties they do not know. Objects are embedded as Thrift ``TJSONProtoc
 from __future__ import annotations
 
 import json
+from typing import TypeVar
 
 from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.events import CatalogEvent, EventType
@@ -21,6 +22,15 @@ from .convert.table import to_thrift_table
 from .convert.tjson import to_tjson
 
 MESSAGE_FORMAT = "json-0.2"
+
+T = TypeVar("T")
+
+
+def _carried(value: T | None, what: str, event: CatalogEvent) -> T:
+    """An object the event must carry for its message; a ``ValueError`` names an event built without it."""
+    if value is None:
+        raise ValueError(f"a {event.type} event carries no {what}")
+    return value
 
 
 def _table_json(table: Table) -> str:
@@ -49,41 +59,67 @@ class HiveJsonMessages:
     def _body(event: CatalogEvent) -> dict:
         kind = event.type
         if kind in (EventType.CREATE_DATABASE, EventType.DROP_DATABASE):
-            return {"cat": current_catalog(), "db": event.database.name,
-                    "dbJson": to_tjson(to_thrift_database(event.database))}
+            database = _carried(event.database, "database", event)
+            return {"cat": current_catalog(), "db": database.name, "dbJson": to_tjson(to_thrift_database(database))}
         if kind == EventType.ALTER_DATABASE:
-            return {"cat": current_catalog(), "db": event.database.name,
-                    "dbObjBeforeJson": to_tjson(to_thrift_database(event.old_database)),
-                    "dbObjAfterJson": to_tjson(to_thrift_database(event.database))}
+            database = _carried(event.database, "database", event)
+            return {
+                "cat": current_catalog(),
+                "db": database.name,
+                "dbObjBeforeJson": to_tjson(to_thrift_database(_carried(event.old_database, "old database", event))),
+                "dbObjAfterJson": to_tjson(to_thrift_database(database)),
+            }
         if kind == EventType.CREATE_FUNCTION:
-            return {"db": event.function.database, "functionObjJson": to_tjson(to_thrift_function(event.function))}
+            function = _carried(event.function, "function", event)
+            return {"db": function.database, "functionObjJson": to_tjson(to_thrift_function(function))}
         if kind == EventType.DROP_FUNCTION:
-            return {"db": event.function.database, "functionName": event.function.name}
-        table = event.table
+            function = _carried(event.function, "function", event)
+            return {"db": function.database, "functionName": function.name}
+        table = _carried(event.table, "table", event)
         body = {"cat": current_catalog(), "db": table.database, "table": table.name, "tableType": table.table_type}
         truncated = "true" if event.truncate else "false"
         if kind == EventType.ALTER_TABLE:
-            return {**body, "tableObjBeforeJson": _table_json(event.old_table), "tableObjAfterJson": _table_json(table),
-                    "isTruncateOp": truncated, "writeId": 0}
+            return {
+                **body,
+                "tableObjBeforeJson": _table_json(_carried(event.old_table, "old table", event)),
+                "tableObjAfterJson": _table_json(table),
+                "isTruncateOp": truncated,
+                "writeId": 0,
+            }
         body["tableObjJson"] = _table_json(table)
         if kind == EventType.CREATE_TABLE:
             return {**body, "files": []}
         if kind == EventType.DROP_TABLE:
             return body
         if kind == EventType.ADD_PARTITION:
-            return {**body, "partitions": [_key_values(table, p) for p in event.partitions],
-                    "partitionListJson": [_partition_json(p) for p in event.partitions], "partitionFiles": []}
+            return {
+                **body,
+                "partitions": [_key_values(table, p) for p in event.partitions],
+                "partitionListJson": [_partition_json(p) for p in event.partitions],
+                "partitionFiles": [],
+            }
         if kind == EventType.DROP_PARTITION:
             return {**body, "partitions": [_key_values(table, p) for p in event.partitions]}
         if kind == EventType.ALTER_PARTITION:
             before, after = event.old_partitions[0], event.partitions[0]
-            return {**body, "keyValues": _key_values(table, before), "isTruncateOp": truncated, "writeId": 0,
-                    "partitionObjBeforeJson": _partition_json(before), "partitionObjAfterJson": _partition_json(after)}
+            return {
+                **body,
+                "keyValues": _key_values(table, before),
+                "isTruncateOp": truncated,
+                "writeId": 0,
+                "partitionObjBeforeJson": _partition_json(before),
+                "partitionObjAfterJson": _partition_json(after),
+            }
         if kind == EventType.INSERT:
             partition = event.partitions[0] if event.partitions else None
-            files = [f"{f}#{c}" if c else f for f, c in zip(event.files, event.file_checksums)] \
-                + event.files[len(event.file_checksums):]
-            return {**body, "replace": "true" if event.replace else "false", "files": files,
-                    "partKeyVals": _key_values(table, partition) if partition else None,
-                    **({"ptnObjJson": _partition_json(partition)} if partition else {})}
+            files = [f"{f}#{c}" if c else f for f, c in zip(event.files, event.file_checksums)] + event.files[
+                len(event.file_checksums) :
+            ]
+            return {
+                **body,
+                "replace": "true" if event.replace else "false",
+                "files": files,
+                "partKeyVals": _key_values(table, partition) if partition else None,
+                **({"ptnObjJson": _partition_json(partition)} if partition else {}),
+            }
         raise ValueError(f"no Hive message for event type {kind}")

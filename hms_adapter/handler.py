@@ -68,8 +68,9 @@ def _db(name: str | None) -> str:
     return strip_catalog(name) or ""
 
 
-class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls, TokenCalls,
-                       AuthorizationCalls):
+class MetastoreHandler(
+    CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, EventCalls, TokenCalls, AuthorizationCalls
+):
     """Serves the HMS calls over one ``Catalog`` (the catalog calls in ``CatalogCalls``, the lock and
     transaction calls in ``LockCalls``, the constraint calls in ``ConstraintCalls``, the column statistics
     calls in ``StatsCalls``, the notification event calls in ``EventCalls``, the delegation token calls in
@@ -77,15 +78,20 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
     The processor runs each call in its ``call_scope``: the catalog its arguments name, and its connection's
     settings. ``user_name`` maps a principal to its user name (identity without Kerberos)."""
 
-    def __init__(self, catalog: Catalog, config: dict[str, str] | None = None,
-                 user_name: Callable[[str], str] = str) -> None:
+    def __init__(
+        self, catalog: Catalog, config: dict[str, str] | None = None, user_name: Callable[[str], str] = str
+    ) -> None:
         self.catalog = catalog
         self.user_name = user_name
         self.started = int(time.time())
         self.stats_encodings = StatsEncodings()
         self.meta_conf = ConnectionMetaConf()
-        self.config = {WAREHOUSE_KEY: catalog.warehouse.root, **EVENT_CONFIG,
-                       EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s", **(config or {})}
+        self.config = {
+            WAREHOUSE_KEY: catalog.warehouse.root,
+            **EVENT_CONFIG,
+            EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s",
+            **(config or {}),
+        }
 
     # -- fb303 and session ------------------------------------------------------------------------
 
@@ -189,12 +195,20 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def create_database_req(self, createDatabaseRequest):
         req = createDatabaseRequest
-        self.create_database(hive.Database(
-            name=req.databaseName, description=req.description, locationUri=req.locationUri,
-            parameters=req.parameters, privileges=req.privileges, ownerName=req.ownerName,
-            ownerType=req.ownerType, catalogName=req.catalogName, createTime=req.createTime,
-            managedLocationUri=req.managedLocationUri,
-        ))
+        self.create_database(
+            hive.Database(
+                name=req.databaseName,
+                description=req.description,
+                locationUri=req.locationUri,
+                parameters=req.parameters,
+                privileges=req.privileges,
+                ownerName=req.ownerName,
+                ownerType=req.ownerType,
+                catalogName=req.catalogName,
+                createTime=req.createTime,
+                managedLocationUri=req.managedLocationUri,
+            )
+        )
 
     def get_database_req(self, request):
         return self.get_database(request.name)
@@ -245,15 +259,21 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
     def get_tables_ext(self, req):
         """Hive 4's table list with access types: every table here is read-write and needs no processor
         capability."""
-        names = self.visible_tables(req.database, self.catalog.tables.names(_db(req.database),
-                                                                            req.tableNamePattern or None))
+        names = self.visible_tables(
+            req.database, self.catalog.tables.names(_db(req.database), req.tableNamePattern or None)
+        )
         if req.limit is not None and req.limit >= 0:
-            names = names[:req.limit]
+            names = names[: req.limit]
         fields = req.requestedFields or 0
-        return [hive.ExtendedTableInfo(
-            tblName=name, accessType=ACCESS_READ_WRITE if fields & GET_TABLES_ACCESS_TYPE else None,
-            requiredReadCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None,
-            requiredWriteCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None) for name in names]
+        return [
+            hive.ExtendedTableInfo(
+                tblName=name,
+                accessType=ACCESS_READ_WRITE if fields & GET_TABLES_ACCESS_TYPE else None,
+                requiredReadCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None,
+                requiredWriteCapabilities=[] if fields & GET_TABLES_CAPABILITIES else None,
+            )
+            for name in names
+        ]
 
     def get_table_meta(self, db_patterns, tbl_patterns, tbl_types):
         metas = self.catalog.tables.metas(strip_catalog(db_patterns), tbl_patterns, list(tbl_types or []))
@@ -308,10 +328,18 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def create_table_req(self, request):
         """Hive 4's form: the table and its constraints in one transaction."""
-        self.catalog.tables.create(from_thrift_table(request.table), _env(request.envContext),
-                                   from_thrift_constraints(request.primaryKeys, request.foreignKeys,
-                                                           request.uniqueConstraints, request.notNullConstraints,
-                                                           request.defaultConstraints, request.checkConstraints))
+        self.catalog.tables.create(
+            from_thrift_table(request.table),
+            _env(request.envContext),
+            from_thrift_constraints(
+                request.primaryKeys,
+                request.foreignKeys,
+                request.uniqueConstraints,
+                request.notNullConstraints,
+                request.defaultConstraints,
+                request.checkConstraints,
+            ),
+        )
 
     def alter_table(self, dbname, tbl_name, new_tbl):
         self._alter_table(dbname, tbl_name, new_tbl, {})
@@ -387,8 +415,9 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def append_partition_with_environment_context(self, db_name, tbl_name, part_vals, environment_context):
         return to_thrift_partition(
-            self.catalog.partitions.append(_db(db_name), tbl_name, values=part_vals,
-                                           environment=_env(environment_context))
+            self.catalog.partitions.append(
+                _db(db_name), tbl_name, values=part_vals, environment=_env(environment_context)
+            )
         )
 
     def append_partition_req(self, appendPartitionsReq):
@@ -405,8 +434,9 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def append_partition_by_name_with_environment_context(self, db_name, tbl_name, part_name, environment_context):
         return to_thrift_partition(
-            self.catalog.partitions.append(_db(db_name), tbl_name, name=part_name,
-                                           environment=_env(environment_context))
+            self.catalog.partitions.append(
+                _db(db_name), tbl_name, name=part_name, environment=_env(environment_context)
+            )
         )
 
     # -- partitions: read -------------------------------------------------------------------------
@@ -444,17 +474,24 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         ``wrapper``: the Hive 3/4 response struct that carries the list, if any.
         """
         table, found = self.catalog.partitions.read_encoded(_db(db_name), tbl_name, **selection)
-        fresh = {e.part_id: encode_partition_fields(e.partition) for e in found if e.encoded is None}
+        # not cached: the model to encode and the revision to cache the encoding for
+        to_encode = [
+            (e.part_id, e.revision, e.partition) for e in found if e.partition is not None and e.revision is not None
+        ]
+        fresh = {part_id: encode_partition_fields(partition) for part_id, _, partition in to_encode}
         if fresh:
             try:
-                self.catalog.partitions.save_encodings([(e.part_id, e.revision, fresh[e.part_id])
-                                                        for e in found if e.part_id in fresh])
+                self.catalog.partitions.save_encodings(
+                    [(part_id, revision, fresh[part_id]) for part_id, revision, _ in to_encode]
+                )
             except CatalogError as error:  # the answer stands; the next read encodes again
-                log.warning("could not cache %d partition encodings of %s: %s",
-                            len(fresh), table.qualified_name, error)
-        return EncodedPartitionList(table.database, table.name,
-                                    [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found],
-                                    wrapper)
+                log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
+        return EncodedPartitionList(
+            table.database,
+            table.name,
+            [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found],
+            wrapper,
+        )
 
     # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
     # parameter key patterns) are honoured by building those answers without the encoding cache.
@@ -466,16 +503,23 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         wrapper = hive.GetPartitionsPsWithAuthResponse
         if req.partNames:
             return self._requested(req.dbName, req.tblName, req, wrapper, names=req.partNames)
-        return self._requested(req.dbName, req.tblName, req, wrapper, values=req.partVals,
-                               max_parts=_limit(req.maxParts))
+        return self._requested(
+            req.dbName, req.tblName, req, wrapper, values=req.partVals, max_parts=_limit(req.maxParts)
+        )
 
     def get_partitions_by_filter_req(self, req):
-        return self._filter_call(self._requested, req.dbName, req.tblName, req, None, filter_text=req.filter or "",
-                                 max_parts=_limit(req.maxParts))
+        return self._filter_call(
+            self._requested,
+            req.dbName,
+            req.tblName,
+            req,
+            None,
+            filter_text=req.filter or "",
+            max_parts=_limit(req.maxParts),
+        )
 
     def get_partitions_by_names_req(self, req):
-        return self._requested(req.db_name, req.tbl_name, req, hive.GetPartitionsByNamesResult,
-                               names=req.names or [])
+        return self._requested(req.db_name, req.tbl_name, req, hive.GetPartitionsByNamesResult, names=req.names or [])
 
     def get_partition_names_ps_req(self, req):
         names = self.catalog.partitions.names(_db(req.dbName), req.tblName, _limit(req.maxParts), req.partValues)
@@ -483,14 +527,22 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
 
     def _requested(self, db_name, tbl_name, req, wrapper, **selection):
         """A request-style partition list, trimmed as the request asks."""
-        trimmed = (req.skipColumnSchemaForPartition or req.includeParamKeyPattern is not None
-                   or req.excludeParamKeyPattern is not None)
+        trimmed = (
+            req.skipColumnSchemaForPartition
+            or req.includeParamKeyPattern is not None
+            or req.excludeParamKeyPattern is not None
+        )
         if not trimmed:
             return self._encoded(db_name, tbl_name, wrapper, **selection)
         found = self.catalog.partitions.read(_db(db_name), tbl_name, **selection)
-        parts = [to_thrift_partition(trim_partition(p, req.skipColumnSchemaForPartition,
-                                                    req.includeParamKeyPattern, req.excludeParamKeyPattern))
-                 for p in found]
+        parts = [
+            to_thrift_partition(
+                trim_partition(
+                    p, req.skipColumnSchemaForPartition, req.includeParamKeyPattern, req.excludeParamKeyPattern
+                )
+            )
+            for p in found
+        ]
         return parts if wrapper is None else wrapper(partitions=parts)
 
     def get_partition_names(self, db_name, tbl_name, max_parts):
@@ -505,10 +557,10 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
     def get_partitions_by_names(self, db_name, tbl_name, names):
         return self._encoded(db_name, tbl_name, names=names or [])
 
-
     def get_partitions_by_filter(self, db_name, tbl_name, filter, max_parts):
-        return self._filter_call(self._encoded, db_name, tbl_name, filter_text=filter or "",
-                                 max_parts=_limit(max_parts))
+        return self._filter_call(
+            self._encoded, db_name, tbl_name, filter_text=filter or "", max_parts=_limit(max_parts)
+        )
 
     def get_num_partitions_by_filter(self, db_name, tbl_name, filter):
         return self._filter_call(self.catalog.partitions.count_by_filter, _db(db_name), tbl_name, filter)
@@ -585,8 +637,9 @@ class MetastoreHandler(CatalogCalls, LockCalls, ConstraintCalls, StatsCalls, Eve
         self.catalog.partitions.drop(_db(db_name), tbl_name, name=part_name, delete_data=bool(deleteData))
         return True
 
-    def drop_partition_by_name_with_environment_context(self, db_name, tbl_name, part_name, deleteData,
-                                                        environment_context):
+    def drop_partition_by_name_with_environment_context(
+        self, db_name, tbl_name, part_name, deleteData, environment_context
+    ):
         return self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
 
     def drop_partitions_req(self, req):

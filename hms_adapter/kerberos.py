@@ -35,8 +35,10 @@ def _gssapi():
     try:
         import gssapi
     except ImportError as error:
-        raise RuntimeError("Kerberos needs Python's gssapi package: pip install 'hudi-metastore[kerberos]' "
-                           "(it builds against the system's Kerberos library: Debian's libkrb5-dev)") from error
+        raise RuntimeError(
+            "Kerberos needs Python's gssapi package: pip install 'hudi-metastore[kerberos]' "
+            "(it builds against the system's Kerberos library: Debian's libkrb5-dev)"
+        ) from error
     return gssapi
 
 
@@ -128,7 +130,8 @@ class GssapiMechanism:
                 return self._offer()
             if not self._offered:
                 return self._offer()
-            return self._accept_choice(response)
+            self._accept_choice(response)
+            return None
         except self._gss_error as error:
             raise SaslRefused(f"Kerberos: {error.gen_message()}") from None
 
@@ -143,8 +146,10 @@ class GssapiMechanism:
         word = struct.unpack(">I", choice[:4])[0]
         chosen = word >> 24
         if chosen not in (Qop.AUTH, Qop.AUTH_INT, Qop.AUTH_CONF) or not chosen & self._acceptor.qop:
-            raise SaslRefused(f"the client chose a quality of protection this server does not allow "
-                              f"({', '.join(self._acceptor.qop.names())})")
+            raise SaslRefused(
+                f"the client chose a quality of protection this server does not allow "
+                f"({', '.join(self._acceptor.qop.names())})"
+            )
         authorization_id = choice[4:].decode("utf-8", "replace")
         if authorization_id and authorization_id != self.principal:
             raise SaslRefused(f"{self.principal} may not act as {authorization_id}")

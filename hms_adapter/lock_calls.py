@@ -50,8 +50,9 @@ class LockCalls:
     # -- transactions -----------------------------------------------------------------------------------
 
     def open_txns(self, rqst):
-        ids = self.catalog.txns.open(rqst.num_txns or 0, rqst.user or "", rqst.hostname or "", rqst.agentInfo,
-                                     rqst.txn_type or 0)
+        ids = self.catalog.txns.open(
+            rqst.num_txns or 0, rqst.user or "", rqst.hostname or "", rqst.agentInfo, rqst.txn_type or 0
+        )
         return hive.OpenTxnsResponse(txn_ids=ids)
 
     def commit_txn(self, rqst):
@@ -76,8 +77,9 @@ class LockCalls:
 
     def get_open_txns_info(self):
         high_water_mark, infos = self.catalog.txns.infos()
-        return hive.GetOpenTxnsInfoResponse(txn_high_water_mark=high_water_mark,
-                                            open_txns=[to_thrift_txn_info(i) for i in infos])
+        return hive.GetOpenTxnsInfoResponse(
+            txn_high_water_mark=high_water_mark, open_txns=[to_thrift_txn_info(i) for i in infos]
+        )
 
     # -- write ids ---------------------------------------------------------------------------------------
 
@@ -88,6 +90,5 @@ class LockCalls:
         )
 
     def get_valid_write_ids(self, rqst):
-        ids = self.catalog.txns.valid_write_ids(list(rqst.fullTableNames or []),
-                                                from_valid_txn_list(rqst.validTxnList))
+        ids = self.catalog.txns.valid_write_ids(list(rqst.fullTableNames or []), from_valid_txn_list(rqst.validTxnList))
         return hive.GetValidWriteIdsResponse(tblValidWriteIds=[to_thrift_table_write_ids(i) for i in ids])

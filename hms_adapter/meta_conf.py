@@ -45,5 +45,7 @@ class ConnectionMetaConf:
 
     def settings(self) -> CallSettings:
         """What the connection's values change in the catalog's calls."""
-        return CallSettings(partition_value_pattern=self.get(PARTITION_PATTERN_KEY) or None,
-                            check_column_types=self.get(DISALLOW_INCOMPATIBLE_KEY).lower() != "false")
+        return CallSettings(
+            partition_value_pattern=self.get(PARTITION_PATTERN_KEY) or None,
+            check_column_types=self.get(DISALLOW_INCOMPATIBLE_KEY).lower() != "false",
+        )

@@ -10,6 +10,7 @@ remote ``hudi_catalog.spark.read_table`` reads through them (``metaserver_client
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from hudi_catalog import Catalog
 from hudi_catalog.errors import (
@@ -19,14 +20,14 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     StorageError,
 )
+from hudi_catalog.hudi.properties import TABLE_TYPE, TABLE_VERSION
 from hudi_catalog.instant_times import is_instant_time
-from hudi_catalog.model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, StorageDescriptor, Table
-from hudi_catalog.services.snapshot import TABLE_VERSION_PARAM
-from hudi_catalog.spark.source import LocalCatalogSource
-from hudi_catalog.store.instants import ACTION_CODES, ACTIONS, STATE_CODES, STATES
+from hudi_catalog.model import EXTERNAL_TABLE, Column, Database, InstantState, StorageDescriptor, Table
+from hudi_catalog.read_source import LocalCatalogSource
 
+from .convert.instants import from_thrift_instant, to_thrift_instant
 from .errors import ErrorPreferences
-from .idl import metaserver
+from .idl import ThriftStruct, metaserver
 
 log = logging.getLogger(__name__)
 
@@ -44,20 +45,11 @@ METASERVER_TABLE_VERSION = "6"
 completion time, as in version 6 timelines."""
 
 
-def _instant(thrift_instant) -> tuple[str, str, InstantState]:
-    if thrift_instant is None or thrift_instant.action not in ACTIONS or thrift_instant.state not in STATES:
-        raise InvalidOperationError(f"not a valid instant: {thrift_instant!r}")
-    return thrift_instant.timestamp or "", ACTIONS[thrift_instant.action], STATES[thrift_instant.state]
-
-
-def _thrift_instant(instant: Instant):
-    return metaserver.THoodieInstant(timestamp=instant.requested_time, action=ACTION_CODES[instant.action],
-                                     state=STATE_CODES[instant.state])
-
-
 class MetaserverHandler:
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, on_commit: Callable[[], None] = lambda: None) -> None:
+        """``on_commit`` hears of each instant completed through the metaserver (metrics)."""
         self.catalog = catalog
+        self._on_commit = on_commit
 
     def run_call(self, api: str, action):
         """Each call through ``Catalog.call``: tried again through a short database outage."""
@@ -70,24 +62,35 @@ class MetaserverHandler:
 
     def createTable(self, table):
         parameters = dict(table.parameters or {})
-        parameters.setdefault(TABLE_VERSION_PARAM, METASERVER_TABLE_VERSION)
+        parameters.setdefault(TABLE_VERSION, METASERVER_TABLE_VERSION)
         if table.tableType:
-            parameters.setdefault("hoodie.table.type", table.tableType)
+            parameters.setdefault(TABLE_TYPE, table.tableType)
         parameters.setdefault("EXTERNAL", "TRUE")
-        self.catalog.tables.create(Table(
-            table.databaseName, table.tableName, owner=table.owner, create_time=table.createTime or 0,
-            table_type=EXTERNAL_TABLE, parameters=parameters,
-            partition_keys=[Column(k.name, k.type or "string", k.comments) for k in table.partitionKeys or []],
-            sd=StorageDescriptor(location=table.location),
-        ))
+        self.catalog.tables.create(
+            Table(
+                table.databaseName,
+                table.tableName,
+                owner=table.owner,
+                create_time=table.createTime or 0,
+                table_type=EXTERNAL_TABLE,
+                parameters=parameters,
+                partition_keys=[Column(k.name, k.type or "string", k.comments) for k in table.partitionKeys or []],
+                sd=StorageDescriptor(location=table.location),
+            )
+        )
 
     def getTable(self, db, tb):
         table = self.catalog.tables.get(db, tb)
         return metaserver.Table(
-            tableName=table.name, databaseName=table.database, owner=table.owner, createTime=table.create_time,
-            location=table.sd.location, tableType=table.parameters.get("hoodie.table.type"),
-            partitionKeys=[metaserver.FieldSchema(name=k.name, type=k.type, comments=k.comment)
-                           for k in table.partition_keys],
+            tableName=table.name,
+            databaseName=table.database,
+            owner=table.owner,
+            createTime=table.create_time,
+            location=table.sd.location,
+            tableType=table.parameters.get(TABLE_TYPE),
+            partitionKeys=[
+                metaserver.FieldSchema(name=k.name, type=k.type, comments=k.comment) for k in table.partition_keys
+            ],
             parameters=dict(table.parameters),
             columns=[metaserver.FieldSchema(name=c.name, type=c.type, comments=c.comment) for c in table.sd.columns],
         )
@@ -97,30 +100,32 @@ class MetaserverHandler:
     def listInstants(self, db, tb, num):
         """The table's instants in timeline order; ``num`` > 0 keeps only the latest ``num``."""
         instants = self.catalog.timeline.instants(db, tb, limit=num if num and num > 0 else None)
-        return [_thrift_instant(i) for i in instants]
+        return [to_thrift_instant(i) for i in instants]
 
     def getInstantMetadata(self, db, tb, instant):
-        ts, action, state = _instant(instant)
+        ts, action, state = from_thrift_instant(instant)
         return self.catalog.timeline.metadata(db, tb, ts, action, state)
 
     def createNewInstantTime(self, db, tb):
         return self.catalog.timeline.new_instant_time(db, tb)
 
     def createNewInstantWithTime(self, db, tb, instant, content):
-        ts, action, state = _instant(instant)
+        ts, action, state = from_thrift_instant(instant)
         created = self.catalog.timeline.create(db, tb, ts, action, state, content or None)
-        return metaserver.HoodieInstantChangeResult(success=True, instant=_thrift_instant(created))
+        return metaserver.HoodieInstantChangeResult(success=True, instant=to_thrift_instant(created))
 
     def transitionInstantState(self, db, tb, fromInstant, toInstant, metadata):
-        ts, action, from_state = _instant(fromInstant)
-        to_ts, to_action, to_state = _instant(toInstant)
+        ts, action, from_state = from_thrift_instant(fromInstant)
+        to_ts, to_action, to_state = from_thrift_instant(toInstant)
         if (to_ts, to_action) != (ts, action):
             raise InvalidOperationError(f"a transition keeps the instant: {ts} {action} -> {to_ts} {to_action}")
         moved = self.catalog.timeline.transition(db, tb, ts, action, from_state, to_state, metadata or None)
-        return metaserver.HoodieInstantChangeResult(success=True, instant=_thrift_instant(moved))
+        if moved.state is InstantState.COMPLETED:
+            self._on_commit()
+        return metaserver.HoodieInstantChangeResult(success=True, instant=to_thrift_instant(moved))
 
     def deleteInstant(self, db, tb, instant):
-        ts, action, _ = _instant(instant)
+        ts, action, _ = from_thrift_instant(instant)
         self.catalog.timeline.delete(db, tb, ts, action)
         return metaserver.HoodieInstantChangeResult(success=True, instant=instant)
 
@@ -133,25 +138,38 @@ class MetaserverHandler:
         if asOfInstant and not is_instant_time(asOfInstant):
             raise InvalidOperationError(f"not an instant time: {asOfInstant!r}")
         slices = self.catalog.snapshot.latest_file_slices(db, tb, partition or "", asOfInstant or None)
-        return [metaserver.THoodieFileSlice(partition=s.partition_path, fileId=s.file_id,
-                                            baseInstant=s.base_instant, baseFile=s.base_file,
-                                            logFiles=list(s.log_files))
-                for found in slices.values() for s in found]
+        return [
+            metaserver.THoodieFileSlice(
+                partition=s.partition_path,
+                fileId=s.file_id,
+                baseInstant=s.base_instant,
+                baseFile=s.base_file,
+                logFiles=list(s.log_files),
+            )
+            for found in slices.values()
+            for s in found
+        ]
 
     def listPartitionsByWhere(self, db, tb, whereClause):
         """The partitions a remote ``read_table`` reads, pruned as an in-process read prunes them."""
-        return [metaserver.THoodiePartition(path=p.path, values=list(p.values))
-                for p in LocalCatalogSource(self.catalog).partitions(db, tb, whereClause or None)]
+        return [
+            metaserver.THoodiePartition(path=p.path, values=list(p.values))
+            for p in LocalCatalogSource(self.catalog).partitions(db, tb, whereClause or None)
+        ]
 
     def getFilesChanged(self, db, tb, beginInstant, endInstant):
         """One entry per file group that instants in ``(begin, end]`` touched, with the files they added."""
         for ts in (beginInstant, endInstant):
             if not is_instant_time(ts or ""):
                 raise InvalidOperationError(f"not an instant time: {ts!r}")
-        groups: dict[tuple[str, str], metaserver.THoodieFileSlice] = {}
+        groups: dict[tuple[str, str], ThriftStruct] = {}
         for path, file_id, name, instant_ts in self.catalog.snapshot.files_changed(db, tb, beginInstant, endInstant):
-            entry = groups.setdefault((path, file_id), metaserver.THoodieFileSlice(
-                partition=path, fileId=file_id, baseInstant=instant_ts, baseFile=None, logFiles=[]))
+            entry = groups.setdefault(
+                (path, file_id),
+                metaserver.THoodieFileSlice(
+                    partition=path, fileId=file_id, baseInstant=instant_ts, baseFile=None, logFiles=[]
+                ),
+            )
             if name.startswith("."):
                 entry.logFiles.append(name)
             else:

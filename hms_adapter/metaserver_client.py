@@ -20,29 +20,30 @@ from contextlib import contextmanager
 from urllib.parse import urlparse
 
 from thriftpy2.rpc import make_client
+from thriftpy2.thrift import TClient
 from thriftpy2.transport import TTransportException
 
 from hudi_catalog.errors import CatalogError, InvalidFilterError, NoSuchObjectError, StorageError
 from hudi_catalog.hudi.file_slices import FileSlice
-from hudi_catalog.model import Column, InstantState
-from hudi_catalog.spark.source import WRITE_ACTIONS, HudiTableInfo, PartitionInfo
-from hudi_catalog.store.instants import ACTIONS, STATE_CODES
+from hudi_catalog.model import WRITE_ACTIONS, Column, InstantState
+from hudi_catalog.read_source import HudiTableInfo, PartitionInfo
 
+from .convert.instants import from_thrift_action, to_thrift_state
 from .idl import metaserver
 
 DEFAULT_TIMEOUT_MS = 60_000
 
 
 class MetaserverSource:
-    """A ``hudi_catalog.spark.CatalogSource`` over one connection to a metaserver (calls are serialized)."""
+    """A ``hudi_catalog.read_source.CatalogSource`` over one connection to a metaserver (calls are serialized)."""
 
     def __init__(self, host: str, port: int, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
         self.host, self.port, self.timeout_ms = host, port, timeout_ms
-        self._client = None
+        self._client: TClient | None = None
         self._lock = threading.Lock()
 
     @classmethod
-    def from_uri(cls, uri: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> "MetaserverSource":
+    def from_uri(cls, uri: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> MetaserverSource:
         """A source for ``thrift://host:port`` (the form of ``hoodie.metaserver.uris``)."""
         parsed = urlparse(uri)
         if parsed.scheme != "thrift" or not parsed.hostname or not parsed.port:
@@ -55,7 +56,7 @@ class MetaserverSource:
                 self._client.close()
                 self._client = None
 
-    def __enter__(self) -> "MetaserverSource":
+    def __enter__(self) -> MetaserverSource:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -67,8 +68,9 @@ class MetaserverSource:
         request), a broken connection as ``StorageError`` (the next call reconnects)."""
         with self._lock:
             if self._client is None:
-                self._client = make_client(metaserver.ThriftHoodieMetaserver, self.host, self.port,
-                                           timeout=self.timeout_ms)
+                self._client = make_client(
+                    metaserver.ThriftHoodieMetaserver, self.host, self.port, timeout=self.timeout_ms
+                )
             try:
                 yield self._client
             except metaserver.NoSuchObjectException as e:
@@ -86,7 +88,9 @@ class MetaserverSource:
         with self._client_for(CatalogError) as client:
             found = client.getTable(database, table)
         return HudiTableInfo(
-            found.databaseName, found.tableName, found.location,
+            found.databaseName,
+            found.tableName,
+            found.location,
             tuple(Column(c.name, c.type, c.comments) for c in found.columns or []),
             tuple(Column(k.name, k.type, k.comments) for k in found.partitionKeys or []),
             dict(found.parameters or {}),
@@ -97,8 +101,9 @@ class MetaserverSource:
             found = client.listPartitionsByWhere(database, table, where)
         return [PartitionInfo(p.path, tuple(p.values)) for p in found]
 
-    def latest_file_slices(self, database: str, table: str, paths: Sequence[str] | None,
-                           as_of: str | None) -> list[FileSlice]:
+    def latest_file_slices(
+        self, database: str, table: str, paths: Sequence[str] | None, as_of: str | None
+    ) -> list[FileSlice]:
         with self._client_for(CatalogError) as client:
             for_paths = client.listPartitions(database, table) if paths is None else paths
             found = [s for path in for_paths for s in client.getLatestFileSlices(database, table, path, as_of)]
@@ -111,6 +116,8 @@ class MetaserverSource:
     def latest_commit(self, database: str, table: str) -> str | None:
         with self._client_for(CatalogError) as client:
             instants = client.listInstants(database, table, 0)
-        completed = STATE_CODES[InstantState.COMPLETED]
-        return max((i.timestamp for i in instants if i.state == completed and ACTIONS.get(i.action) in WRITE_ACTIONS),
-                   default=None)
+        completed = to_thrift_state(InstantState.COMPLETED)
+        return max(
+            (i.timestamp for i in instants if i.state == completed and from_thrift_action(i.action) in WRITE_ACTIONS),
+            default=None,
+        )

@@ -60,7 +60,7 @@ class PasswordFile:
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._mtime = None
+        self._mtime: int | None = None
         self._users: dict[str, str] = {}
         self._load()  # an unreadable file fails the start
 

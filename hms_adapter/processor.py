@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
@@ -32,27 +33,41 @@ def _malformed(values: list) -> bool:
         if value is None or isinstance(value, bytes):
             return True
         spec = getattr(value, "thrift_spec", None)
-        if spec and any(getattr(value, field[1], None) is None or isinstance(getattr(value, field[1], None), bytes)
-                        for field in spec.values()):
+        if spec and any(
+            getattr(value, field[1], None) is None or isinstance(getattr(value, field[1], None), bytes)
+            for field in spec.values()
+        ):
             return True
     return False
 
 
+CallRecorder = Callable[[str, float, str | None], None]
+"""Hears of each call: its method, seconds taken and the class name of its error (None: answered)."""
+
+
 class MetastoreProcessor:
-    def __init__(self, service, handler, error_preferences: ErrorPreferences = HMS_PREFERENCES,
-                 audit: AuditLog | None = None) -> None:
+    def __init__(
+        self,
+        service,
+        handler,
+        error_preferences: ErrorPreferences = HMS_PREFERENCES,
+        audit: AuditLog | None = None,
+        on_call: CallRecorder | None = None,
+    ) -> None:
         """``handler.call_scope(args)``, when the handler has it, is entered around each call, and in it
         ``handler.authorize(method, args)`` checks the call before it runs, both inside
         ``handler.run_call(method, action)`` (which tries a call again through transient database errors);
-        ``audit`` gets a line per call."""
+        ``audit`` gets a line per call; ``on_call(method, seconds, error class name or None)`` hears of each
+        call (metrics)."""
         self._service = service
         self._handler = handler
         self._audit = audit
+        self._on_call = on_call
         self._error_preferences = error_preferences
         self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
         self._authorize = getattr(handler, "authorize", lambda api, args: None)
         self._run_call = getattr(handler, "run_call", lambda api, action: action())
-        self._declared = {}
+        self._declared: dict[str, dict[type, str]] = {}
 
     def serves(self, api: str) -> bool:
         return api in self._service.thrift_services and callable(getattr(self._handler, api, None))
@@ -85,22 +100,24 @@ class MetastoreProcessor:
                 result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             if isinstance(error, (AttributeError, TypeError)) and _malformed(values):
-                error = InvalidInputError(f"Invalid arguments to {api}: a value is missing or a string is not "
-                                          f"UTF-8 ({error})")
+                error = InvalidInputError(
+                    f"Invalid arguments to {api}: a value is missing or a string is not UTF-8 ({error})"
+                )
             outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
             level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR
-            log.log(level, "%s failed: %s: %s", api, type(error).__name__, error,
-                    exc_info=level == logging.ERROR)
+            log.log(level, "%s failed: %s: %s", api, type(error).__name__, error, exc_info=level == logging.ERROR)
             if slot is None:
                 self._send(oprot, api, TMessageType.EXCEPTION, thrift_error, seqid)
                 return True
             setattr(result, slot, thrift_error)
         finally:
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            log.debug("%s %.1f ms", api, elapsed_ms)
+            elapsed = time.perf_counter() - started
+            log.debug("%s %.1f ms", api, elapsed * 1000)
             if self._audit is not None:
-                self._audit.record(api, values, outcome, elapsed_ms)
+                self._audit.record(api, values, outcome, elapsed * 1000)
+            if self._on_call is not None:
+                self._on_call(api, elapsed, None if outcome == "ok" else outcome)
         answer = getattr(result, "success", None)
         if isinstance(answer, EncodedAnswer):
             if speaks_binary(oprot):

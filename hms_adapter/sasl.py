@@ -57,8 +57,11 @@ class Qop(enum.IntFlag):
         return flags
 
     def names(self) -> list[str]:
-        return [name for flag, name in ((Qop.AUTH, "auth"), (Qop.AUTH_INT, "auth-int"),
-                                        (Qop.AUTH_CONF, "auth-conf")) if flag & self]
+        return [
+            name
+            for flag, name in ((Qop.AUTH, "auth"), (Qop.AUTH_INT, "auth-int"), (Qop.AUTH_CONF, "auth-conf"))
+            if flag & self
+        ]
 
 
 class SecurityLayer(Protocol):
@@ -79,8 +82,11 @@ class SaslMechanism(Protocol):
     """The principal's user name (``auth_to_local``'s short name), once ``complete``."""
     method: str
     """Hadoop's name of the authentication method: ``KERBEROS``, ``TOKEN``, ``PASSWORD``."""
-    security_layer: SecurityLayer | None
-    """The frames' protection, once ``complete`` (None for ``auth``)."""
+
+    @property
+    def security_layer(self) -> SecurityLayer | None:
+        """The frames' protection, once ``complete`` (None for ``auth``). Read-only here, so that a mechanism
+        may declare the one layer type it makes."""
 
     def evaluate(self, response: bytes) -> bytes | None:
         """The challenge answering the client's ``response``; ``SaslRefused`` when it fails."""
@@ -152,7 +158,7 @@ class SaslServerTransport:
                     return mechanism
                 self._send(OK, challenge or b"")
             self._refuse("too many negotiation steps")
-        except (struct.error, socket.timeout) as error:
+        except (TimeoutError, struct.error) as error:
             raise SaslRefused(f"negotiation broken off: {error}") from error
         finally:
             self.sock.settimeout(None)

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from thriftpy2.protocol import TCompactProtocolFactory, TCyBinaryProtocolFactory
-from thriftpy2.protocol.cybin import ProtocolError
+from thriftpy2.protocol.cybin import ProtocolError  # type: ignore[attr-defined]  # compiled: no names to check
 from thriftpy2.protocol.exc import TProtocolException
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory, TTransportException
 
@@ -83,7 +83,7 @@ class _Connection:
 
     def buffered(self) -> bool:
         """Whether bytes of a next request were read already (the selector would not report them)."""
-        return self.channel.pending() or (self.sasl is not None and self.sasl.buffered())
+        return (self.channel is not None and self.channel.pending()) or (self.sasl is not None and self.sasl.buffered())
 
 
 def _readable_within(sock: socket.socket, milliseconds: int) -> bool:
@@ -96,10 +96,19 @@ def _readable_within(sock: socket.socket, milliseconds: int) -> bool:
 class ThriftServer:
     """Serves one processor on a TCP port until ``stop()``."""
 
-    def __init__(self, processor, host: str = "0.0.0.0", port: int = DEFAULT_PORT,
-                 transport: str = "buffered", protocol: str = "binary", reuse_port: bool = False,
-                 name: str = "Hive Metastore", tls: ServerTls | None = None,
-                 sasl: MechanismFactories | None = None, limits: ServingLimits = ServingLimits()) -> None:
+    def __init__(
+        self,
+        processor,
+        host: str = "0.0.0.0",
+        port: int = DEFAULT_PORT,
+        transport: str = "buffered",
+        protocol: str = "binary",
+        reuse_port: bool = False,
+        name: str = "Hive Metastore",
+        tls: ServerTls | None = None,
+        sasl: MechanismFactories | None = None,
+        limits: ServingLimits = ServingLimits(),
+    ) -> None:
         """``tls``: serve TLS only (the handshake is done by a serving thread); ``sasl``: every connection
         authenticates first with one of these SASL mechanisms, and its messages are SASL frames."""
         self.processor = processor
@@ -136,14 +145,13 @@ class ThriftServer:
             return len(self._connections)
 
     def serve_forever(self) -> None:
-        log.info("serving the %s protocol on %s:%d%s", self.name, self.host, self.port,
-                 " over TLS" if self.tls else "")
+        log.info("serving the %s protocol on %s:%d%s", self.name, self.host, self.port, " over TLS" if self.tls else "")
         watcher = threading.Thread(target=self._watch, name=f"{self.name}-connections", daemon=True)
         watcher.start()
         while not self._stopping.is_set():
             try:
                 sock, peer = self._listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 if self._stopping.is_set():
@@ -167,8 +175,13 @@ class ThriftServer:
             self._refused += 1
             now = time.monotonic()
             if now - self._refusal_logged >= REFUSAL_LOG_INTERVAL_SECONDS:
-                log.warning("%d connections open, the maximum (--max-connections): closed %d new ones, the "
-                            "latest from %s:%s", self.limits.max_connections, self._refused, peer[0], peer[1])
+                log.warning(
+                    "%d connections open, the maximum (--max-connections): closed %d new ones, the latest from %s:%s",
+                    self.limits.max_connections,
+                    self._refused,
+                    peer[0],
+                    peer[1],
+                )
                 self._refused, self._refusal_logged = 0, now
             sock.close()
             return
@@ -223,12 +236,16 @@ class ThriftServer:
             self._close(self._parked.popleft())
 
     def _close_idle(self, now: float) -> None:
-        idle = [key for key in self._selector.get_map().values()
-                if key.data is not None and now - key.data.last_active > self.limits.idle_timeout]
+        idle = [
+            key
+            for key in self._selector.get_map().values()
+            if key.data is not None and now - key.data.last_active > self.limits.idle_timeout
+        ]
         for key in idle:
             self._selector.unregister(key.fileobj)
-            log.info("closing connection from %s idle for %.0f s (--idle-timeout)", key.data.peer,
-                     now - key.data.last_active)
+            log.info(
+                "closing connection from %s idle for %.0f s (--idle-timeout)", key.data.peer, now - key.data.last_active
+            )
             self._close(key.data)
 
     def _close(self, conn: _Connection) -> None:
@@ -248,8 +265,11 @@ class ThriftServer:
             if conn.iprot is None and self._set_up(conn) and not conn.buffered():
                 self._park(conn)  # negotiated: its first request is still to come
                 return
+            channel = conn.channel
+            if channel is None:
+                raise RuntimeError(f"connection from {conn.peer} has no channel after its set-up")
             while True:
-                conn.channel.begin_message()
+                channel.begin_message()
                 answered = self.processor.process(conn.iprot, conn.oprot)
                 if self._stopping.is_set():
                     self._close(conn)
@@ -291,7 +311,8 @@ class ThriftServer:
             except (ssl.SSLError, OSError) as error:  # not TLS, no client certificate, gone: this one only
                 raise _HandshakeFailed(str(error)) from error
         conn.channel = Channel(conn.sock, self.limits.read_timeout, self.limits.max_message_size)
-        stream, transport_factory = conn.channel, self.transport_factory
+        stream: Channel | SaslServerTransport = conn.channel
+        transport_factory = self.transport_factory
         if self.sasl is not None:  # SASL frames the messages itself: a buffer over them, no other framing
             conn.sasl = stream = SaslServerTransport(conn.channel)
             transport_factory = TCyBufferedTransportFactory()
@@ -299,6 +320,8 @@ class ThriftServer:
                 mechanism = conn.sasl.authenticate(self.sasl)
             except OSError as error:
                 raise SaslRefused(f"authentication broken off: {error}") from error
+            if mechanism.principal is None or mechanism.user is None:
+                raise SaslRefused(f"the {mechanism.method} negotiation completed without naming who authenticated")
             connection.authenticated(mechanism.principal, mechanism.user, mechanism.method)
         conn.iprot = self.protocol_factory.get_protocol(transport_factory.get_transport(stream))
         conn.oprot = self.protocol_factory.get_protocol(transport_factory.get_transport(stream))

@@ -70,33 +70,36 @@ class StatsCalls:
 
     def get_table_column_statistics(self, db_name, tbl_name, col_name):
         """A column without statistics is ``NoSuchObjectException`` (Hive 2.3 answers it with no result)."""
-        stats = self.catalog.column_stats.of_table(strip_catalog(db_name), tbl_name, [col_name or ""])
+        stats = self.catalog.column_stats.of_table(strip_catalog(db_name) or "", tbl_name, [col_name or ""])
         if not stats.columns:
-            raise NoSuchObjectError(f"Column stats doesn't exist for db={stats.database} table={stats.table} "
-                                    f"col={(col_name or '').lower()}")
+            raise NoSuchObjectError(
+                f"Column stats doesn't exist for db={stats.database} table={stats.table} col={(col_name or '').lower()}"
+            )
         return to_thrift_column_statistics(stats)
 
     def get_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
-        found = self.catalog.column_stats.of_partitions(strip_catalog(db_name), tbl_name, [part_name], [col_name])
+        found = self.catalog.column_stats.of_partitions(strip_catalog(db_name) or "", tbl_name, [part_name], [col_name])
         if part_name not in found:
-            raise NoSuchObjectError(f"Column stats doesn't exist for db={strip_catalog(db_name)} table={tbl_name} "
-                                    f"partition={part_name} col={(col_name or '').lower()}")
+            raise NoSuchObjectError(
+                f"Column stats doesn't exist for db={strip_catalog(db_name)} table={tbl_name} "
+                f"partition={part_name} col={(col_name or '').lower()}"
+            )
         return to_thrift_column_statistics(found[part_name])
 
     def get_table_statistics_req(self, request):
-        stats = self.catalog.column_stats.of_table(strip_catalog(request.dbName), request.tblName,
-                                                   list(request.colNames or []), _engine(request))
+        stats = self.catalog.column_stats.of_table(
+            strip_catalog(request.dbName) or "", request.tblName, list(request.colNames or []), _engine(request)
+        )
         return hive.TableStatsResult(tableStats=[to_thrift_stats_obj(s) for s in stats.columns])
 
     def get_partitions_statistics_req(self, request):
         """Answered from cached encodings: the whole answer while the table's partitions are unchanged,
         else each partition's at its revision (``convert.stats_wire``)."""
         engine = _engine(request)
-        database, table = strip_catalog(request.dbName), request.tblName
+        database, table = strip_catalog(request.dbName) or "", request.tblName
         names, columns = list(request.partNames or []), list(dict.fromkeys(c.lower() for c in request.colNames or []))
         revision = self.catalog.column_stats.partitions_revision(database, table)
-        key = (current_catalog(), (database or "").lower(), (table or "").lower(), engine, tuple(names),
-               tuple(columns))
+        key = (current_catalog(), (database or "").lower(), (table or "").lower(), engine, tuple(names), tuple(columns))
         answer = self.stats_encodings.answer(key, revision)
         if answer is not None:
             return answer
@@ -110,8 +113,11 @@ class StatsCalls:
 
         entries = []
         for part in self.catalog.column_stats.of_partitions_revised(database, table, names, engine, holds):
-            encodings = held.get(part.part_id) if part.columns is None else self.stats_encodings.encode(
-                part.part_id, engine, part.revision, part.columns)
+            encodings = (
+                held[part.part_id]
+                if part.columns is None
+                else self.stats_encodings.encode(part.part_id, engine, part.revision, part.columns)
+            )
             chosen = [encodings[c] for c in columns if c in encodings]
             if chosen:
                 entries.append((part.name, chosen))
@@ -119,15 +125,20 @@ class StatsCalls:
 
     def get_aggr_stats_for(self, request):
         result = self.catalog.column_stats.aggregate(
-            strip_catalog(request.dbName), request.tblName, list(request.partNames or []),
-            list(request.colNames or []), _engine(request))
-        return hive.AggrStats(colStats=[to_thrift_stats_obj(s) for s in result.columns],
-                              partsFound=result.partitions_found)
+            strip_catalog(request.dbName) or "",
+            request.tblName,
+            list(request.partNames or []),
+            list(request.colNames or []),
+            _engine(request),
+        )
+        return hive.AggrStats(
+            colStats=[to_thrift_stats_obj(s) for s in result.columns], partsFound=result.partitions_found
+        )
 
     def delete_table_column_statistics(self, db_name, tbl_name, col_name):
-        self.catalog.column_stats.delete(strip_catalog(db_name), tbl_name, None, col_name)
+        self.catalog.column_stats.delete(strip_catalog(db_name) or "", tbl_name, None, col_name)
         return True
 
     def delete_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
-        self.catalog.column_stats.delete(strip_catalog(db_name), tbl_name, part_name, col_name)
+        self.catalog.column_stats.delete(strip_catalog(db_name) or "", tbl_name, part_name, col_name)
         return True

@@ -26,19 +26,23 @@ class TokenCalls:
     def _caller(self) -> str:
         user = connection.user() if connection.method() else None
         if not user:
-            raise hive.MetaException(message="Delegation tokens need an authenticated connection "
-                                             "(serve --auth kerberos)")
+            raise hive.MetaException(
+                message="Delegation tokens need an authenticated connection (serve --auth kerberos)"
+            )
         return user
 
     def get_delegation_token(self, token_owner, renewer_kerberos_principal_name):
         caller, method = self._caller(), connection.method()
         if method != "KERBEROS":
-            raise hive.MetaException(message="Delegation Token can be issued only with kerberos authentication. "
-                                             f"Current AuthenticationMethod: {method}")
+            raise hive.MetaException(
+                message="Delegation Token can be issued only with kerberos authentication. "
+                f"Current AuthenticationMethod: {method}"
+            )
         owner = self.user_name(token_owner) if token_owner else caller
         if owner != caller:
-            raise hive.MetaException(message=f"User: {connection.principal()} is not allowed to impersonate "
-                                             f"{token_owner}")
+            raise hive.MetaException(
+                message=f"User: {connection.principal()} is not allowed to impersonate {token_owner}"
+            )
         renewer = self.user_name(renewer_kerberos_principal_name) if renewer_kerberos_principal_name else ""
         return self.catalog.delegation_tokens.issue(owner, renewer)
 

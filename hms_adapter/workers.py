@@ -63,8 +63,10 @@ class WorkerPool:
     ``target`` must call ``ready.set()`` once it listens, then serve until SIGTERM.
     """
 
-    def __init__(self, target: Callable, count: int) -> None:
+    def __init__(self, target: Callable, count: int, on_exit: Callable[[int], None] = lambda pid: None) -> None:
+        """``on_exit(pid)`` runs in the supervisor for each worker process that ended (restarted or stopped)."""
         self._context = multiprocessing.get_context("fork")
+        self._on_exit = on_exit
         self._target = target
         self._count = count
         self._workers: dict[int, _Worker] = {}
@@ -78,8 +80,7 @@ class WorkerPool:
         for index in range(self._count):
             while not self._workers[index].ready.wait(POLL_SECONDS):
                 if not self._workers[index].process.is_alive() or time.monotonic() > deadline:
-                    log.error("worker %d did not start (exit code %s)", index,
-                              self._workers[index].process.exitcode)
+                    log.error("worker %d did not start (exit code %s)", index, self._workers[index].process.exitcode)
                     self.stop()
                     return False
         return True
@@ -103,8 +104,9 @@ class WorkerPool:
                     log.error("worker %d exited with %s before it listened; stopping", index, code)
                     self.stop()
                     return 1
-                log.warning("worker %d (pid %d) exited with %s; starting it again", index, worker.process.pid,
-                            code)
+                log.warning("worker %d (pid %d) exited with %s; starting it again", index, worker.process.pid, code)
+                if worker.process.pid is not None:  # a started process has its pid
+                    self._on_exit(worker.process.pid)
                 self._start(index)
         return 0
 
@@ -121,6 +123,8 @@ class WorkerPool:
                 log.warning("worker %d did not stop in time; killing it", worker.index)
                 worker.process.kill()
                 worker.process.join()
+            if worker.process.pid is not None:
+                self._on_exit(worker.process.pid)
 
 
 def install_stop_handlers(pool: WorkerPool) -> None:

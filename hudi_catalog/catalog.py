@@ -21,25 +21,28 @@ from typing import TypeVar
 
 from . import config
 from .authorization import AccessPolicy
+from .events import EventFormat
+from .observability import IGNORED, CatalogObserver
 from .pruning.parse import FilterLimits
 from .retries import RetryPolicy, run_retrying
 from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
-from .events import EventFormat
 from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
-from .services.functions import FunctionService
 from .services.events import EventLog, EventService
+from .services.functions import FunctionService
 from .services.locks import LockService
 from .services.partitions import PartitionService
+from .services.schema import SchemaService
 from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
 from .services.transactions import TxnService
 from .store.engine import Store
+from .store.schema import SCHEMA_VERSION
 from .warehouse import Warehouse
 
 log = logging.getLogger(__name__)
@@ -54,15 +57,21 @@ class Catalog:
     over one store and one warehouse.
     Database names are resolved in the catalog in scope (``catalog_scope``; ``hive`` by default)."""
 
-    def __init__(self, store: Store, warehouse: Warehouse, snapshot_sync: str = "inline",
-                 txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
-                 event_format: EventFormat | None = None,
-                 event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
-                 token_lifetimes: TokenLifetimes | None = None,
-                 access_policy: AccessPolicy | None = None,
-                 filter_limits: FilterLimits | None = None,
-                 retry_policy: RetryPolicy | None = None) -> None:
-        """``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
+    def __init__(
+        self,
+        store: Store,
+        warehouse: Warehouse,
+        snapshot_sync: str = "inline",
+        txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
+        event_format: EventFormat | None = None,
+        event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
+        token_lifetimes: TokenLifetimes | None = None,
+        access_policy: AccessPolicy | None = None,
+        filter_limits: FilterLimits | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        """``store`` reports to its observer (``CatalogObserver``), which also hears of logged events.
+        ``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
         transaction; ``async`` leaves it to ``snapshot.sync_pending`` (see ``SnapshotSyncer``).
         ``txn_timeout``: seconds after which a lock or transaction that was not heartbeated expires.
         ``event_format``: how change events are written (the catalog's own ``NamesFormat`` when None);
@@ -77,8 +86,12 @@ class Catalog:
             raise ValueError(f"snapshot_sync must be one of {SNAPSHOT_SYNC_MODES}")
         self.store = store
         self.warehouse = warehouse
-        self.ctx = ctx = ServiceContext(store, warehouse, events=EventLog(event_format),
-                                        filter_limits=filter_limits or FilterLimits())
+        self.ctx = ctx = ServiceContext(
+            store,
+            warehouse,
+            events=EventLog(event_format, store.observer),
+            filter_limits=filter_limits or FilterLimits(),
+        )
         self.catalogs = CatalogService(ctx)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
@@ -93,30 +106,63 @@ class Catalog:
         self.events = EventService(ctx, event_ttl)
         self.delegation_tokens = DelegationTokenService(ctx, token_lifetimes)
         self.authorization = AuthorizationService(ctx, access_policy)
+        self.schema = SchemaService(store)
         self.retry_policy = retry_policy or RetryPolicy()
 
     @classmethod
-    def open(cls, db_url: str, warehouse: str, init: bool = True, snapshot_sync: str = "inline",
-             txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT, event_format: EventFormat | None = None,
-             event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
-             token_lifetimes: TokenLifetimes | None = None,
-             access_policy: AccessPolicy | None = None,
-             filter_limits: FilterLimits | None = None,
-             retry_policy: RetryPolicy | None = None, data_roots: Sequence[str] = ()) -> "Catalog":
-        """Connect to the store at ``db_url``; with ``init``, create or migrate its schema first.
-        ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``)."""
-        catalog = cls(Store(db_url), Warehouse(warehouse, data_roots), snapshot_sync, txn_timeout, event_format,
-                      event_ttl, token_lifetimes, access_policy, filter_limits, retry_policy)
+    def open(
+        cls,
+        db_url: str,
+        warehouse: str,
+        init: bool = True,
+        snapshot_sync: str = "inline",
+        txn_timeout: float = config.TXN_TIMEOUT_SECONDS_DEFAULT,
+        event_format: EventFormat | None = None,
+        event_ttl: float = config.EVENT_TTL_SECONDS_DEFAULT,
+        token_lifetimes: TokenLifetimes | None = None,
+        access_policy: AccessPolicy | None = None,
+        filter_limits: FilterLimits | None = None,
+        retry_policy: RetryPolicy | None = None,
+        data_roots: Sequence[str] = (),
+        upgrade_schema: bool = False,
+        observer: CatalogObserver = IGNORED,
+    ) -> Catalog:
+        """Connect to the store at ``db_url``; with ``init``, create its schema when the database is empty
+        (and migrate an older one with ``upgrade_schema``) first.
+        ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``).
+        ``observer``: receives what the catalog reports of its work (``observability``), for metrics.
+
+        Raises:
+            SchemaVersionError: with ``init``, the database's layout is newer than this build's, or older
+                and ``upgrade_schema`` is off (``hudi-metastore schema upgrade`` migrates it).
+        """
+        catalog = cls(
+            Store(db_url, observer),
+            Warehouse(warehouse, data_roots),
+            snapshot_sync,
+            txn_timeout,
+            event_format,
+            event_ttl,
+            token_lifetimes,
+            access_policy,
+            filter_limits,
+            retry_policy,
+        )
         if init:
-            catalog.init()
+            try:
+                catalog.init(upgrade=upgrade_schema)
+            except Exception:  # closed before the error goes up
+                catalog.close()
+                raise
         return catalog
 
-    def init(self) -> int:
-        """Create or migrate the schema and the default database (idempotent); returns the schema version."""
-        version = self.store.init_schema()
+    def init(self, upgrade: bool = False) -> int:
+        """Create the schema (on an empty database; with ``upgrade``, migrate an older layout) and the
+        default catalog and database (idempotent); returns the schema version."""
+        self.store.init_schema(upgrade)
         self.catalogs.ensure_default()
         self.databases.ensure_default()
-        return version
+        return SCHEMA_VERSION
 
     def call(self, action: Callable[[], T], name: str = "call") -> T:
         """``action`` (one front-end call of any number of service methods), tried again through transient

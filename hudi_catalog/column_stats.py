@@ -92,11 +92,16 @@ def extrapolated(total: ColumnStats, found: int, requested: int) -> ColumnStats:
     extrapolated to all as Hive does (``sum // found * requested``); lows, highs and lengths stay those
     found. Bit vectors and histograms are left out."""
     if 2 <= found < requested:
+
         def scaled(value: int | None) -> int | None:
             return None if value is None else value // found * requested
 
-        total = replace(total, num_nulls=scaled(total.num_nulls) or 0, num_trues=scaled(total.num_trues),
-                        num_falses=scaled(total.num_falses))
+        total = replace(
+            total,
+            num_nulls=scaled(total.num_nulls) or 0,
+            num_trues=scaled(total.num_trues),
+            num_falses=scaled(total.num_falses),
+        )
     return replace(total, bit_vectors=None, histogram=None)
 
 
@@ -112,8 +117,9 @@ def accurate_columns(params: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
     return str(state.get(BASIC_STATS)).lower() == "true", dict(columns) if isinstance(columns, dict) else {}
 
 
-def with_accurate_columns(params: Mapping[str, str], added: Iterable[str] = (),
-                          removed: Iterable[str] = ()) -> dict[str, str]:
+def with_accurate_columns(
+    params: Mapping[str, str], added: Iterable[str] = (), removed: Iterable[str] = ()
+) -> dict[str, str]:
     """``params`` with columns marked (``added``) or unmarked (``removed``) in ``COLUMN_STATS_ACCURATE``,
     written as Hive writes it (basic stats first, columns sorted)."""
     basic, columns = accurate_columns(params)

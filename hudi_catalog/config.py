@@ -6,6 +6,9 @@ Keys are read from the environment by the CLI; the constants name them in one pl
 DB_URL_ENV = "HUDI_METASTORE_DB_URL"
 DB_URL_DEFAULT = "sqlite:///metastore.db"
 
+UPGRADE_SCHEMA_ENV = "HUDI_METASTORE_UPGRADE_SCHEMA"
+"""``true``: ``serve`` migrates an older catalog schema at start (``--upgrade-schema``)."""
+
 WAREHOUSE_ENV = "HUDI_METASTORE_WAREHOUSE"
 WAREHOUSE_DEFAULT = "./warehouse"
 
@@ -86,3 +89,6 @@ KERBEROS_KEYTAB_ENV = "HUDI_METASTORE_KERBEROS_KEYTAB"
 SASL_QOP_ENV = "HUDI_METASTORE_SASL_QOP"
 SASL_QOP_DEFAULT = "auth,auth-int,auth-conf"
 """``serve --sasl-qop``: the qualities of protection Kerberos and delegation-token clients may choose."""
+
+# Operations HTTP port (serve --metrics-port): /metrics, /health/live, /health/ready; off when unset
+METRICS_PORT_ENV = "HUDI_METASTORE_METRICS_PORT"

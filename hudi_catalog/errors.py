@@ -67,6 +67,10 @@ class StorageError(CatalogError):
     """The warehouse file system or the catalog database failed."""
 
 
+class SchemaVersionError(StorageError):
+    """The catalog database's schema layout is not this build's: newer, or older and not to be upgraded."""
+
+
 class UnsupportedReadError(CatalogError):
     """A read of a table cannot be served as asked (not a Hudi table, a query type or file format the reader
     cannot serve); the message says what and why, and no partial or different result is returned instead."""

@@ -97,8 +97,12 @@ class NamesFormat:
     name = "hudi-names-1"
 
     def render(self, event: CatalogEvent) -> str:
-        return json.dumps({
-            "type": event.type.value, "db": event.db_name, "table": event.table_name,
-            "partitions": [p.values for p in event.partitions],
-            "function": event.function.name if event.function is not None else None,
-        })
+        return json.dumps(
+            {
+                "type": event.type.value,
+                "db": event.db_name,
+                "table": event.table_name,
+                "partitions": [p.values for p in event.partitions],
+                "function": event.function.name if event.function is not None else None,
+            }
+        )

@@ -136,9 +136,9 @@ class TableKeys:
     database: str
     name: str
     partition_keys: list[Column]
-    hudi_version: int | None = None
+    hudi_version: int | None
     """The Hudi table version (``hoodie.table.version``) of a Hudi table; ``None`` for others."""
-    partitions_revision: int | None = None
+    partitions_revision: int
     """``tbl.partitions_revision`` as read: the key of the partition read cache."""
 
     @property
@@ -204,11 +204,47 @@ class TableMeta:
     comment: str | None = None
 
 
-HUDI_ACTIONS = (
-    "commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction",
-    "clean", "rollback", "restore", "savepoint", "indexing",
-)
-"""Every Hudi timeline action."""
+class Action(str, Enum):
+    """Every action of a Hudi timeline, by the name its instant files use."""
+
+    COMMIT = "commit"
+    DELTACOMMIT = "deltacommit"
+    REPLACECOMMIT = "replacecommit"
+    CLUSTERING = "clustering"
+    COMPACTION = "compaction"
+    LOGCOMPACTION = "logcompaction"
+    CLEAN = "clean"
+    ROLLBACK = "rollback"
+    RESTORE = "restore"
+    SAVEPOINT = "savepoint"
+    INDEXING = "indexing"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def completed_as(self) -> Action:
+        """The action a completed instant of this one is written (and listed) as.
+
+        >>> Action.COMPACTION.completed_as, Action.CLEAN.completed_as
+        (<Action.COMMIT: 'commit'>, <Action.CLEAN: 'clean'>)
+        """
+        return _COMPLETED_AS.get(self, self)
+
+    @property
+    def writes_data(self) -> bool:
+        """Whether a completed instant of this action wrote data files (its metadata is a commit's)."""
+        return self.completed_as in (Action.COMMIT, Action.DELTACOMMIT, Action.REPLACECOMMIT)
+
+
+_COMPLETED_AS = {
+    Action.COMPACTION: Action.COMMIT,
+    Action.LOGCOMPACTION: Action.DELTACOMMIT,
+    Action.CLUSTERING: Action.REPLACECOMMIT,
+}
+
+WRITE_ACTIONS = frozenset(action for action in Action if action.writes_data)
+"""Actions whose completion writes data files: the latest of them is the table's latest commit."""
 
 
 class InstantState(str, Enum):
@@ -217,6 +253,9 @@ class InstantState(str, Enum):
     REQUESTED = "requested"
     INFLIGHT = "inflight"
     COMPLETED = "completed"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -228,7 +267,7 @@ class Instant:
     """
 
     requested_time: str
-    action: str
+    action: Action
     state: InstantState
     completion_time: str | None = None
     heartbeat_seconds: int = 0

@@ -4,8 +4,8 @@ Hive keeps database, table and function names in lower case and accepts only wor
 take patterns where ``*`` matches anything, ``|`` separates alternatives and matching ignores case.
 
 Example:
-    >>> matches_pattern("sales_2024", "sales*|orders")
-    True
+    >>> filter_names(["sales_2024", "Orders", "users"], "sales*|orders")
+    ['sales_2024', 'Orders']
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _VALID_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def is_valid_name(name: str | None) -> bool:
-    return bool(name) and _VALID_NAME.fullmatch(name) is not None
+    return name is not None and _VALID_NAME.fullmatch(name) is not None
 
 
 def normalize(name: str) -> str:
@@ -34,11 +34,6 @@ def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
     except re.error:
         escaped = [re.escape(p.strip()).replace(r"\*", ".*") for p in pattern.split("|")]
         return re.compile("|".join(f"(?:{a})" for a in escaped), re.IGNORECASE)
-
-
-def matches_pattern(name: str, pattern: str | None) -> bool:
-    regex = compile_pattern(pattern)
-    return regex is None or regex.fullmatch(name) is not None
 
 
 def filter_names(names: Iterable[str], pattern: str | None) -> list[str]:

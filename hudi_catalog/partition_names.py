@@ -53,13 +53,8 @@ def _is_hex(pair: str) -> bool:
 def make_partition_name(keys: list[str], values: list[str]) -> str:
     """Render a partition name from key names and values (one value per key, in order)."""
     if len(keys) != len(values):
-        raise InvalidObjectError(
-            f"Invalid partition key & values; keys {keys}, values {values}"
-        )
-    return "/".join(
-        f"{escape_path_name(key.lower())}={escape_path_name(value)}"
-        for key, value in zip(keys, values)
-    )
+        raise InvalidObjectError(f"Invalid partition key & values; keys {keys}, values {values}")
+    return "/".join(f"{escape_path_name(key.lower())}={escape_path_name(value)}" for key, value in zip(keys, values))
 
 
 def partition_name_to_spec(name: str) -> dict[str, str]:
@@ -97,4 +92,5 @@ def check_partition_values(values: Sequence[str], pattern: str | None) -> None:
         if regex.fullmatch(value or "") is None:
             raise InvalidPartitionValueError(
                 f"Partition value '{value}' contains a character not matched by whitelist pattern '{pattern}'.  "
-                "(configure with hive.metastore.partition.name.whitelist.pattern)")
+                "(configure with hive.metastore.partition.name.whitelist.pattern)"
+            )

@@ -34,8 +34,19 @@ NUMERIC = "numeric"
 DATE = "date"
 TIMESTAMP = "timestamp"
 
-_NUMERIC_TYPES = {"tinyint", "smallint", "int", "integer", "bigint", "decimal", "numeric", "float", "double",
-                  "double precision", "real"}
+_NUMERIC_TYPES = {
+    "tinyint",
+    "smallint",
+    "int",
+    "integer",
+    "bigint",
+    "decimal",
+    "numeric",
+    "float",
+    "double",
+    "double precision",
+    "real",
+}
 _INTEGRAL_RANGES = {
     "tinyint": (-(2**7), 2**7 - 1),
     "smallint": (-(2**15), 2**15 - 1),
@@ -69,9 +80,9 @@ def parse_number(type_string: str, text: str) -> Decimal | None:
     if base in _INTEGRAL_RANGES:
         if not _INTEGER_TEXT.fullmatch(text):
             return None
-        value = int(text)
+        integer = int(text)
         low, high = _INTEGRAL_RANGES[base]
-        return Decimal(value) if low <= value <= high else None
+        return Decimal(integer) if low <= integer <= high else None
     try:
         value = Decimal(text)
     except InvalidOperation:

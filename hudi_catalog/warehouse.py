@@ -79,8 +79,12 @@ class Warehouse:
         """Log and say whether a delete of ``location`` is refused (outside the roots)."""
         if self.deletable(location):
             return False
-        log.warning("not deleting %s: it lies outside the warehouse root %s and the data roots (serve "
-                    "--data-root); its files stay", location, self.root)
+        log.warning(
+            "not deleting %s: it lies outside the warehouse root %s and the data roots (serve "
+            "--data-root); its files stay",
+            location,
+            self.root,
+        )
         return True
 
     def database_location(self, name: str) -> str:
@@ -172,8 +176,9 @@ class Warehouse:
             return 0, 0
         base = path.rstrip("/")
         data = [
-            i for i in infos
+            i
+            for i in infos
             if i.type == pafs.FileType.File
-            and not any(part.startswith((".", "_")) for part in i.path[len(base) + 1:].split("/"))
+            and not any(part.startswith((".", "_")) for part in i.path[len(base) + 1 :].split("/"))
         ]
         return len(data), sum(i.size or 0 for i in data)

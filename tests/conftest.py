@@ -1,16 +1,22 @@
-"""Shared fixtures: catalog stores on SQLite and MariaDB, a real Thrift server on a free port, a client.
+"""Shared fixtures: catalog stores on SQLite, MariaDB and PostgreSQL, a real Thrift server on a free port, a
+client.
 
-MariaDB/MySQL is reached at ``HUDI_METASTORE_TEST_MYSQL_URL`` (default the local server, database
-``test``); each test session works in a database of its own, created and dropped here. Outside CI a missing
-server skips the MySQL cases; in CI (``CI=true``) it fails them.
+MariaDB/MySQL is reached at ``HUDI_METASTORE_TEST_MYSQL_URL`` (default the local server, database ``test``),
+PostgreSQL at ``HUDI_METASTORE_TEST_POSTGRESQL_URL`` (default ``postgresql://root@127.0.0.1:5432/test``);
+each test works in a database of its own, created and dropped here. Outside CI a missing server skips its
+cases; in CI (``CI=true``) it fails them.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import psycopg
 import pymysql
 import pytest
 import thriftpy2
@@ -21,11 +27,15 @@ from thriftpy2.transport import TBufferedTransportFactory
 
 from hms_adapter.cli import make_server
 from hms_adapter.event_messages import HiveJsonMessages
-from hudi_catalog import Catalog
 from hms_adapter.idl import IDL_DIR
+from hudi_catalog import Catalog
+from hudi_catalog.store.engine import Store
 
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
+POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+collect_ignore = ["spark/statements.py"]  # a script run by the Spark tests in a process of its own
 
 hive = thriftpy2.load(str(IDL_DIR / "hive_metastore.thrift"), module_name="hive_metastore_thrift")
 
@@ -37,12 +47,24 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+def require_module(name: str, extra: str = "spark"):
+    """Import ``name`` for a test module, or skip the whole module when the package is not installed.
+
+    The Spark extras (pyspark, hudi) are optional: without them the tests that need them skip with the reason.
+    In CI (``CI=true``) the packages are required, so the import error fails the module instead.
+    """
+    if IN_CI:
+        return importlib.import_module(name)
+    return pytest.importorskip(name, reason=f"{name} is not installed (pip install -e '.[{extra}]')")
+
+
 @pytest.fixture(scope="session")
 def mysql_server_url() -> str:
     url = make_url(MYSQL_URL)
     try:
-        conn = pymysql.connect(host=url.host, port=url.port or 3306, user=url.username,
-                               password=url.password or "", connect_timeout=5)
+        conn = pymysql.connect(
+            host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", connect_timeout=5
+        )
     except pymysql.err.OperationalError as e:
         skip_or_fail(f"no MySQL/MariaDB server at {url.host}:{url.port}: {e}")
     conn.close()
@@ -54,8 +76,9 @@ def mysql_db_url(mysql_server_url):
     """A fresh, empty MySQL database for one test, dropped afterwards."""
     url = make_url(mysql_server_url)
     name = f"hms_test_{uuid.uuid4().hex[:12]}"
-    admin = pymysql.connect(host=url.host, port=url.port or 3306, user=url.username,
-                            password=url.password or "", autocommit=True)
+    admin = pymysql.connect(
+        host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
+    )
     with admin.cursor() as cur:
         cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     try:
@@ -66,12 +89,78 @@ def mysql_db_url(mysql_server_url):
         admin.close()
 
 
-@pytest.fixture(params=["sqlite", "mysql"])
+@pytest.fixture(scope="session")
+def postgresql_server_url() -> str:
+    url = make_url(POSTGRESQL_URL)
+    try:
+        psycopg.connect(libpq_url(POSTGRESQL_URL), connect_timeout=5).close()
+    except psycopg.OperationalError as e:
+        skip_or_fail(f"no PostgreSQL server at {url.host}:{url.port}: {e}")
+    return POSTGRESQL_URL
+
+
+@contextmanager
+def postgresql_database(server_url: str, template: str = "template1") -> Iterator[str]:
+    """A new PostgreSQL database, a copy of ``template``, dropped when the block ends; yields its URL."""
+    name = f"hms_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(libpq_url(server_url), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+        try:
+            yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def postgresql_db_url(postgresql_server_url):
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    with postgresql_database(postgresql_server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgresql_schema_template(postgresql_server_url):
+    """The name of a database holding this build's catalog schema and nothing else, for the session.
+
+    Copying it (``CREATE DATABASE ... TEMPLATE``) costs about a tenth of creating a database and its schema,
+    which runs some hundred DDL statements.
+    """
+    with postgresql_database(postgresql_server_url) as url:
+        store = Store(url)
+        try:
+            store.init_schema()
+        finally:
+            store.dispose()  # a template may have no connections while it is copied
+        yield make_url(url).database
+
+
+@pytest.fixture
+def postgresql_catalog_db_url(postgresql_server_url, postgresql_schema_template):
+    """A fresh PostgreSQL database for one test, dropped afterwards, with this build's catalog schema already
+    made: ``init_schema`` finds it current (the default catalog and database are not made yet)."""
+    with postgresql_database(postgresql_server_url, postgresql_schema_template) as url:
+        yield url
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL as libpq reads it (without the ``+driver``)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+STORES = ("sqlite", "mysql", "postgresql")
+"""The catalog stores every store-dependent test runs on."""
+
+
+@pytest.fixture(params=STORES)
 def db_url(request, tmp_path):
-    """The catalog database URL, once per backend."""
+    """The catalog database URL, once per store: an empty database, except that on PostgreSQL it already
+    holds the catalog schema (a copy of a template, much cheaper than making the schema per test) unless the
+    test is marked ``empty_database``."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'catalog.db'}"
-    return request.getfixturevalue("mysql_db_url")
+    if request.param == "postgresql" and request.node.get_closest_marker("empty_database") is None:
+        return request.getfixturevalue("postgresql_catalog_db_url")
+    return request.getfixturevalue(f"{request.param}_db_url")
 
 
 @pytest.fixture
@@ -102,7 +191,9 @@ class RunningServer:
 
     def client(self, proto_factory=None, trans_factory=None):
         return make_client(
-            hive.ThriftHiveMetastore, "127.0.0.1", self.port,
+            hive.ThriftHiveMetastore,
+            "127.0.0.1",
+            self.port,
             proto_factory=proto_factory or TBinaryProtocolFactory(),
             trans_factory=trans_factory or TBufferedTransportFactory(),
             timeout=60_000,

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import thriftpy2
-from hms_adapter.idl import IDL_DIR
 
 from hms_adapter.handler import MetastoreHandler
+from hms_adapter.idl import IDL_DIR
 
 HIVE4_METHODS = Path(__file__).resolve().parents[1] / "thrift" / "hive4_methods.txt"
 
@@ -99,22 +99,50 @@ that answer into `IncompatibleMetastoreException`, on which Hive falls back to t
 
 # why a method is not served, by method name (exact) or by a word in it; the first match wins
 NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
-    (("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
-     "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters"),
+    (
+        ("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
+        "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters",
+    ),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
-    (("refresh_privileges",), "HiveServer2's privilege synchronizer (an authorizer's policies copied into the "
-                              "metastore) is not served; grants are ([security.md](security.md#authorization))"),
-    (("token", "master_key"),
-     "the token store HiveServer2 keeps in a metastore (DBTokenStore): not served; the metastore's own "
-     "delegation tokens are ([security.md](security.md#delegation-tokens))"),
-    (("compact", "mark_cleaned", "mark_failed", "mark_refused", "submit_for_cleanup", "find_next_compact",
-      "compactor", "cleanup", "seed_", "write_ids_to_min_history", "max_allocated_table_write_id",
-      "latest_txnid_in_conflict", "repl_tbl_writeid_state", "set_hadoop_jobid", "add_dynamic_partitions",
-      "write_notification_log", "write_event_info", "update_transaction_statistics"),
-     "ACID compaction and Hive's transactional writes: no compactor here ([locks.md](locks.md))"),
+    (
+        ("refresh_privileges",),
+        "HiveServer2's privilege synchronizer (an authorizer's policies copied into the "
+        "metastore) is not served; grants are ([security.md](security.md#authorization))",
+    ),
+    (
+        ("token", "master_key"),
+        "the token store HiveServer2 keeps in a metastore (DBTokenStore): not served; the metastore's own "
+        "delegation tokens are ([security.md](security.md#delegation-tokens))",
+    ),
+    (
+        (
+            "compact",
+            "mark_cleaned",
+            "mark_failed",
+            "mark_refused",
+            "submit_for_cleanup",
+            "find_next_compact",
+            "compactor",
+            "cleanup",
+            "seed_",
+            "write_ids_to_min_history",
+            "max_allocated_table_write_id",
+            "latest_txnid_in_conflict",
+            "repl_tbl_writeid_state",
+            "set_hadoop_jobid",
+            "add_dynamic_partitions",
+            "write_notification_log",
+            "write_event_info",
+            "update_transaction_statistics",
+        ),
+        "ACID compaction and Hive's transactional writes: no compactor here ([locks.md](locks.md))",
+    ),
     (("materializ", "creation_metadata"), "materialized views are not supported"),
     (("resource_plan", "wm_", "triggers_for"), "workload management is not supported"),
-    (("ischema", "schema_version", "schema_all_versions", "schema_latest_version", "schemas_by_cols", "serde"), "the schema registry is not supported"),
+    (
+        ("ischema", "schema_version", "schema_all_versions", "schema_latest_version", "schemas_by_cols", "serde"),
+        "the schema registry is not supported",
+    ),
     (("scheduled_query", "replication_metrics", "cm_recycle"), "scheduled queries and replication are not supported"),
     (("index",), "indexes were removed in Hive 3"),
     (("file_metadata",), "the file metadata (ORC footer) cache is not supported"),
@@ -123,9 +151,17 @@ NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
     (("_type",), "Hive's type registry is not supported"),
     (("exchange_partition",), "exchanging partitions between tables is not supported"),
     (("pspec", "partitions_with_specs", "get_partition_values"), "partition spec answers are not served yet"),
-    (("runtime_stats", "properties", "MarkedForEvent", "markPartition", "find_columns_with_stats",
-      "translate_table_dryrun"),
-     "not used by the engines this server serves"),
+    (
+        (
+            "runtime_stats",
+            "properties",
+            "MarkedForEvent",
+            "markPartition",
+            "find_columns_with_stats",
+            "translate_table_dryrun",
+        ),
+        "not used by the engines this server serves",
+    ),
 ]
 
 
@@ -167,8 +203,11 @@ def rows() -> list[Row]:
     hive4 = _hive4_methods()
     hive4_names = set(hive4)
     result = [_idl_row(name, fb303, hive4_names) for name in idl_methods]
-    result += [Row(name, UNKNOWN, "; ".join(filter(None, [HIVE4_ONLY_NOTE, not_served_reason(name)])))
-               for name in dict.fromkeys(hive4) if name not in idl_methods]
+    result += [
+        Row(name, UNKNOWN, "; ".join(filter(None, [HIVE4_ONLY_NOTE, not_served_reason(name)])))
+        for name in dict.fromkeys(hive4)
+        if name not in idl_methods
+    ]
     return sorted(result, key=lambda row: (row.method.lower(), row.method))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Database
 
-from ..idl import hive
+from ..idl import ThriftStruct, hive
 from .names import strip_catalog
 
 HiveDatabase = hive.Database
@@ -24,7 +24,7 @@ def owner_type_value(name: str | None) -> int | None:
 
 def from_thrift_database(db) -> Database:
     return Database(
-        name=strip_catalog(db.name or ""),
+        name=strip_catalog(db.name) or "",
         description=db.description,
         location=db.locationUri or None,
         managed_location=db.managedLocationUri or None,
@@ -35,7 +35,7 @@ def from_thrift_database(db) -> Database:
     )
 
 
-def to_thrift_database(db: Database) -> HiveDatabase:
+def to_thrift_database(db: Database) -> ThriftStruct:
     return HiveDatabase(
         name=db.name,
         description=db.description,

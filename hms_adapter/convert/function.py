@@ -34,7 +34,8 @@ def to_thrift_function(f: Function):
         ownerType=owner_type_value(f.owner_type),
         createTime=f.create_time,
         functionType=f.function_type,
-        resourceUris=[hive.ResourceUri(resourceType=getattr(hive.ResourceType, r.kind), uri=r.uri)
-                      for r in f.resource_uris],
+        resourceUris=[
+            hive.ResourceUri(resourceType=getattr(hive.ResourceType, r.kind), uri=r.uri) for r in f.resource_uris
+        ],
         catName=current_catalog(),
     )

@@ -93,9 +93,14 @@ def to_thrift_open_txns(snapshot: OpenTxns, response_type=hive.GetOpenTxnsRespon
 
 def to_thrift_txn_info(info: TxnInfo):
     return hive.TxnInfo(
-        id=info.txn_id, state=int(info.state), user=info.user, hostname=info.host,
-        agentInfo=info.agent_info or "Unknown", heartbeatCount=info.heartbeat_count,
-        startedTime=info.started_ms, lastHeartbeatTime=info.last_heartbeat_ms,
+        id=info.txn_id,
+        state=int(info.state),
+        user=info.user,
+        hostname=info.host,
+        agentInfo=info.agent_info or "Unknown",
+        heartbeatCount=info.heartbeat_count,
+        startedTime=info.started_ms,
+        lastHeartbeatTime=info.last_heartbeat_ms,
     )
 
 

@@ -54,13 +54,17 @@ def _like(pattern: str) -> re.Pattern:
     return re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), re.DOTALL)
 
 
-def trim_partition(p: Partition, skip_columns: bool | None, include_keys: str | None,
-                   exclude_keys: str | None) -> Partition:
+def trim_partition(
+    p: Partition, skip_columns: bool | None, include_keys: str | None, exclude_keys: str | None
+) -> Partition:
     """A partition trimmed as Hive 4's requests ask: without its columns, and with only the parameters whose
     keys match ``include_keys`` and not ``exclude_keys`` (SQL ``LIKE`` patterns)."""
     include = _like(include_keys) if include_keys is not None else None
     exclude = _like(exclude_keys) if exclude_keys is not None else None
-    parameters = {k: v for k, v in p.parameters.items()
-                  if (include is None or include.fullmatch(k)) and (exclude is None or not exclude.fullmatch(k))}
+    parameters = {
+        k: v
+        for k, v in p.parameters.items()
+        if (include is None or include.fullmatch(k)) and (exclude is None or not exclude.fullmatch(k))
+    }
     sd = replace(p.sd, columns=[]) if skip_columns else p.sd
     return replace(p, sd=sd, parameters=parameters)

@@ -22,8 +22,8 @@ from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Partition
 
 from ..idl import hive
-from .wire import EncodedAnswer
 from .partition import to_thrift_partition
+from .wire import EncodedAnswer
 
 _STOP = b"\x00"
 _DB_NAME, _TABLE_NAME, _CAT_NAME = 2, 3, 9

@@ -45,24 +45,38 @@ def from_thrift_object(ref) -> SecuredObject:
     if object_type is ObjectType.DATABASE:
         return SecuredObject(ObjectType.DATABASE, database)
     partition = tuple(ref.partValues) if ref.partValues else None
-    return SecuredObject(object_type, database, ref.objectName or "", partition,
-                         ref.columnName if object_type is ObjectType.COLUMN else None)
+    return SecuredObject(
+        object_type,
+        database,
+        ref.objectName or "",
+        partition,
+        ref.columnName if object_type is ObjectType.COLUMN else None,
+    )
 
 
 def to_thrift_object(target: SecuredObject):
-    return hive.HiveObjectRef(objectType=target.type.value, dbName=target.database, objectName=target.table,
-                              partValues=list(target.partition) if target.partition else None,
-                              columnName=target.column,
-                              catName=current_catalog() if target.type is not ObjectType.GLOBAL else None)
+    return hive.HiveObjectRef(
+        objectType=target.type.value,
+        dbName=target.database,
+        objectName=target.table,
+        partValues=list(target.partition) if target.partition else None,
+        columnName=target.column,
+        catName=current_catalog() if target.type is not ObjectType.GLOBAL else None,
+    )
 
 
 def from_thrift_privilege(privilege) -> PrivilegeGrant:
     if privilege.hiveObject is None:
         raise InvalidInputError("A privilege needs the object it is granted on")
     info = privilege.grantInfo or hive.PrivilegeGrantInfo()
-    return PrivilegeGrant(from_thrift_object(privilege.hiveObject),
-                          principal(privilege.principalName, privilege.principalType), info.privilege or "",
-                          bool(info.grantOption), info.createTime or 0, principal(info.grantor, info.grantorType))
+    return PrivilegeGrant(
+        from_thrift_object(privilege.hiveObject),
+        principal(privilege.principalName, privilege.principalType),
+        info.privilege or "",
+        bool(info.grantOption),
+        info.createTime or 0,
+        principal(info.grantor, info.grantorType),
+    )
 
 
 def from_thrift_bag(bag) -> list[PrivilegeGrant]:
@@ -70,22 +84,33 @@ def from_thrift_bag(bag) -> list[PrivilegeGrant]:
 
 
 def _grant_info(grant: PrivilegeGrant):
-    return hive.PrivilegeGrantInfo(privilege=grant.privilege, createTime=grant.create_time,
-                                   grantor=grant.grantor.name, grantorType=grant.grantor.type.value,
-                                   grantOption=grant.grant_option)
+    return hive.PrivilegeGrantInfo(
+        privilege=grant.privilege,
+        createTime=grant.create_time,
+        grantor=grant.grantor.name,
+        grantorType=grant.grantor.type.value,
+        grantOption=grant.grant_option,
+    )
 
 
 def to_thrift_privilege(grant: PrivilegeGrant):
-    return hive.HiveObjectPrivilege(hiveObject=to_thrift_object(grant.object), principalName=grant.grantee.name,
-                                    principalType=grant.grantee.type.value, grantInfo=_grant_info(grant))
+    return hive.HiveObjectPrivilege(
+        hiveObject=to_thrift_object(grant.object),
+        principalName=grant.grantee.name,
+        principalType=grant.grantee.type.value,
+        grantInfo=_grant_info(grant),
+    )
 
 
 def to_thrift_privilege_set(privileges: PrivilegeSet):
     def by_name(grants: dict[str, list[PrivilegeGrant]]):
         return {name: [_grant_info(g) for g in found] for name, found in grants.items()}
-    return hive.PrincipalPrivilegeSet(userPrivileges=by_name(privileges.users),
-                                      groupPrivileges=by_name(privileges.groups),
-                                      rolePrivileges=by_name(privileges.roles))
+
+    return hive.PrincipalPrivilegeSet(
+        userPrivileges=by_name(privileges.users),
+        groupPrivileges=by_name(privileges.groups),
+        rolePrivileges=by_name(privileges.roles),
+    )
 
 
 def to_thrift_role(role: Role):
@@ -93,8 +118,12 @@ def to_thrift_role(role: Role):
 
 
 def to_thrift_role_grant(grant: RoleGrant):
-    return hive.RolePrincipalGrant(roleName=grant.role, principalName=grant.grantee.name,
-                                   principalType=grant.grantee.type.value, grantOption=grant.grant_option,
-                                   grantTime=grant.grant_time,
-                                   grantorName=grant.grantor.name if grant.grantor else None,
-                                   grantorPrincipalType=grant.grantor.type.value if grant.grantor else None)
+    return hive.RolePrincipalGrant(
+        roleName=grant.role,
+        principalName=grant.grantee.name,
+        principalType=grant.grantee.type.value,
+        grantOption=grant.grant_option,
+        grantTime=grant.grant_time,
+        grantorName=grant.grantor.name if grant.grantor else None,
+        grantorPrincipalType=grant.grantor.type.value if grant.grantor else None,
+    )

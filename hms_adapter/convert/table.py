@@ -5,7 +5,7 @@ from __future__ import annotations
 from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.model import Column, SerDe, SkewedInfo, SortColumn, StorageDescriptor, Table, TableMeta
 
-from ..idl import hive
+from ..idl import ThriftStruct, hive
 from .database import owner_type_name, owner_type_value
 from .names import strip_catalog
 
@@ -110,7 +110,7 @@ def from_thrift_table(t) -> Table:
     )
 
 
-def to_thrift_table(t: Table) -> HiveTable:
+def to_thrift_table(t: Table) -> ThriftStruct:
     return HiveTable(
         tableName=t.name,
         dbName=t.database,
@@ -135,6 +135,9 @@ def to_thrift_table(t: Table) -> HiveTable:
 
 def to_thrift_table_meta(meta: TableMeta):
     return hive.TableMeta(
-        dbName=meta.database, tableName=meta.name, tableType=meta.table_type, comments=meta.comment,
+        dbName=meta.database,
+        tableName=meta.name,
+        tableType=meta.table_type,
+        comments=meta.comment,
         catName=current_catalog(),
     )

@@ -20,9 +20,20 @@ import math
 
 from thriftpy2.thrift import TType
 
-_TAGS = {TType.BOOL: "tf", TType.BYTE: "i8", TType.I16: "i16", TType.I32: "i32", TType.I64: "i64",
-         TType.DOUBLE: "dbl", TType.STRING: "str", TType.STRUCT: "rec", TType.LIST: "lst", TType.SET: "set",
-         TType.MAP: "map", TType.BINARY: "str"}
+_TAGS = {
+    TType.BOOL: "tf",
+    TType.BYTE: "i8",
+    TType.I16: "i16",
+    TType.I32: "i32",
+    TType.I64: "i64",
+    TType.DOUBLE: "dbl",
+    TType.STRING: "str",
+    TType.STRUCT: "rec",
+    TType.LIST: "lst",
+    TType.SET: "set",
+    TType.MAP: "map",
+    TType.BINARY: "str",
+}
 _INTEGERS = (TType.BYTE, TType.I16, TType.I32, TType.I64)
 
 

@@ -4,18 +4,11 @@
 Everything reads through a ``pyarrow.fs.FileSystem`` and a base path; nothing here writes.
 """
 
+from .active_timeline import list_instants, read_instant
+from .archived_timeline import list_archived_instants, read_archived_instants
 from .avro_schema import META_COLUMNS, hive_columns
-from .instants import (
-    ACTIONS,
-    InstantFile,
-    State,
-    instant_file_name,
-    list_archived_instants,
-    list_instants,
-    parse_instant_file_name,
-    read_archived_instants,
-    read_instant,
-)
+from .file_names import BaseFileName, LogFileName
+from .instant_files import InstantFile, instant_file_name, parse_instant_file_name
 from .metadata import (
     CleanMetadata,
     CleanPlan,
@@ -32,16 +25,13 @@ from .metadata import (
     SavepointMetadata,
     WriteStat,
     decode_instant,
-    is_log_file_name,
     latest_schema,
-    parse_base_file_name,
-    parse_log_file_name,
 )
 from .properties import TableConfig, read_table_config
 
 __all__ = [
-    "ACTIONS",
     "META_COLUMNS",
+    "BaseFileName",
     "CleanMetadata",
     "CleanPlan",
     "ClusteringPlan",
@@ -50,25 +40,22 @@ __all__ = [
     "IndexingMetadata",
     "InstantFile",
     "InstantMetadata",
+    "LogFileName",
     "PlannedSlice",
     "RestoreMetadata",
     "RestorePlan",
     "RollbackMetadata",
     "RollbackPlan",
     "SavepointMetadata",
-    "State",
     "TableConfig",
     "WriteStat",
     "decode_instant",
     "hive_columns",
     "instant_file_name",
-    "is_log_file_name",
     "latest_schema",
     "list_archived_instants",
     "list_instants",
-    "parse_base_file_name",
     "parse_instant_file_name",
-    "parse_log_file_name",
     "read_archived_instants",
     "read_instant",
     "read_table_config",

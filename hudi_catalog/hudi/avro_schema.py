@@ -20,24 +20,37 @@ from ..errors import HudiMetadataError
 from ..model import Column
 
 META_COLUMNS = (
-    "_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+    "_hoodie_commit_time",
+    "_hoodie_commit_seqno",
+    "_hoodie_record_key",
+    "_hoodie_partition_path",
     "_hoodie_file_name",
 )
 
 _PRIMITIVES = {
-    "boolean": "boolean", "int": "int", "long": "bigint", "float": "float", "double": "double",
-    "bytes": "binary", "string": "string",
+    "boolean": "boolean",
+    "int": "int",
+    "long": "bigint",
+    "float": "float",
+    "double": "double",
+    "bytes": "binary",
+    "string": "string",
 }
 # Hive has no time-of-day type; the value stays the number Avro stores.
 _LOGICAL = {
-    "date": "date", "timestamp-millis": "timestamp", "timestamp-micros": "timestamp",
-    "local-timestamp-millis": "timestamp", "local-timestamp-micros": "timestamp",
-    "time-millis": "int", "time-micros": "bigint",
+    "date": "date",
+    "timestamp-millis": "timestamp",
+    "timestamp-micros": "timestamp",
+    "local-timestamp-millis": "timestamp",
+    "local-timestamp-micros": "timestamp",
+    "time-millis": "int",
+    "time-micros": "bigint",
 }
 
 
-def hive_columns(avro_schema_json: str, partition_fields: list[str], *,
-                 meta_fields: bool = True) -> tuple[list[Column], list[Column]]:
+def hive_columns(
+    avro_schema_json: str, partition_fields: list[str], *, meta_fields: bool = True
+) -> tuple[list[Column], list[Column]]:
     """Data columns and partition columns of a Hudi table schema.
 
     Args:
@@ -110,8 +123,9 @@ class _HiveTypes:
         names = {n for n, s in self._named.items() if s is schema}
         self._open_records |= names
         try:
-            fields = ",".join(f"{f['name']}:{self.hive_type(f['type'], where + '.' + f['name'])}"
-                              for f in schema["fields"])
+            fields = ",".join(
+                f"{f['name']}:{self.hive_type(f['type'], where + '.' + f['name'])}" for f in schema["fields"]
+            )
         finally:
             self._open_records -= names
         return f"struct<{fields}>"

@@ -4,9 +4,9 @@ A file group is every data file of one file id in one partition. Its file slices
 (the instant in a base file's name, or a pending compaction's instant); each slice holds at most one base
 file and the log files appended to it. The latest slice of each group is what a snapshot read needs.
 
-Names: a base file is ``<fileId>_<writeToken>_<instant>.<ext>`` (ext ``parquet``, ``orc``, ``hfile`` or
-``lance``), a log file ``.<fileId>_<instant>.log.<version>_<writeToken>``. The two table-version families
-read a log file's instant differently:
+Names (:mod:`hudi_catalog.hudi.file_names`): a base file is ``<fileId>_<writeToken>_<instant>.<ext>``, a log
+file ``.<fileId>_<instant>.log.<version>_<writeToken>``. The two table-version families read a log file's
+instant differently:
 
 * version 6 and older: it is the base instant of the slice the log file belongs to (the writer chose it);
 * version 8 and newer (non-blocking concurrency control): it is the requested time of the delta commit
@@ -24,7 +24,7 @@ was requested at or before ``as_of``. In version 6 the log files of a visible sl
 by writer, so they are all listed; readers filter their blocks by instant time.
 
 Log files are ordered as Hudi's ``HoodieLogFile.getLogFileComparator``: by the instant in the name, then
-version (as a number), then write token.
+version (as a number), then write token (:meth:`LogFileName.sort_key`).
 
 Example:
     >>> files = [DataFile("p", "f1_0-1-2_001.parquet"), DataFile("p", ".f1_002.log.1_0-3-4"),
@@ -35,17 +35,15 @@ Example:
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right, insort
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .file_names import BASE_FILE_EXTENSIONS, BaseFileName, LogFileName
+
 FileGroupId = tuple[str, str]
 """A file group's identity: ``(partition_path, file_id)``."""
-
-_BASE_FILE = re.compile(r"(?P<file_id>[^_]+)_[^_]+_(?P<instant>\d+)\.(?:parquet|orc|hfile|lance)")
-_LOG_FILE = re.compile(r"\.(?P<file_id>[^_]+)_(?P<instant>\d+)\.log\.(?P<version>\d+)_(?P<token>[^_.]+)")
 
 
 @dataclass(frozen=True)
@@ -69,14 +67,12 @@ class FileSlice:
 
 @dataclass(frozen=True)
 class _LogFile:
-    name: str
-    instant: str
-    version: int
-    token: str
+    name: str  # as found, in case it differs from the parsed parts' rendering (leading zeros)
+    parsed: LogFileName
 
     @property
-    def order(self) -> tuple[str, int, str]:
-        return self.instant, self.version, self.token
+    def instant(self) -> str:
+        return self.parsed.base_instant_time
 
 
 @dataclass
@@ -140,20 +136,16 @@ def latest_file_slices(
     timeline = _Timeline(completion_times, as_of, by_completion_time=table_version >= 8)
     hidden = {group for group, instant in (replaced_file_groups or {}).items() if timeline.visible(instant)}
     compactions = {
-        group: instant
-        for group, instant in (pending_compactions or {}).items()
-        if as_of is None or instant <= as_of
+        group: instant for group, instant in (pending_compactions or {}).items() if as_of is None or instant <= as_of
     }
 
     groups: defaultdict[FileGroupId, _Group] = defaultdict(_Group)
     for file in files:
-        if base := _BASE_FILE.fullmatch(file.name):
-            if timeline.visible(base["instant"]):
-                groups[file.partition_path, base["file_id"]].bases[base["instant"]] = file.name
-        elif log := _LOG_FILE.fullmatch(file.name):
-            groups[file.partition_path, log["file_id"]].logs.append(
-                _LogFile(file.name, log["instant"], int(log["version"]), log["token"])
-            )
+        if (base := BaseFileName.try_parse(file.name)) is not None:
+            if base.extension in BASE_FILE_EXTENSIONS and timeline.visible(base.instant_time):
+                groups[file.partition_path, base.file_id].bases[base.instant_time] = file.name
+        elif (log := LogFileName.try_parse(file.name)) is not None and log.extension == "log" and not log.cdc:
+            groups[file.partition_path, log.file_id].logs.append(_LogFile(file.name, log))
 
     slices = []
     for group_id, group in groups.items():
@@ -173,7 +165,7 @@ def _latest_slice(group: _Group, compaction: str | None, timeline: _Timeline) ->
         slices.setdefault(compaction, _Slice())
     starts = sorted(slices)
     # In log order, so a log-only group starts at its first log file and the later ones join it.
-    for log in sorted(group.logs, key=lambda log: log.order):
+    for log in sorted(group.logs, key=lambda log: log.parsed.sort_key()):
         if timeline.by_completion_time and not timeline.visible(log.instant):
             continue  # written by an instant that is pending, rolled back or after as_of
         instant = timeline.slice_of(log, starts)

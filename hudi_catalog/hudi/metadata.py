@@ -8,43 +8,29 @@ Content comes in three shapes, told apart by the bytes themselves:
   rollbacks, restores and savepoints of earlier versions), decoded by its record schema's name;
 - JSON (commit, deltacommit and replacecommit metadata of table versions before 8), decoded as the
   action and state call for.
-
-Data file names (relative names as Hudi writes them): base files
-``<fileId>_<writeToken>_<instantTime>.<ext>`` (parquet, orc, hfile, lance), log files
-``.<fileId>_<baseInstantTime>.log.<version>_<writeToken>`` (``.cdc`` appended for change-data logs).
-
-Example:
-    >>> parse_base_file_name("d0304c53-0_0-13-60_20250331030642808.parquet")
-    ('d0304c53-0', '20250331030642808')
-    >>> parse_log_file_name(".d0304c53-0_20250331030642808.log.1_0-26-85")
-    ('d0304c53-0', '20250331030642808', 1, '0-26-85')
 """
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 import fastavro
 from pyarrow import fs as pafs
 
 from ..errors import HudiMetadataError
-from .instants import InstantFile, State, list_instants, read_instant
-from .properties import TableConfig
-
+from ..model import Action, InstantState
+from .active_timeline import list_instants, read_instant
+from .file_names import LogFileName
+from .instant_files import InstantFile
+from .properties import CREATE_SCHEMA, TableConfig
 
 AVRO_MAGIC = b"Obj\x01"
 SCHEMA_KEY = "schema"
 """The ``extraMetadata`` key holding the writer's Avro schema (JSON text)."""
-
-_BASE_FILE = re.compile(r"(?P<file_id>[A-Za-z0-9-]+)_(?P<token>[A-Za-z0-9-]+)_(?P<instant>\d+)\.[A-Za-z0-9]+")
-_LOG_FILE = re.compile(
-    r"\.(?P<file_id>[^._/]+)_(?P<instant>\d+)\.log\.(?P<version>\d+)(?:_(?P<token>\d+-\d+-\d+)(?:\.cdc)?)?"
-)
 
 
 @dataclass(frozen=True)
@@ -188,39 +174,19 @@ class IndexingMetadata:
     partitions: dict[str, str | None] = field(default_factory=dict)
 
 
-InstantMetadata = Union[
-    CommitMetadata, CleanMetadata, CleanPlan, RollbackMetadata, RollbackPlan, RestoreMetadata, RestorePlan,
-    SavepointMetadata, CompactionPlan, ClusteringPlan, IndexingMetadata,
-]
-
-
-def parse_base_file_name(name: str) -> tuple[str, str]:
-    """(file id, instant time) of a base file name.
-
-    Raises:
-        HudiMetadataError: not a base file name.
-    """
-    match = _BASE_FILE.fullmatch(name)
-    if match is None:
-        raise HudiMetadataError(f"{name}: not a Hudi base file name")
-    return match.group("file_id"), match.group("instant")
-
-
-def parse_log_file_name(name: str) -> tuple[str, str, int, str | None]:
-    """(file id, base instant time, version, write token) of a log file name; the write token is
-    ``None`` in names of old writers that had none.
-
-    Raises:
-        HudiMetadataError: not a log file name.
-    """
-    match = _LOG_FILE.fullmatch(name)
-    if match is None:
-        raise HudiMetadataError(f"{name}: not a Hudi log file name")
-    return match.group("file_id"), match.group("instant"), int(match.group("version")), match.group("token")
-
-
-def is_log_file_name(name: str) -> bool:
-    return _LOG_FILE.fullmatch(name) is not None
+InstantMetadata: TypeAlias = (
+    CommitMetadata
+    | CleanMetadata
+    | CleanPlan
+    | RollbackMetadata
+    | RollbackPlan
+    | RestoreMetadata
+    | RestorePlan
+    | SavepointMetadata
+    | CompactionPlan
+    | ClusteringPlan
+    | IndexingMetadata
+)
 
 
 def decode_instant(instant: InstantFile, data: bytes, table_version: int) -> InstantMetadata:
@@ -254,11 +220,11 @@ def latest_schema(fs: pafs.FileSystem, base_path: str, config: TableConfig) -> s
     """The Avro schema (JSON text) of the newest completed write that recorded one, else the table's
     ``hoodie.table.create.schema``; ``None`` when neither exists."""
     for instant in reversed(list_instants(fs, base_path, config)):
-        if instant.is_completed and instant.action in ("commit", "deltacommit", "replacecommit"):
+        if instant.is_completed and instant.action.writes_data:
             metadata = decode_instant(instant, read_instant(fs, base_path, config, instant), config.version)
             if isinstance(metadata, CommitMetadata) and metadata.schema:
                 return metadata.schema
-    return config.raw.get("hoodie.table.create.schema") or None
+    return config.raw.get(CREATE_SCHEMA) or None
 
 
 # -- decoding ---------------------------------------------------------------------------------------
@@ -266,14 +232,18 @@ def latest_schema(fs: pafs.FileSystem, base_path: str, config: TableConfig) -> s
 
 def _decode_avro(data: bytes) -> InstantMetadata:
     reader = fastavro.reader(io.BytesIO(data))
-    name = str(reader.writer_schema.get("name", "")).rsplit(".", 1)[-1]
+    schema = reader.writer_schema
+    name = str(schema.get("name", "")).rsplit(".", 1)[-1] if isinstance(schema, dict) else ""
     decoder = _AVRO_DECODERS.get(name)
     if decoder is None:
-        raise ValueError(f"unexpected Avro record {name or reader.writer_schema!r}")
+        raise ValueError(f"unexpected Avro record {name or schema!r}")
     records = list(reader)
     if len(records) != 1:
         raise ValueError(f"{len(records)} {name} records, expected 1")
-    return decoder(records[0])
+    record = records[0]
+    if not isinstance(record, dict):
+        raise ValueError(f"{name} holds a {type(record).__name__}, not a record")
+    return decoder(record)
 
 
 def _names(paths: Iterable[str] | None) -> list[str]:
@@ -311,7 +281,7 @@ def _write_stat(partition: str, stat: dict) -> WriteStat:
         total_log_records=int(stat.get("totalLogRecords") or 0),
         base_file=stat.get("baseFile") or None,
         log_files=list(stat.get("logFiles") or []),
-        is_log=is_log_file_name(name),
+        is_log=LogFileName.try_parse(name) is not None,
     )
 
 
@@ -361,8 +331,9 @@ def _rollback_metadata(record: dict) -> RollbackMetadata:
         appended[path] = _names(partition.get("rollbackLogFiles") or {})
         failed[path] = _names(partition.get("logFilesFromFailedCommit") or {})
         for logs in (partition.get("logFilesFromFailedCommit"), partition.get("rollbackLogFiles")):
-            sizes.update({name.rsplit("/", 1)[-1]: int(size) for name, size in (logs or {}).items()
-                          if isinstance(size, int)})
+            sizes.update(
+                {name.rsplit("/", 1)[-1]: int(size) for name, size in (logs or {}).items() if isinstance(size, int)}
+            )
     return RollbackMetadata(instants, _non_empty(deleted), _non_empty(appended), _non_empty(failed), sizes)
 
 
@@ -374,8 +345,9 @@ def _rollback_plan(record: dict) -> RollbackPlan:
         partition = request.get("partitionPath") or ""
         files.setdefault(partition, []).extend(_names(request.get("filesToBeDeleted")))
         logs.setdefault(partition, []).extend(_names(request.get("logBlocksToBeDeleted") or {}))
-    return RollbackPlan(_instant_or_none(target.get("commitTime")), target.get("action") or None,
-                        _non_empty(files), _non_empty(logs))
+    return RollbackPlan(
+        _instant_or_none(target.get("commitTime")), target.get("action") or None, _non_empty(files), _non_empty(logs)
+    )
 
 
 def _restore_metadata(record: dict) -> RestoreMetadata:
@@ -385,14 +357,17 @@ def _restore_metadata(record: dict) -> RestoreMetadata:
     rollbacks = [
         _rollback_metadata(r)
         for per_instant in (record.get("hoodieRestoreMetadata") or {}).values()
-        for r in per_instant or [] if r is not None
+        for r in per_instant or []
+        if r is not None
     ]
     return RestoreMetadata(instants, rollbacks)
 
 
 def _restore_plan(record: dict) -> RestorePlan:
-    return RestorePlan([i["commitTime"] for i in record.get("instantsToRollback") or []],
-                       _instant_or_none(record.get("savepointToRestoreTimestamp")))
+    return RestorePlan(
+        [i["commitTime"] for i in record.get("instantsToRollback") or []],
+        _instant_or_none(record.get("savepointToRestoreTimestamp")),
+    )
 
 
 def _savepoint_metadata(record: dict) -> SavepointMetadata:
@@ -425,10 +400,12 @@ def _clustering_plan(record: dict) -> ClusteringPlan:
 
 
 def _indexing_metadata(record: dict) -> IndexingMetadata:
-    return IndexingMetadata({
-        info["metadataPartitionPath"]: _instant_or_none(info.get("indexUptoInstant"))
-        for info in record.get("indexPartitionInfos") or []
-    })
+    return IndexingMetadata(
+        {
+            info["metadataPartitionPath"]: _instant_or_none(info.get("indexUptoInstant"))
+            for info in record.get("indexPartitionInfos") or []
+        }
+    )
 
 
 _Decoder = Callable[[dict], InstantMetadata]
@@ -451,21 +428,21 @@ _AVRO_DECODERS: dict[str, _Decoder] = {
 """Avro content is decoded by its record name, whatever file it sits in."""
 
 
-def _by_state(requested: _Decoder, inflight: _Decoder, completed: _Decoder) -> dict[State, _Decoder]:
-    return {State.REQUESTED: requested, State.INFLIGHT: inflight, State.COMPLETED: completed}
+def _by_state(requested: _Decoder, inflight: _Decoder, completed: _Decoder) -> dict[InstantState, _Decoder]:
+    return {InstantState.REQUESTED: requested, InstantState.INFLIGHT: inflight, InstantState.COMPLETED: completed}
 
 
-_DECODERS: dict[str, dict[State, _Decoder]] = {
-    "commit": _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
-    "deltacommit": _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
-    "replacecommit": _by_state(_clustering_plan, _commit_metadata, _commit_metadata),
-    "clustering": _by_state(_clustering_plan, _clustering_plan, _commit_metadata),
-    "compaction": _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
-    "logcompaction": _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
-    "clean": _by_state(_clean_plan, _clean_plan, _clean_metadata),
-    "rollback": _by_state(_rollback_plan, _rollback_plan, _rollback_metadata),
-    "restore": _by_state(_restore_plan, _restore_plan, _restore_metadata),
-    "savepoint": _by_state(_savepoint_metadata, _savepoint_metadata, _savepoint_metadata),
-    "indexing": _by_state(_indexing_metadata, _indexing_metadata, _indexing_metadata),
+_DECODERS: dict[Action, dict[InstantState, _Decoder]] = {
+    Action.COMMIT: _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
+    Action.DELTACOMMIT: _by_state(_commit_metadata, _commit_metadata, _commit_metadata),
+    Action.REPLACECOMMIT: _by_state(_clustering_plan, _commit_metadata, _commit_metadata),
+    Action.CLUSTERING: _by_state(_clustering_plan, _clustering_plan, _commit_metadata),
+    Action.COMPACTION: _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
+    Action.LOGCOMPACTION: _by_state(_compaction_plan, _compaction_plan, _commit_metadata),
+    Action.CLEAN: _by_state(_clean_plan, _clean_plan, _clean_metadata),
+    Action.ROLLBACK: _by_state(_rollback_plan, _rollback_plan, _rollback_metadata),
+    Action.RESTORE: _by_state(_restore_plan, _restore_plan, _restore_metadata),
+    Action.SAVEPOINT: _by_state(_savepoint_metadata, _savepoint_metadata, _savepoint_metadata),
+    Action.INDEXING: _by_state(_indexing_metadata, _indexing_metadata, _indexing_metadata),
 }
 """Empty and JSON content is decoded as the action and state call for."""

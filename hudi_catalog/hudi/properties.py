@@ -8,9 +8,9 @@ Example:
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 
+import javaproperties
 from pyarrow import fs as pafs
 
 from ..errors import HudiMetadataError
@@ -40,6 +40,11 @@ ARCHIVE_FOLDER = "hoodie.archivelog.folder"
 DATABASE_NAME = "hoodie.database.name"
 POPULATE_META_FIELDS = "hoodie.populate.meta.fields"
 TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
+CREATE_SCHEMA = "hoodie.table.create.schema"
+"""The table's schema (Avro JSON) as created; writers record later schemas in commit metadata."""
+QUERY_AS_RO_TABLE = "hoodie.query.as.ro.table"
+"""Not in ``hoodie.properties``: the table parameter Hudi's hive sync sets on the ``_ro`` (``true``) and ``_rt``
+(``false``) tables of a MERGE_ON_READ table."""
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
 MERGE_ON_READ = "MERGE_ON_READ"
@@ -54,9 +59,6 @@ TIMELINE_TIMEZONE_DEFAULT = "LOCAL"
 # From table version 8 (Hudi 1.0) the timeline lives in its own folder and names completed instants
 # <requested>_<completed>.<action>.
 FIRST_LAYOUT_2_VERSION = 8
-
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-_KEY_END = re.compile(r"(?<!\\)(?:\\\\)*[=:\s]")
 
 
 @dataclass(frozen=True)
@@ -105,22 +107,17 @@ class TableConfig:
         return (self.raw.get(TIMELINE_TIMEZONE) or TIMELINE_TIMEZONE_DEFAULT).upper()
 
 
-def parse_properties(text: str) -> dict[str, str]:
-    """Parse Java ``.properties`` text: ``#``/``!`` comments, ``=``/``:``/space separators, backslash
-    continuations and escapes (``\\t``, ``\\uXXXX``, ``\\:``). Later keys win, as in ``Properties.load``."""
-    result: dict[str, str] = {}
-    for line in _logical_lines(text):
-        match = _KEY_END.search(line)
-        if match is None:
-            key, value = line, ""
-        else:
-            key = line[: match.end() - 1]
-            rest = line[match.end() - 1:].lstrip(" \t\f")
-            if rest[:1] in ("=", ":"):
-                rest = rest[1:]
-            value = rest.lstrip(" \t\f")
-        result[_unescape(key)] = _unescape(value)
-    return result
+def parse_properties(text: str, source: str = PROPERTIES_FILE) -> dict[str, str]:
+    """Parse Java ``.properties`` text as ``Properties.load`` does (later keys win); ``source`` names the
+    text in errors.
+
+    Raises:
+        HudiMetadataError: a malformed ``\\uXXXX`` escape, which ``Properties.load`` refuses too.
+    """
+    try:
+        return javaproperties.loads(text)
+    except javaproperties.InvalidUEscapeError as e:
+        raise HudiMetadataError(f"{source}: {e}") from e
 
 
 def read_table_config(fs: pafs.FileSystem, base_path: str) -> TableConfig:
@@ -130,13 +127,15 @@ def read_table_config(fs: pafs.FileSystem, base_path: str) -> TableConfig:
         HudiMetadataError: neither file exists, or a required property is missing or malformed.
     """
     meta = f"{base_path.rstrip('/')}/{META_DIR}"
-    text = _read_text(fs, f"{meta}/{PROPERTIES_FILE}")
+    path = f"{meta}/{PROPERTIES_FILE}"
+    text = _read_text(fs, path)
     if text is None:
-        text = _read_text(fs, f"{meta}/{PROPERTIES_BACKUP_FILE}")
+        path = f"{meta}/{PROPERTIES_BACKUP_FILE}"
+        text = _read_text(fs, path)
         if text is None:
             raise HudiMetadataError(f"{base_path}: not a Hudi table (no {META_DIR}/{PROPERTIES_FILE})")
         log.warning("%s: reading %s, %s is missing", base_path, PROPERTIES_BACKUP_FILE, PROPERTIES_FILE)
-    return table_config_from_properties(parse_properties(text), base_path)
+    return table_config_from_properties(parse_properties(text, path), base_path)
 
 
 def table_config_from_properties(raw: dict[str, str], base_path: str = "") -> TableConfig:
@@ -148,7 +147,8 @@ def table_config_from_properties(raw: dict[str, str], base_path: str = "") -> Ta
         version = int(raw.get(TABLE_VERSION) or "0")
     except ValueError as e:
         raise HudiMetadataError(
-            f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: bad {TABLE_VERSION} {raw[TABLE_VERSION]!r}") from e
+            f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: bad {TABLE_VERSION} {raw[TABLE_VERSION]!r}"
+        ) from e
     table_type = (raw.get(TABLE_TYPE) or TABLE_TYPE_DEFAULT).upper()
     if table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
         raise HudiMetadataError(f"{base_path}/{META_DIR}/{PROPERTIES_FILE}: bad {TABLE_TYPE} {table_type!r}")
@@ -182,47 +182,6 @@ def _read_text(fs: pafs.FileSystem, path: str) -> str | None:
             return stream.read().decode("latin-1")
     except FileNotFoundError:
         return None
-
-
-def _logical_lines(text: str):
-    """Lines with comments and blanks dropped and backslash continuations joined."""
-    pending: str | None = None
-    for physical in text.splitlines():
-        line = physical.lstrip(" \t\f")
-        if pending is None:
-            if not line or line[0] in "#!":
-                continue
-        else:
-            line = pending + line
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending = line[:-1]
-            continue
-        pending = None
-        yield line
-    if pending is not None:
-        yield pending
-
-
-def _unescape(text: str) -> str:
-    if "\\" not in text:
-        return text
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char != "\\" or i + 1 == len(text):
-            out.append(char)
-            i += 1
-            continue
-        nxt = text[i + 1]
-        if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
-            out.append(chr(int(text[i + 2:i + 6], 16)))
-            i += 6
-            continue
-        out.append(_ESCAPES.get(nxt, nxt))
-        i += 2
-    return "".join(out)
 
 
 def _fields(value: str | None) -> list[str]:

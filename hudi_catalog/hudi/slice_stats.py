@@ -10,6 +10,7 @@ merging its logs, so it gets none.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from .file_slices import FileSlice
 from .metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata
@@ -17,8 +18,19 @@ from .metadata import CommitMetadata, InstantMetadata, RestoreMetadata, Rollback
 NUM_FILES, TOTAL_SIZE, NUM_ROWS = "numFiles", "totalSize", "numRows"
 
 
-def slice_statistics(slices: Iterable[FileSlice], files: Mapping[tuple[str, str], object],
-                     copy_on_write: bool) -> dict[str, dict[str, str]]:
+class FileRow(Protocol):
+    """What the statistics read of a file's row in the catalog."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def num_rows(self) -> int | None: ...
+
+
+def slice_statistics(
+    slices: Iterable[FileSlice], files: Mapping[tuple[str, str], FileRow], copy_on_write: bool
+) -> dict[str, dict[str, str]]:
     """``{partition path: {numFiles, totalSize[, numRows]}}`` of the partitions that have slices; ``files``
     gives each file's row (``size``, ``num_rows``) by ``(partition path, name)``."""
     counts: dict[str, list[int]] = {}
@@ -54,8 +66,9 @@ def _count(params: Mapping[str, str], key: str) -> int | None:
     return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
 
-def moved_by(table_params: Mapping[str, str], before: Sequence[Mapping[str, str]],
-             after: Sequence[Mapping[str, str]]) -> dict[str, str]:
+def moved_by(
+    table_params: Mapping[str, str], before: Sequence[Mapping[str, str]], after: Sequence[Mapping[str, str]]
+) -> dict[str, str]:
     """The table's statistics moved by the change of some partitions' (``before`` -> ``after``), for the
     keys the partitions have after; a table without a figure yet starts from the partitions' before."""
     moved = {}

@@ -32,8 +32,9 @@ def conflicts(requested: LockType, existing: LockType) -> bool:
     return existing not in _COMPATIBLE[requested]
 
 
-def exempt(requested_level: LockLevel, requested_type: LockType, existing_level: LockLevel,
-           existing_type: LockType) -> bool:
+def exempt(
+    requested_level: LockLevel, requested_type: LockType, existing_level: LockLevel, existing_type: LockType
+) -> bool:
     """Hive's one exemption by level: a shared read of a database and an exclusive lock of one of its
     tables or partitions do not exclude each other, whichever came first (so a table can be created or
     dropped while its database is read).
@@ -44,6 +45,7 @@ def exempt(requested_level: LockLevel, requested_type: LockType, existing_level:
         >>> exempt(LockLevel.DB, LockType.EXCLUSIVE, LockLevel.DB, LockType.SHARED_READ)
         False
     """
+
     def db_read(level: LockLevel, lock_type: LockType) -> bool:
         return level == LockLevel.DB and lock_type == SR
 
@@ -51,4 +53,5 @@ def exempt(requested_level: LockLevel, requested_type: LockType, existing_level:
         return level != LockLevel.DB and lock_type == EX
 
     return (db_read(requested_level, requested_type) and below_db_exclusive(existing_level, existing_type)) or (
-        db_read(existing_level, existing_type) and below_db_exclusive(requested_level, requested_type))
+        db_read(existing_level, existing_type) and below_db_exclusive(requested_level, requested_type)
+    )

@@ -32,22 +32,25 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _literal(tokens: list[Token], i: int) -> tuple[exp.Literal, int] | None:
     """The literal starting at ``tokens[i]`` (a string, a number, ``-`` and a number, or an unquoted date
     ``2024-01-01``, which Hive's grammar reads as a string) and the index after it."""
-    kinds = [t.token_type for t in tokens[i:i + 5]]
+    kinds = [t.token_type for t in tokens[i : i + 5]]
     if kinds[:1] == [TokenType.STRING]:
         return exp.Literal.string(tokens[i].text), i + 1
     if kinds[:2] == [TokenType.DASH, TokenType.NUMBER]:
         return exp.Literal(this="-" + tokens[i + 1].text, is_string=False), i + 2
-    date = tokens[i:i + 5]
-    if (kinds == [TokenType.NUMBER, TokenType.DASH, TokenType.NUMBER, TokenType.DASH, TokenType.NUMBER]
-            and [len(t.text) for t in date] == [4, 1, 2, 1, 2] and all(t.text.isdigit() for t in date[::2])
-            and all(a.end + 1 == b.start for a, b in zip(date, date[1:]))):
+    date = tokens[i : i + 5]
+    if (
+        kinds == [TokenType.NUMBER, TokenType.DASH, TokenType.NUMBER, TokenType.DASH, TokenType.NUMBER]
+        and [len(t.text) for t in date] == [4, 1, 2, 1, 2]
+        and all(t.text.isdigit() for t in date[::2])
+        and all(a.end + 1 == b.start for a, b in zip(date, date[1:]))
+    ):
         return exp.Literal.string("".join(t.text for t in date)), i + 5
     if kinds[:1] == [TokenType.NUMBER]:
-        return exp.Literal.number(tokens[i].text), i + 1
+        return exp.Literal(this=tokens[i].text, is_string=False), i + 1
     return None
 
 
-def equality_disjunction(text: str) -> exp.Expression | None:
+def equality_disjunction(text: str) -> exp.Expr | None:
     """A filter that only ORs conjunctions of ``key = literal`` naming the same keys, as one ``IN`` over those
     keys (``k IN (...)``, or ``(struct(k1, k2)) IN (struct(...), ...)`` for several); None for any other
     filter."""
@@ -113,5 +116,7 @@ def equality_disjunction(text: str) -> exp.Expression | None:
     columns = [exp.column(name) for name, _ in rows[0]]
     if len(columns) == 1:
         return exp.In(this=columns[0], expressions=[row[0][1] for row in rows])
-    return exp.In(this=exp.Paren(this=exp.Struct(expressions=columns)),
-                  expressions=[exp.Struct(expressions=[value for _, value in row]) for row in rows])
+    return exp.In(
+        this=exp.Paren(this=exp.Struct(expressions=columns)),
+        expressions=[exp.Struct(expressions=[value for _, value in row]) for row in rows],
+    )

@@ -55,7 +55,7 @@ def extract_lists(text: str) -> tuple[str, dict[str, list[str]]]:
         if len(literals) < MIN_VALUES:
             continue
         placeholder = f"{PLACEHOLDER}{token}:{len(lists)}"
-        out.append(text[position:match.end()])
+        out.append(text[position : match.end()])
         out.append(f"'{placeholder}')")
         lists[placeholder] = [_unquote(v) for v in literals]
         position = body.end()
@@ -69,13 +69,12 @@ def _unquote(literal: str) -> str:
     return literal[1:-1] if literal[0] in "'\"" else literal
 
 
-def restore_lists(tree: exp.Expression, lists: dict[str, list[str]]) -> exp.Expression:
+def restore_lists(tree: exp.Expr, lists: dict[str, list[str]]) -> exp.Expr:
     """Put the extracted lists back into the parsed ``tree`` (as ``LiteralList`` nodes)."""
     if not lists:
         return tree
     for node in tree.find_all(exp.In):
         items = node.expressions
-        if len(items) == 1 and isinstance(items[0], exp.Literal) and items[0].is_string \
-                and items[0].this in lists:
+        if len(items) == 1 and isinstance(items[0], exp.Literal) and items[0].is_string and items[0].this in lists:
             node.set("expressions", [LiteralList(values=lists[items[0].this])])
     return tree

@@ -43,13 +43,17 @@ _TERM = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\
 def check_size(text: str, shortened: str, lists: dict[str, list[str]], limits: FilterLimits) -> None:
     """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow."""
     if len(text) > limits.max_length:
-        raise InvalidFilterError(f"Error parsing partition filter : the filter has {len(text)} characters, over "
-                                 f"the limit of {limits.max_length} (serve --max-filter-length)")
+        raise InvalidFilterError(
+            f"Error parsing partition filter : the filter has {len(text)} characters, over "
+            f"the limit of {limits.max_length} (serve --max-filter-length)"
+        )
     terms = sum(len(values) for values in lists.values())
     terms += sum(1 for match in _TERM.finditer(shortened) if match.group(1))
     if terms > limits.max_terms:
-        raise InvalidFilterError(f"Error parsing partition filter : the filter has {terms} terms, over the "
-                                 f"limit of {limits.max_terms} (serve --max-filter-terms)")
+        raise InvalidFilterError(
+            f"Error parsing partition filter : the filter has {terms} terms, over the "
+            f"limit of {limits.max_terms} (serve --max-filter-terms)"
+        )
 
 
 _BARE_DATE = re.compile(r"(?<![\w.])(\d{4}-\d{2}-\d{2})(?![\w.:-])")
@@ -80,7 +84,7 @@ def _rewrite(plain: str) -> str:
     return _CONST_STRUCT.sub("", _BARE_DATE.sub(r"'\1'", plain))
 
 
-def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expression:
+def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expr:
     """The expression tree of a filter; ``InvalidFilterError`` with Hive's wording when it does not parse or
     is over ``limits``. Long ``IN`` lists of literals come back as ``literal_lists.LiteralList`` nodes."""
     shortened, lists = _shortened(text, limits)
@@ -95,7 +99,7 @@ def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, list[str
     return shortened, lists
 
 
-def _parse(text: str, lists: dict[str, list[str]]) -> exp.Expression:
+def _parse(text: str, lists: dict[str, list[str]]) -> exp.Expr:
     try:
         expression = sqlglot.parse_one(_rewrite_outside_quotes(text), read="hive")
     except SqlglotError as e:
@@ -107,7 +111,7 @@ def _parse(text: str, lists: dict[str, list[str]]) -> exp.Expression:
     return restore_lists(expression, lists)
 
 
-def parse_partition_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expression:
+def parse_partition_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expr:
     """``parse_filter`` for partition filters: Hudi's hive sync pushdown (ORs of key equalities nested a
     thousand deep) is read as one ``IN`` (``equality_lists``) first, unless the filter has long ``IN``
     lists (then it is not that form)."""

@@ -23,7 +23,8 @@ OWNER = "hive_filter_field_owner__"
 LAST_ACCESS = "hive_filter_field_last_access__"
 PARAMS = "hive_filter_field_params__"
 
-def _field_value(column: exp.Expression, table: Table):
+
+def _field_value(column: exp.Expr, table: Table):
     name = ".".join(part.name for part in column.parts) if isinstance(column, exp.Column) else None
     if name is None:
         raise InvalidFilterError(f"Error parsing table filter : expected a filter field, got {column.sql()}")
@@ -32,11 +33,13 @@ def _field_value(column: exp.Expression, table: Table):
     if name == LAST_ACCESS:
         return table.last_access_time
     if name.startswith(PARAMS):
-        return table.parameters.get(name[len(PARAMS):])
-    raise InvalidFilterError(f"Invalid key name in filter. Use constants from org.apache.hadoop.hive.metastore.api: {name}")
+        return table.parameters.get(name[len(PARAMS) :])
+    raise InvalidFilterError(
+        f"Invalid key name in filter. Use constants from org.apache.hadoop.hive.metastore.api: {name}"
+    )
 
 
-def _predicate(node: exp.Expression) -> Callable[[Table], bool]:
+def _predicate(node: exp.Expr) -> Callable[[Table], bool]:
     if isinstance(node, exp.Paren):
         return _predicate(node.this)
     if isinstance(node, exp.And):
@@ -51,7 +54,7 @@ def _predicate(node: exp.Expression) -> Callable[[Table], bool]:
     if isinstance(node, exp.Like) and isinstance(node.expression, exp.Literal):
         regex = re.compile(node.expression.this)
         return lambda t: (v := _field_value(node.this, t)) is not None and regex.fullmatch(str(v)) is not None
-    if type(node) in COMPARISONS and isinstance(node.expression, exp.Literal):
+    if isinstance(node, exp.Binary) and type(node) in COMPARISONS and isinstance(node.expression, exp.Literal):
         compare, literal = COMPARISONS[type(node)], node.expression
 
         def check(t: Table) -> bool:

@@ -28,7 +28,7 @@ from ..store import schema
 from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
 from .literal_lists import LiteralList
-
+from .value_lists import ValueList
 
 _LEADING_FLAGS = re.compile(r"\(\?[imsux]+\)")
 
@@ -50,10 +50,10 @@ class _Translator:
         self.tbl_id = tbl_id
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
-    def condition(self, node: exp.Expression) -> ColumnElement[bool]:
+    def condition(self, node: exp.Expr) -> ColumnElement[bool]:
         return self._lookup(self.clause(node))
 
-    def clause(self, node: exp.Expression, negated: bool = False) -> _Clause:
+    def clause(self, node: exp.Expr, negated: bool = False) -> _Clause:
         """The condition for ``node`` (or for ``NOT node``), with negations pushed down to the leaves.
 
         A typed key of the default partition has no value (SQL's NULL): it satisfies neither ``hr > 9`` nor
@@ -67,20 +67,22 @@ class _Translator:
         if isinstance(node, (exp.And, exp.Or)):
             combine = and_ if isinstance(node, exp.And) != negated else or_
             return self._combine(combine, [self.clause(n, negated) for n in _operands(node)])
-        if type(node) in COMPARISONS:
+        if isinstance(node, exp.Binary) and type(node) in COMPARISONS:
             return self._comparison(node, negated)
         if isinstance(node, exp.Like):
             key, pattern = self._key_and_literal(node.this, node.expression)
             flags = _LEADING_FLAGS.match(pattern.this)  # (?i)...: global flags must lead the whole pattern
             lead = flags.group(0) if flags else ""
-            regex = f"{lead}^(?:{pattern.this[len(lead):]})$"
+            regex = f"{lead}^(?:{pattern.this[len(lead) :]})$"
             try:
                 re.compile(regex)
             except re.error as error:  # the database's REGEXP would fail the whole query
-                raise InvalidFilterError(f"Error parsing partition filter : invalid LIKE pattern "
-                                         f"{pattern.this!r}: {error}") from None
+                raise InvalidFilterError(
+                    f"Error parsing partition filter : invalid LIKE pattern {pattern.this!r}: {error}"
+                ) from None
             return self._on_key(
-                key, lambda value: not_(value.regexp_match(regex)) if negated else value.regexp_match(regex),
+                key,
+                lambda value: not_(value.regexp_match(regex)) if negated else value.regexp_match(regex),
                 typed=False,
             )
         if isinstance(node, exp.In):
@@ -99,7 +101,7 @@ class _Translator:
             return self.clause(exp.And(this=low, expression=high), negated)
         raise InvalidFilterError(f"Error parsing partition filter : unsupported expression {node.sql()}")
 
-    def _in_list(self, column: exp.Column, items: list[exp.Expression], negated: bool) -> ColumnElement[bool]:
+    def _in_list(self, column: exp.Column, items: list[exp.Expr], negated: bool) -> _KeyTest:
         """``k [NOT] IN (a, b, ...)`` as one index lookup of the listed values."""
         if len(items) == 1 and isinstance(items[0], LiteralList):
             return self._long_list(column, items[0].args["values"], negated)
@@ -109,21 +111,24 @@ class _Translator:
             bounds.append(self._literal(value, key))
         return self._on_key(key, lambda col: col.not_in(bounds) if negated else col.in_(bounds), typed=True)
 
-    def _long_list(self, column: exp.Column, values: list[str], negated: bool) -> ColumnElement[bool]:
+    def _long_list(self, column: exp.Column, values: list[str], negated: bool) -> _KeyTest:
         """A ``LiteralList``'s values bound as one expanding parameter (typed keys: their typed keys)."""
         key, _ = self._key_and_literal(column, exp.Literal.string(""))
         key_type = self.index[key][1]
         if type_family(key_type) is not None:
-            encoded = [typed_key(key_type, v) for v in values]
-            bad = next((v for v, e in zip(values, encoded) if e is None), None)
-            if bad is not None:
-                raise InvalidFilterError(
-                    f"Error parsing partition filter : {bad!r} is not a valid {key_type} value for {key}")
+            encoded = []
+            for value in values:
+                typed = typed_key(key_type, value)
+                if typed is None:
+                    raise InvalidFilterError(
+                        f"Error parsing partition filter : {value!r} is not a valid {key_type} value for {key}"
+                    )
+                encoded.append(typed)
             values = encoded
-        return self._on_key(key, lambda col: col.not_in(values) if negated else col.in_(values), typed=True)
+        return self._on_key(key, lambda col: ValueList(col, values, negated), typed=True)
 
     @staticmethod
-    def _equalities(node: exp.In) -> list[exp.Expression]:
+    def _equalities(node: exp.In) -> list[exp.Expr]:
         """``k IN (a, b)`` as ``[k = a, k = b]``; ``(struct(k1, k2)) IN (struct(a1, a2), ...)`` as
         ``[k1 = a1 AND k2 = a2, ...]``."""
         target = node.this
@@ -132,13 +137,13 @@ class _Translator:
         if not isinstance(target, exp.Struct):
             return [exp.EQ(this=node.this, expression=e) for e in node.expressions]
 
-        def fields(struct: exp.Expression) -> list[exp.Expression]:
+        def fields(struct: exp.Expr) -> list[exp.Expr]:
             if not isinstance(struct, exp.Struct):
                 raise InvalidFilterError(f"Error parsing partition filter : expected a struct, got {struct.sql()}")
             return [f.expression if isinstance(f, exp.PropertyEQ) else f for f in struct.expressions]
 
         keys = fields(target)
-        equalities = []
+        equalities: list[exp.Expr] = []
         for row in node.expressions:
             values = fields(row)
             if len(values) != len(keys):
@@ -149,7 +154,7 @@ class _Translator:
             equalities.append(terms[0] if len(terms) == 1 else exp.and_(*terms))
         return equalities
 
-    def _comparison(self, node: exp.Expression, negated: bool) -> ColumnElement[bool]:
+    def _comparison(self, node: exp.Binary, negated: bool) -> _KeyTest:
         op = type(node)
         if isinstance(node.this, exp.Literal) and not isinstance(node.expression, exp.Literal):
             node = REVERSED[op](this=node.expression, expression=node.this)
@@ -160,7 +165,7 @@ class _Translator:
         compare, bound = COMPARISONS[op], self._literal(value, key)
         return self._on_key(key, lambda column: compare(column, bound), typed=True)
 
-    def _key_and_literal(self, left: exp.Expression, right: exp.Expression) -> tuple[str, exp.Literal]:
+    def _key_and_literal(self, left: exp.Expr, right: exp.Expr) -> tuple[str, exp.Literal]:
         while isinstance(left, exp.Paren):
             left = left.this
         if not isinstance(left, exp.Column):
@@ -197,7 +202,7 @@ class _Translator:
         use_typed = typed and type_family(key_type) is not None
         return _KeyTest(position, lambda kv: predicate(kv.c.typed_val if use_typed else kv.c.key_val))
 
-    def _combine(self, combine, parts: list[_Clause]) -> ColumnElement[bool]:
+    def _combine(self, combine, parts: list[_Clause]) -> _Clause:
         """``combine`` (``and_`` or ``or_``) of ``parts``, merging the tests of each key into one."""
         merged: dict[int, _KeyTest] = {}
         others: list[ColumnElement[bool]] = []
@@ -206,9 +211,7 @@ class _Translator:
                 others.append(part)
             elif part.position in merged:
                 first = merged[part.position]
-                merged[part.position] = _KeyTest(
-                    part.position, lambda kv, a=first.test, b=part.test: combine(a(kv), b(kv))
-                )
+                merged[part.position] = _KeyTest(part.position, _both(combine, first.test, part.test))
             else:
                 merged[part.position] = part
         if not others and len(merged) == 1:
@@ -221,24 +224,33 @@ class _Translator:
             return clause
         kv = schema.partition_key_val.alias()
         return schema.partitions.c.part_id.in_(
-            select(kv.c.part_id).where(
-                kv.c.tbl_id == self.tbl_id, kv.c.key_index == clause.position, clause.test(kv)
-            )
+            select(kv.c.part_id).where(kv.c.tbl_id == self.tbl_id, kv.c.key_index == clause.position, clause.test(kv))
         )
 
 
-def _operands(node: exp.Expression) -> list[exp.Expression]:
+_Test = Callable[[FromClause], ColumnElement[bool]]
+
+
+def _both(combine, first: _Test, second: _Test) -> _Test:
+    """The test that ``combine`` (``and_`` or ``or_``) makes of two tests of one key."""
+    return lambda kv: combine(first(kv), second(kv))
+
+
+def _operands(node: exp.Connector) -> list[exp.Expr]:
     """The operands of a chain of one connective: ``a AND (b AND c)`` gives ``[a, b, c]``."""
     kind = type(node)
-    result = []
+    result: list[exp.Expr] = []
     for child in (node.left, node.right):
         while isinstance(child, exp.Paren):
             child = child.this
-        result.extend(_operands(child) if type(child) is kind else [child])
+        if type(child) is kind and isinstance(child, exp.Connector):
+            result.extend(_operands(child))
+        else:
+            result.append(child)
     return result
 
 
-def filter_to_clause(expression: exp.Expression, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
+def filter_to_clause(expression: exp.Expr, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
     """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches."""
     try:
         return _Translator(keys, tbl_id).condition(expression)

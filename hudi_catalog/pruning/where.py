@@ -53,7 +53,7 @@ class _Pruner:
         self.keys = keys
         self.names = {k.name.lower() for k in keys}
 
-    def prune(self, node: exp.Expression) -> tuple[exp.Expression | None, bool]:
+    def prune(self, node: exp.Expr) -> tuple[exp.Expr | None, bool]:
         """``(kept expression or None for TRUE, whether it is exact)``."""
         if isinstance(node, exp.Paren):
             return self.prune(node.this)
@@ -72,7 +72,7 @@ class _Pruner:
             return (exp.not_(inner), True) if exact and inner is not None else (None, False)
         return self._leaf(node)
 
-    def _leaf(self, node: exp.Expression) -> tuple[exp.Expression | None, bool]:
+    def _leaf(self, node: exp.Expr) -> tuple[exp.Expr | None, bool]:
         columns = list(node.find_all(exp.Column))
         if not columns or any(c.name.lower() not in self.names for c in columns):
             return None, False
@@ -88,7 +88,7 @@ class _Pruner:
         return node, True
 
 
-def where_to_filter(where: str, keys: list[Column]) -> exp.Expression | None:
+def where_to_filter(where: str, keys: list[Column]) -> exp.Expr | None:
     """The part of an engine's WHERE clause that constrains partition keys; ``None`` when nothing does.
 
     Raises:
@@ -98,7 +98,7 @@ def where_to_filter(where: str, keys: list[Column]) -> exp.Expression | None:
     return None if tree is None else _Pruner(keys).prune(tree)[0]
 
 
-def parse_where(where: str | None) -> exp.Expression | None:
+def parse_where(where: str | None) -> exp.Expr | None:
     """An engine's WHERE clause (with or without the keyword) as a sqlglot tree; ``None`` when empty.
 
     Raises:

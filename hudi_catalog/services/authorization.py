@@ -63,17 +63,32 @@ def _principal(name: str | None, type_name: str | None) -> Principal:
 
 
 def _role_grant(row: Row) -> RoleGrant:
-    return RoleGrant(row.role_name, _principal(row.principal_name, row.principal_type), bool(row.grant_option),
-                     row.grant_time, _principal(row.grantor, row.grantor_type))
+    return RoleGrant(
+        row.role_name,
+        _principal(row.principal_name, row.principal_type),
+        bool(row.grant_option),
+        row.grant_time,
+        _principal(row.grantor, row.grantor_type),
+    )
 
 
 def _privilege_grant(row: Row) -> PrivilegeGrant:
     object_type = ObjectType[row.object_type]
-    secured = SecuredObject(object_type, row.db_name, row.tbl_name,
-                            tuple(partition_name_to_values(row.part_name)) if row.part_name else None,
-                            row.column_name)
-    return PrivilegeGrant(secured, _principal(row.principal_name, row.principal_type), row.privilege,
-                          bool(row.grant_option), row.grant_time, _principal(row.grantor, row.grantor_type))
+    secured = SecuredObject(
+        object_type,
+        row.db_name,
+        row.tbl_name,
+        tuple(partition_name_to_values(row.part_name)) if row.part_name else None,
+        row.column_name,
+    )
+    return PrivilegeGrant(
+        secured,
+        _principal(row.principal_name, row.principal_type),
+        row.privilege,
+        bool(row.grant_option),
+        row.grant_time,
+        _principal(row.grantor, row.grantor_type),
+    )
 
 
 class AuthorizationService:
@@ -130,10 +145,12 @@ class AuthorizationService:
         if needed is not None:
             raise AccessDeniedError(
                 f"Permission denied: Principal {Principal(user)} does not have following privileges for operation "
-                f"{operation} [[{needed}] on Object {target}]")
+                f"{operation} [[{needed}] on Object {target}]"
+            )
 
-    def _missing(self, conn: Connection, user: str, roles: set[str], action: Action,
-                 target: SecuredObject) -> str | None:
+    def _missing(
+        self, conn: Connection, user: str, roles: set[str], action: Action, target: SecuredObject
+    ) -> str | None:
         """What ``user`` (a member of ``roles``) lacks to do ``action`` to ``target`` (None: nothing)."""
         privileges = self.policy.mode is AccessMode.PRIVILEGES
         if action is Action.ADMIN:
@@ -236,9 +253,11 @@ class AuthorizationService:
 
     def _require_admin(self, conn: Connection, caller: str | None, operation: str) -> None:
         if self.policy.enforced and (caller is None or not self._is_admin(conn, caller)):
-            raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have "
-                                    f"following privileges for operation {operation} [[ADMIN PRIVILEGE] on Object "
-                                    f"{GLOBAL}]")
+            raise AccessDeniedError(
+                f"Permission denied: Principal {Principal(caller or '')} does not have "
+                f"following privileges for operation {operation} [[ADMIN PRIVILEGE] on Object "
+                f"{GLOBAL}]"
+            )
 
     def create_role(self, role: Role, caller: str | None) -> None:
         name = (role.name or "").strip()
@@ -277,8 +296,9 @@ class AuthorizationService:
         with self.ctx.store.read() as conn:
             return {r.name: Role(r.name, r.create_time, r.owner_name or "") for r in grant_store.role_rows(conn)}
 
-    def grant_role(self, role: str, grantee: Principal, grantor: Principal, grant_option: bool,
-                   caller: str | None) -> None:
+    def grant_role(
+        self, role: str, grantee: Principal, grantor: Principal, grant_option: bool, caller: str | None
+    ) -> None:
         """Make ``grantee`` a member of ``role`` (with its admin option when ``grant_option``); a member
         granted the option again gains it."""
         if not grantee.name:
@@ -287,12 +307,16 @@ class AuthorizationService:
             row = self._role(conn, role)
             self._require_role_admin(conn, caller, row, "GRANT_ROLE")
             if role == PUBLIC_ROLE:
-                raise InvalidOperationError(f"No user can be added to {PUBLIC_ROLE}. Since all users implicitly "
-                                            f"belong to {PUBLIC_ROLE} role.")
+                raise InvalidOperationError(
+                    f"No user can be added to {PUBLIC_ROLE}. Since all users implicitly belong to {PUBLIC_ROLE} role."
+                )
             if grantee.type is PrincipalType.ROLE:
                 self._role(conn, grantee.name)
-                if grantee.name == role or role in self._roles_of_role(conn, grantee.name) - {PUBLIC_ROLE} \
-                        or grantee.name in self._roles_of_role(conn, role):
+                if (
+                    grantee.name == role
+                    or role in self._roles_of_role(conn, grantee.name) - {PUBLIC_ROLE}
+                    or grantee.name in self._roles_of_role(conn, role)
+                ):
                     raise InvalidOperationError(f"Cannot grant role {role} to {grantee.name}: it would make a cycle")
             member = grant_store.member_row(conn, row.role_id, grantee, lock=True)
             if member is not None:
@@ -320,9 +344,11 @@ class AuthorizationService:
             members = (grant_store.member_row(conn, role.role_id, h) for h in holders)
             if any(m is not None and m.grant_option for m in members):
                 return
-        raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have following "
-                                f"privileges for operation {operation} [[ADMIN OPTION] on Object "
-                                f"[type=ROLE, name={role.name}]]")
+        raise AccessDeniedError(
+            f"Permission denied: Principal {Principal(caller or '')} does not have following "
+            f"privileges for operation {operation} [[ADMIN OPTION] on Object "
+            f"[type=ROLE, name={role.name}]]"
+        )
 
     def revoke_role(self, role: str, grantee: Principal, grant_option_only: bool, caller: str | None) -> None:
         """End ``grantee``'s membership of ``role``, or only its admin option when ``grant_option_only``."""
@@ -365,8 +391,10 @@ class AuthorizationService:
         if target.partition:
             keys = table_store.get_keys(conn, db_row.name, tbl_row.name).partition_keys
             if len(keys) != len(target.partition):
-                raise InvalidInputError(f"{db_row.name}.{tbl_row.name} has {len(keys)} partition keys, the "
-                                        f"privilege's partition {len(target.partition)} values")
+                raise InvalidInputError(
+                    f"{db_row.name}.{tbl_row.name} has {len(keys)} partition keys, the "
+                    f"privilege's partition {len(target.partition)} values"
+                )
             name = make_partition_name([k.name for k in keys], list(target.partition))
             part_id = partition_store.ids_by_name(conn, tbl_row.tbl_id, [name]).get(name)
             if part_id is None:
@@ -375,11 +403,23 @@ class AuthorizationService:
             raise InvalidInputError("A partition privilege needs the partition's values")
         if target.type is ObjectType.COLUMN and not target.column:
             raise InvalidInputError("A column privilege needs the column's name")
-        return ObjectIds(target.type, db_row.db_id, tbl_row.tbl_id, part_id,
-                         normalize(target.column) if target.type is ObjectType.COLUMN else None)
+        return ObjectIds(
+            target.type,
+            db_row.db_id,
+            tbl_row.tbl_id,
+            part_id,
+            normalize(target.column) if target.type is ObjectType.COLUMN and target.column else None,
+        )
 
-    def _require_grantable(self, conn: Connection, caller: str | None, target: SecuredObject, ids: ObjectIds,
-                           privilege: str, operation: str) -> None:
+    def _require_grantable(
+        self,
+        conn: Connection,
+        caller: str | None,
+        target: SecuredObject,
+        ids: ObjectIds,
+        privilege: str,
+        operation: str,
+    ) -> None:
         """Admins, the object's owner, and holders of the privilege (or ``ALL``) with its grant option grant
         and revoke it."""
         if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller)):
@@ -393,8 +433,10 @@ class AuthorizationService:
             held = grant_store.held(conn, holders, [ids.key])
             if any(r.grant_option and r.privilege in (privilege, ALL) for r in held):
                 return
-        raise AccessDeniedError(f"Permission denied: Principal {Principal(caller or '')} does not have following "
-                                f"privileges for operation {operation} [[{privilege} with grant] on Object {target}]")
+        raise AccessDeniedError(
+            f"Permission denied: Principal {Principal(caller or '')} does not have following "
+            f"privileges for operation {operation} [[{privilege} with grant] on Object {target}]"
+        )
 
     def grant_privileges(self, grants: Sequence[PrivilegeGrant], caller: str | None) -> None:
         """All of ``grants`` or none; one already granted is ``InvalidObjectError``, as in Hive, except that a
@@ -409,15 +451,23 @@ class AuthorizationService:
                     if grant.grant_option and not existing.grant_option:
                         grant_store.set_grant_option(conn, existing.grant_id, True)
                         continue
-                    raise InvalidObjectError(f"{privilege} is already granted on {grant.object} to "
-                                             f"{grant.grantee.name} by {existing.grantor}")
+                    raise InvalidObjectError(
+                        f"{privilege} is already granted on {grant.object} to "
+                        f"{grant.grantee.name} by {existing.grantor}"
+                    )
                 grantor = grant.grantor if grant.grantor.name else Principal(caller or "")
-                grant_store.add_grant(conn, ids, grant.grantee, privilege, grant.grant_option,
-                                      grant.create_time or self.ctx.now(), grantor)
+                grant_store.add_grant(
+                    conn,
+                    ids,
+                    grant.grantee,
+                    privilege,
+                    grant.grant_option,
+                    grant.create_time or self.ctx.now(),
+                    grantor,
+                )
         log.info("granted %d privileges (by %s)", len(grants), caller or "-")
 
-    def revoke_privileges(self, grants: Sequence[PrivilegeGrant], grant_option_only: bool,
-                          caller: str | None) -> None:
+    def revoke_privileges(self, grants: Sequence[PrivilegeGrant], grant_option_only: bool, caller: str | None) -> None:
         """All of ``grants`` or none; one not granted is ``InvalidObjectError``. ``grant_option_only``
         revokes only the grant option."""
         with self.ctx.store.write() as conn:
@@ -427,14 +477,19 @@ class AuthorizationService:
                 self._require_grantable(conn, caller, grant.object, ids, privilege, "REVOKE_PRIVILEGE")
                 existing = grant_store.grant_row(conn, ids, grant.grantee, privilege, lock=True)
                 if existing is None:
-                    raise InvalidObjectError(f"No privilege {privilege} is granted on {grant.object} to "
-                                             f"{grant.grantee.name}")
+                    raise InvalidObjectError(
+                        f"No privilege {privilege} is granted on {grant.object} to {grant.grantee.name}"
+                    )
                 if grant_option_only:
                     grant_store.set_grant_option(conn, existing.grant_id, False)
                 else:
                     grant_store.remove_grant(conn, existing.grant_id)
-        log.info("revoked %d privileges%s (by %s)", len(grants), " (grant option)" if grant_option_only else "",
-                 caller or "-")
+        log.info(
+            "revoked %d privileges%s (by %s)",
+            len(grants),
+            " (grant option)" if grant_option_only else "",
+            caller or "-",
+        )
 
     @staticmethod
     def _privilege_name(grant: PrivilegeGrant) -> str:
@@ -458,8 +513,9 @@ class AuthorizationService:
             ids = self._ids(conn, target)
             rows = grant_store.grants(conn, None, ids)
             roles = self._roles_of(conn, user) if user else set()
-        answer = PrivilegeSet(users={user: []} if user else {}, groups={g: [] for g in groups},
-                              roles={r: [] for r in sorted(roles)})
+        answer = PrivilegeSet(
+            users={user: []} if user else {}, groups={g: [] for g in groups}, roles={r: [] for r in sorted(roles)}
+        )
         for row in rows:
             grant = _privilege_grant(row)
             name, kind = grant.grantee.name, grant.grantee.type
@@ -471,8 +527,9 @@ class AuthorizationService:
                 answer.roles[name].append(grant)
         return answer
 
-    def may_list_grants(self, caller: str | None, principal: Principal | None,
-                        target: SecuredObject | None = None) -> bool:
+    def may_list_grants(
+        self, caller: str | None, principal: Principal | None, target: SecuredObject | None = None
+    ) -> bool:
         """Whether ``caller`` may list ``principal``'s roles or grants (every grantee's on ``target`` when
         ``principal`` is None): admins anyone's, others their own and their roles', an object's owner every
         grant on it; everyone when nothing is enforced."""

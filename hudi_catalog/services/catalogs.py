@@ -35,8 +35,9 @@ class CatalogService:
                 return
         try:
             with self.ctx.store.write() as conn:
-                catalog_store.insert_catalog(conn, DatabaseCatalog(DEFAULT_CATALOG, DEFAULT_CATALOG_COMMENT, None,
-                                                                   self.ctx.now()))
+                catalog_store.insert_catalog(
+                    conn, DatabaseCatalog(DEFAULT_CATALOG, DEFAULT_CATALOG_COMMENT, None, self.ctx.now())
+                )
         except AlreadyExistsError:
             pass
 
@@ -55,16 +56,23 @@ class CatalogService:
             raise InvalidObjectError(f"{catalog.name} is not a valid catalog name")
         if not catalog.location:
             raise InvalidObjectError("Catalog location cannot be null")
-        catalog = replace(catalog, name=name, location=qualify(catalog.location),
-                          create_time=catalog.create_time or self.ctx.now())
+        location = qualify(catalog.location)
+        catalog = replace(catalog, name=name, location=location, create_time=catalog.create_time or self.ctx.now())
         with self.ctx.store.write() as conn:
             if catalog_store.find(conn, name) is not None:
                 raise AlreadyExistsError(f"Catalog {name} already exists")
             catalog_store.insert_catalog(conn, catalog)
             with catalog_scope(name):
-                db_store.insert_database(conn, Database(DEFAULT_DATABASE_NAME, f"Default database for catalog {name}",
-                                                        catalog.location, create_time=catalog.create_time))
-            self.ctx.warehouse.make_dirs(catalog.location)
+                db_store.insert_database(
+                    conn,
+                    Database(
+                        DEFAULT_DATABASE_NAME,
+                        f"Default database for catalog {name}",
+                        catalog.location,
+                        create_time=catalog.create_time,
+                    ),
+                )
+            self.ctx.warehouse.make_dirs(location)
         log.info("created catalog %s at %s", name, catalog.location)
         return catalog
 
@@ -90,9 +98,14 @@ class CatalogService:
             if row is None:
                 raise NoSuchObjectError(f"No catalog {name}")
             current = catalog_store.to_model(row)
-            catalog_store.update_catalog(conn, replace(
-                current, description=catalog.description if catalog.description is not None else current.description,
-                location=qualify(catalog.location) if catalog.location else current.location))
+            catalog_store.update_catalog(
+                conn,
+                replace(
+                    current,
+                    description=catalog.description if catalog.description is not None else current.description,
+                    location=qualify(catalog.location) if catalog.location else current.location,
+                ),
+            )
 
     def drop(self, name: str) -> None:
         """Drop a catalog that holds no database but its ``default`` (which goes with it).
@@ -111,13 +124,15 @@ class CatalogService:
             databases = catalog_store.database_names(conn, name)
             if any(d != DEFAULT_DATABASE_NAME for d in databases):
                 raise InvalidOperationError(
-                    f"There are non-default databases in the catalog {name} so it cannot be dropped.")
+                    f"There are non-default databases in the catalog {name} so it cannot be dropped."
+                )
             with catalog_scope(name):
                 if databases:
                     row = db_store.get_row(conn, DEFAULT_DATABASE_NAME)
                     if table_store.has_tables(conn, row.db_id) or function_store.has_functions(conn, row.db_id):
                         raise InvalidOperationError(
-                            f"The default database of catalog {name} is not empty, so the catalog cannot be dropped.")
+                            f"The default database of catalog {name} is not empty, so the catalog cannot be dropped."
+                        )
                     db_store.delete_database(conn, row.db_id)
             catalog_store.delete_catalog(conn, name)
         log.info("dropped catalog %s", name)

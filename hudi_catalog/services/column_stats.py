@@ -20,9 +20,8 @@ from ..model import ColumnStats, ColumnStatsSet, Table
 from ..names import normalize
 from ..partition_names import make_partition_name, values_for_keys
 from ..store import column_stats as stats_store
-from ..store import params
+from ..store import params, schema
 from ..store import partitions as partition_store
-from ..store import schema
 from ..store import tables as table_store
 from .context import ServiceContext
 from .read_cache import RevisionCache
@@ -52,10 +51,18 @@ class PartitionStats:
 
 
 def _normalized(stats: ColumnStatsSet) -> ColumnStatsSet:
-    columns = [ColumnStats(**{**vars(c), "column": c.column.lower(), "column_type": c.column_type.lower()})
-               for c in stats.columns]
-    return ColumnStatsSet(normalize(stats.database), normalize(stats.table), stats.partition, columns,
-                          stats.last_analyzed, stats.engine or "hive")
+    columns = [
+        ColumnStats(**{**vars(c), "column": c.column.lower(), "column_type": c.column_type.lower()})
+        for c in stats.columns
+    ]
+    return ColumnStatsSet(
+        normalize(stats.database),
+        normalize(stats.table),
+        stats.partition,
+        columns,
+        stats.last_analyzed,
+        stats.engine or "hive",
+    )
 
 
 class ColumnStatsService:
@@ -91,26 +98,31 @@ class ColumnStatsService:
         columns = stats.columns
         if stats.partition is None:
             if merge_existing:
-                columns = self._merged(columns, stats_store.read_table(conn, row.tbl_id, stats.engine,
-                                                                       [c.column for c in columns]))
+                columns = self._merged(
+                    columns, stats_store.read_table(conn, row.tbl_id, stats.engine, [c.column for c in columns])
+                )
             stats_store.write_table(conn, row.tbl_id, stats.engine, last_analyzed, columns)
-            table_store.write_parameters(conn, row.tbl_id, with_accurate_columns(
-                table.parameters, added=[c.column for c in columns]))
+            table_store.write_parameters(
+                conn, row.tbl_id, with_accurate_columns(table.parameters, added=[c.column for c in columns])
+            )
             log.info("wrote statistics of %d column(s) of %s", len(columns), table.qualified_name)
             return
         part_id = self._partition_id(conn, row.tbl_id, table, stats.partition)
         if part_id is None:
             raise NoSuchObjectError("Partition for which stats is gathered doesn't exist.")
         if merge_existing:
-            existing = stats_store.read_partitions(conn, row.tbl_id, [part_id], stats.engine,
-                                                   [c.column for c in columns])
+            existing = stats_store.read_partitions(
+                conn, row.tbl_id, [part_id], stats.engine, [c.column for c in columns]
+            )
             columns = self._merged(columns, existing.get(part_id, []))
         stats_store.write_partitions(conn, row.tbl_id, stats.engine, [(part_id, last_analyzed, columns)])
         part_params = params.read_params(conn, schema.partition_params, part_id)
-        partition_store.write_parameters(conn, row.tbl_id, {part_id: with_accurate_columns(
-            part_params, added=[c.column for c in columns])})
-        log.info("wrote statistics of %d column(s) of %s partition %s", len(columns), table.qualified_name,
-                 stats.partition)
+        partition_store.write_parameters(
+            conn, row.tbl_id, {part_id: with_accurate_columns(part_params, added=[c.column for c in columns])}
+        )
+        log.info(
+            "wrote statistics of %d column(s) of %s partition %s", len(columns), table.qualified_name, stats.partition
+        )
 
     @staticmethod
     def _merged(new: Sequence[ColumnStats], existing: Sequence[tuple[ColumnStats, int]]) -> list[ColumnStats]:
@@ -123,7 +135,8 @@ class ColumnStatsService:
         for stats in columns:
             if stats.column not in types:
                 raise UnknownColumnError(
-                    f"Column {stats.column} doesn't exist in table {table.name} in database {table.database}")
+                    f"Column {stats.column} doesn't exist in table {table.name} in database {table.database}"
+                )
             check_kind(stats, types[stats.column], table.qualified_name)
 
     # -- read ---------------------------------------------------------------------------------------
@@ -133,11 +146,13 @@ class ColumnStatsService:
         with self.ctx.store.read() as conn:
             row, model = self._table(conn, database, table)
             found = stats_store.read_table(conn, row.tbl_id, engine, [c.lower() for c in columns])
-        return ColumnStatsSet(model.database, model.name, None, [s for s, _ in found],
-                              max((t for _, t in found), default=0), engine)
+        return ColumnStatsSet(
+            model.database, model.name, None, [s for s, _ in found], max((t for _, t in found), default=0), engine
+        )
 
-    def of_partitions(self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str],
-                      engine: str = "hive") -> dict[str, ColumnStatsSet]:
+    def of_partitions(
+        self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str], engine: str = "hive"
+    ) -> dict[str, ColumnStatsSet]:
         """``{partition name: statistics}`` of the named partitions that have statistics of any of
         ``columns`` (``get_partitions_statistics_req``)."""
         with self.ctx.store.read() as conn:
@@ -146,8 +161,9 @@ class ColumnStatsService:
             found = stats_store.read_partitions(conn, row.tbl_id, ids.values(), engine, [c.lower() for c in columns])
         names = {part_id: name for name, part_id in ids.items()}
         return {
-            names[part_id]: ColumnStatsSet(model.database, model.name, names[part_id], [s for s, _ in entries],
-                                           max(t for _, t in entries), engine)
+            names[part_id]: ColumnStatsSet(
+                model.database, model.name, names[part_id], [s for s, _ in entries], max(t for _, t in entries), engine
+            )
             for part_id, entries in found.items()
         }
 
@@ -157,8 +173,9 @@ class ColumnStatsService:
         with self.ctx.store.read() as conn:
             return self._table(conn, database, table)[0].partitions_revision
 
-    def of_partitions_revised(self, database: str, table: str, part_names: Sequence[str], engine: str,
-                              held: Callable[[int, int], bool]) -> list[PartitionStats]:
+    def of_partitions_revised(
+        self, database: str, table: str, part_names: Sequence[str], engine: str, held: Callable[[int, int], bool]
+    ) -> list[PartitionStats]:
         """The statistics of every column of the named partitions, by partition, with each partition's id and
         revision (every change of a partition's statistics raises it), for a caller that caches them:
         ``held(part_id, revision)`` says it has them already, and those are not read. Partitions that do not
@@ -169,12 +186,16 @@ class ColumnStatsService:
             wanted = [part_id for part_id, revision in revisions.values() if not held(part_id, revision)]
             found = stats_store.read_partitions(conn, row.tbl_id, wanted, engine) if wanted else {}
         fetched = set(wanted)
-        return [PartitionStats(name, part_id, revision,
-                               [s for s, _ in found.get(part_id, [])] if part_id in fetched else None)
-                for name, (part_id, revision) in revisions.items()]
+        return [
+            PartitionStats(
+                name, part_id, revision, [s for s, _ in found.get(part_id, [])] if part_id in fetched else None
+            )
+            for name, (part_id, revision) in revisions.items()
+        ]
 
-    def aggregate(self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str],
-                  engine: str = "hive") -> AggregateStats:
+    def aggregate(
+        self, database: str, table: str, part_names: Sequence[str], columns: Sequence[str], engine: str = "hive"
+    ) -> AggregateStats:
         """Each column's statistics over the named partitions (``get_aggr_stats_for``), aggregated by the
         database and kept in a read cache until the table's partitions change.
 
@@ -196,15 +217,16 @@ class ColumnStatsService:
             complete = stats_store.complete_partitions(conn, row.tbl_id, ids, engine, wanted)
         order = {c: i for i, c in enumerate(wanted)}
         result = AggregateStats(
-            [extrapolated(s, n, len(part_names)) for s, n in sorted(found, key=lambda f: order[f[0].column])],
-            complete)
+            [extrapolated(s, n, len(part_names)) for s, n in sorted(found, key=lambda f: order[f[0].column])], complete
+        )
         self._aggregates.put(key, row.partitions_revision, result)
         return result
 
     # -- delete -------------------------------------------------------------------------------------
 
-    def delete(self, database: str, table: str, partition: str | None, column: str | None,
-               engine: str | None = None) -> None:
+    def delete(
+        self, database: str, table: str, partition: str | None, column: str | None, engine: str | None = None
+    ) -> None:
         """Delete the statistics of one column (or, ``column`` None, of every column) of a table or of one
         of its partitions, and unmark them in ``COLUMN_STATS_ACCURATE``.
 
@@ -223,16 +245,18 @@ class ColumnStatsService:
             where = f"db={model.database} table={model.name}"
             if partition is None:
                 deleted = stats_store.delete_table(conn, row.tbl_id, engine, columns)
-                table_store.write_parameters(conn, row.tbl_id,
-                                             with_accurate_columns(model.parameters, removed=removed))
+                table_store.write_parameters(conn, row.tbl_id, with_accurate_columns(model.parameters, removed=removed))
             else:
                 part_id = self._partition_id(conn, row.tbl_id, model, partition)
                 if part_id is None:
-                    raise NoSuchObjectError(f"Partition {partition} for which stats deletion is requested doesn't exist")
+                    raise NoSuchObjectError(
+                        f"Partition {partition} for which stats deletion is requested doesn't exist"
+                    )
                 deleted = stats_store.delete_partitions(conn, row.tbl_id, [part_id], engine, columns)
                 part_params = params.read_params(conn, schema.partition_params, part_id)
-                partition_store.write_parameters(conn, row.tbl_id, {
-                    part_id: with_accurate_columns(part_params, removed=removed)})
+                partition_store.write_parameters(
+                    conn, row.tbl_id, {part_id: with_accurate_columns(part_params, removed=removed)}
+                )
                 where += f" partition={partition}"
             if not deleted and column is not None:
                 raise NoSuchObjectError(f"Column stats doesn't exist for {where} col={column}")
@@ -243,7 +267,9 @@ class ColumnStatsService:
     def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
         row = table_store.find_row(conn, normalize(database), normalize(table), lock=lock)
         if row is None:
-            raise NoSuchTableError(f"Specified database/table does not exist : {normalize(database)}.{normalize(table)}")
+            raise NoSuchTableError(
+                f"Specified database/table does not exist : {normalize(database)}.{normalize(table)}"
+            )
         return row, self.ctx.table_model(conn, row)
 
     @staticmethod

@@ -25,45 +25,60 @@ log = logging.getLogger(__name__)
 
 KEYS = (ConstraintKind.PRIMARY_KEY, ConstraintKind.UNIQUE)
 """The kinds a foreign key may reference."""
-NAME_PREFIXES = {ConstraintKind.PRIMARY_KEY: "pk", ConstraintKind.FOREIGN_KEY: "fk", ConstraintKind.UNIQUE: "uk",
-                 ConstraintKind.NOT_NULL: "nn", ConstraintKind.DEFAULT: "dc", ConstraintKind.CHECK: "cc"}
+NAME_PREFIXES = {
+    ConstraintKind.PRIMARY_KEY: "pk",
+    ConstraintKind.FOREIGN_KEY: "fk",
+    ConstraintKind.UNIQUE: "uk",
+    ConstraintKind.NOT_NULL: "nn",
+    ConstraintKind.DEFAULT: "dc",
+    ConstraintKind.CHECK: "cc",
+}
 MULTI_COLUMN = (ConstraintKind.PRIMARY_KEY, ConstraintKind.FOREIGN_KEY, ConstraintKind.UNIQUE)
 
 
-def _named(constraints: Sequence[TableConstraint]) -> list[TableConstraint]:
-    """Names for unnamed constraints, as Hive generates them: one per key (the columns of one call's primary,
-    foreign or unique key share it), one per column for the other kinds."""
+def _named(constraints: Sequence[TableConstraint]) -> list[tuple[str, TableConstraint]]:
+    """Each constraint with its name; unnamed ones get one as Hive generates them: one per key (the columns of
+    one call's primary, foreign or unique key share it), one per column for the other kinds."""
     keys: dict[tuple[ConstraintKind, str, str], str] = {}
     named = []
     for c in constraints:
-        if not c.name:
+        name = c.name
+        if not name:
             name = f"{NAME_PREFIXES[c.kind]}_{c.table}_{uuid.uuid4().hex[:12]}"
             if c.kind in MULTI_COLUMN:
                 name = keys.setdefault((c.kind, c.database, c.table), name)
-            c = TableConstraint(**{**vars(c), "name": name})
-        named.append(c)
+        named.append((name, c))
     return named
 
 
 def add_constraints(ctx: ServiceContext, conn: Connection, constraints: Sequence[TableConstraint]) -> None:
     """``ConstraintService.add`` in the caller's transaction (``TableService.create`` adds a new table's)."""
-    if any(not c.database or not c.table or (not c.column and c.kind != ConstraintKind.CHECK)
-           for c in constraints):
+    if any(not c.database or not c.table or (not c.column and c.kind != ConstraintKind.CHECK) for c in constraints):
         raise InvalidObjectError("A constraint needs a database, a table and (but for a check) a column name")
     by_table: dict[tuple[str, str], list[TableConstraint]] = defaultdict(list)
-    for c in _named(constraints):
-        c = TableConstraint(**{**vars(c), "database": normalize(c.database), "table": normalize(c.table),
-                               "name": normalize(c.name), "column": c.column and c.column.lower()})
+    names: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name, c in _named(constraints):
+        c = TableConstraint(
+            **{
+                **vars(c),
+                "database": normalize(c.database),
+                "table": normalize(c.table),
+                "name": normalize(name),
+                "column": c.column and c.column.lower(),
+            }
+        )
         by_table[(c.database, c.table)].append(c)
+        names[(c.database, c.table)].append(normalize(name))
     for (database, table), group in by_table.items():
         row = _table_row(conn, database, table)
         table_model = ctx.table_model(conn, row)
         columns = {c.name.lower() for c in table_model.sd.columns + table_model.partition_keys}
-        taken = constraint_store.names_in(conn, row.db_id, [c.name for c in group])
+        taken = constraint_store.names_in(conn, row.db_id, names[(database, table)])
         if taken:
             raise InvalidObjectError(f"Constraint name already exists: {sorted(taken)[0]}")
         if ConstraintKind.PRIMARY_KEY in {c.kind for c in group} and (
-                ConstraintKind.PRIMARY_KEY.value in constraint_store.kinds_of(conn, row.tbl_id)):
+            ConstraintKind.PRIMARY_KEY.value in constraint_store.kinds_of(conn, row.tbl_id)
+        ):
             raise InvalidObjectError(f"Primary key already exists for: {database}.{table}")
         missing = sorted({c.column for c in group if c.column} - columns)
         if missing:
@@ -117,8 +132,9 @@ class ConstraintService:
             row = table_store.find_row(conn, normalize(database), normalize(table))
             return [] if row is None else constraint_store.constraints_of(conn, kind, tbl_id=row.tbl_id)
 
-    def foreign_keys(self, parent_database: str | None, parent_table: str | None, database: str | None,
-                     table: str | None) -> list[TableConstraint]:
+    def foreign_keys(
+        self, parent_database: str | None, parent_table: str | None, database: str | None, table: str | None
+    ) -> list[TableConstraint]:
         """The foreign keys of table ``database.table`` (those referencing ``parent_*`` if given too), or,
         with only ``parent_*``, those referencing that table."""
         with self.ctx.store.read() as conn:
@@ -128,12 +144,19 @@ class ConstraintService:
                     return []
                 found = constraint_store.constraints_of(conn, ConstraintKind.FOREIGN_KEY, tbl_id=row.tbl_id)
                 if parent_table:
-                    found = [c for c in found if (c.parent_database, c.parent_table) == (
-                        normalize(parent_database or ""), normalize(parent_table))]
+                    found = [
+                        c
+                        for c in found
+                        if (c.parent_database, c.parent_table)
+                        == (normalize(parent_database or ""), normalize(parent_table))
+                    ]
                 return found
             parent = table_store.find_row(conn, normalize(parent_database or ""), normalize(parent_table or ""))
-            return [] if parent is None else constraint_store.constraints_of(
-                conn, ConstraintKind.FOREIGN_KEY, parent_tbl_id=parent.tbl_id)
+            return (
+                []
+                if parent is None
+                else constraint_store.constraints_of(conn, ConstraintKind.FOREIGN_KEY, parent_tbl_id=parent.tbl_id)
+            )
 
     def drop(self, database: str, table: str, name: str) -> None:
         """Drop a table's constraint by name.
@@ -153,6 +176,6 @@ class ConstraintService:
                 )
             if not constraint_store.delete_named(conn, row.tbl_id, name):
                 raise NoSuchObjectError(
-                    f"The constraint: {name} does not exist for the associated table: {database}.{table}")
+                    f"The constraint: {name} does not exist for the associated table: {database}.{table}"
+                )
         log.info("dropped constraint %s of %s.%s", name, database, table)
-

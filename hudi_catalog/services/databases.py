@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+from ..catalog_scope import current_catalog
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
-from ..events import CatalogEvent, EventType
 from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError
+from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
-from ..catalog_scope import current_catalog
 from ..store import catalogs as catalog_store
 from ..store import databases as db_store
 from ..store import functions as function_store
@@ -63,15 +63,19 @@ class DatabaseService:
             if catalog is None:
                 raise InvalidObjectError(f"No such catalog {current_catalog()}")
             # a database without location goes below its catalog's (the warehouse root for hive)
-            default_location = (self.ctx.warehouse.database_location(database.name) if catalog.location_uri is None
-                                else join(catalog.location_uri, f"{database.name}.db"))
-            database = replace(database, location=qualify(database.location or default_location))
+            default_location = (
+                self.ctx.warehouse.database_location(database.name)
+                if catalog.location_uri is None
+                else join(catalog.location_uri, f"{database.name}.db")
+            )
+            location = qualify(database.location or default_location)
+            database = replace(database, location=location)
             if db_store.exists(conn, database.name):
                 raise AlreadyExistsError(f"Database {database.name} already exists")
             # the row first: a create that loses a race for the name fails here, before it could make (and
             # then delete) the directory of the database that won; a failed mkdir rolls the row back
             db_store.insert_database(conn, database)
-            self.ctx.warehouse.make_dirs(database.location)
+            self.ctx.warehouse.make_dirs(location)
             if notify:
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_DATABASE, database=database), self.ctx.now())
         return database
@@ -99,8 +103,9 @@ class DatabaseService:
                 parameters=database.parameters if database.parameters is not None else current.parameters,
             )
             db_store.update_database(conn, row.db_id, changed)
-            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_DATABASE, database=changed, old_database=current),
-                                 self.ctx.now())
+            self.ctx.events.emit(
+                conn, CatalogEvent(EventType.ALTER_DATABASE, database=changed, old_database=current), self.ctx.now()
+            )
 
     def drop(self, name: str, delete_data: bool, cascade: bool) -> None:
         """Drop a database; with ``cascade`` its tables and functions too.
@@ -131,14 +136,17 @@ class DatabaseService:
                 dropped.append(CatalogEvent(EventType.DROP_TABLE, table=self.ctx.table_model(conn, table_row)))
                 table_store.delete_table(conn, table_row.tbl_id)
                 txn_store.delete_table(conn, name, table_row.name)
-            dropped += [CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
-                        for f in function_store.rows(conn, name)]
+            dropped += [
+                CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
+                for f in function_store.rows(conn, name)
+            ]
             function_store.delete_in(conn, row.db_id)
             db_store.delete_database(conn, row.db_id)
             if row.location_uri:
                 data_dirs.append(row.location_uri)
-            self.ctx.events.emit_all(conn, [*dropped, CatalogEvent(EventType.DROP_DATABASE, database=database)],
-                                     self.ctx.now())
+            self.ctx.events.emit_all(
+                conn, [*dropped, CatalogEvent(EventType.DROP_DATABASE, database=database)], self.ctx.now()
+            )
         if delete_data:
             for location in data_dirs:
                 self.ctx.warehouse.discard_dir(location)

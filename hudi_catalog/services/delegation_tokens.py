@@ -62,13 +62,15 @@ class DelegationTokenService:
             key = token_store.current_key(conn, now - _ms(lifetimes.key_update_interval))
             if key is None:
                 key_id, secret = sequences.take(conn, "token_key"), os.urandom(MASTER_KEY_BYTES)
-                token_store.add_key(conn, key_id, secret, now,
-                                    now + _ms(lifetimes.key_update_interval) + _ms(lifetimes.max_lifetime))
+                token_store.add_key(
+                    conn, key_id, secret, now, now + _ms(lifetimes.key_update_interval) + _ms(lifetimes.max_lifetime)
+                )
                 log.info("new delegation token master key %d", key_id)
             else:
                 key_id, secret = key.key_id, key.secret
-            identifier = TokenIdentifier(owner, renewer, real_user, now, now + _ms(lifetimes.max_lifetime),
-                                         sequences.take(conn, "token"), key_id)
+            identifier = TokenIdentifier(
+                owner, renewer, real_user, now, now + _ms(lifetimes.max_lifetime), sequences.take(conn, "token"), key_id
+            )
             raw = identifier.encode()
             token_store.add_token(conn, identifier, raw, min(identifier.max_date, now + _ms(lifetimes.renew_interval)))
         if any(removed):
@@ -84,9 +86,11 @@ class DelegationTokenService:
         with self.ctx.store.write() as conn:
             self._check(conn, identifier, raw, token_password, now, lock=True)
             if caller != identifier.renewer:
-                raise DelegationTokenError(f"Client with username {caller} tries to renew a token "
-                                           f"({self._describe(identifier)}) with non-matching renewer "
-                                           f"{identifier.renewer}")
+                raise DelegationTokenError(
+                    f"Client with username {caller} tries to renew a token "
+                    f"({self._describe(identifier)}) with non-matching renewer "
+                    f"{identifier.renewer}"
+                )
             expires = min(identifier.max_date, now + _ms(self.lifetimes.renew_interval))
             token_store.set_expiry(conn, identifier.sequence_number, expires)
         log.info("renewed delegation token %d until %d", identifier.sequence_number, expires)
@@ -100,8 +104,9 @@ class DelegationTokenService:
             if stored is None or stored.identifier != raw:
                 raise DelegationTokenError(f"Token not found ({self._describe(identifier)})")
             if caller not in (identifier.owner, identifier.renewer):
-                raise DelegationTokenError(f"{caller} is not authorized to cancel the token "
-                                           f"({self._describe(identifier)})")
+                raise DelegationTokenError(
+                    f"{caller} is not authorized to cancel the token ({self._describe(identifier)})"
+                )
             token_store.remove_token(conn, identifier.sequence_number)
         log.info("cancelled delegation token %d", identifier.sequence_number)
 
@@ -127,8 +132,9 @@ class DelegationTokenService:
         except MalformedToken as error:
             raise DelegationTokenError(f"malformed delegation token: {error}") from None
 
-    def _check(self, conn, identifier: TokenIdentifier, raw: bytes, token_password: bytes | None, now: int,
-               lock: bool = False) -> int:
+    def _check(
+        self, conn, identifier: TokenIdentifier, raw: bytes, token_password: bytes | None, now: int, lock: bool = False
+    ) -> int:
         """The stored expiry of a token that exists, carries its own password (when given) and is live."""
         stored = token_store.token(conn, identifier.sequence_number, lock=lock)
         if stored is None or stored.identifier != raw:
@@ -144,5 +150,7 @@ class DelegationTokenService:
     @staticmethod
     def _describe(identifier: TokenIdentifier) -> str:
         """The token as logs and errors name it: never its password."""
-        return (f"owner={identifier.owner}, renewer={identifier.renewer}, "
-                f"sequenceNumber={identifier.sequence_number}, masterKeyId={identifier.master_key_id}")
+        return (
+            f"owner={identifier.owner}, renewer={identifier.renewer}, "
+            f"sequenceNumber={identifier.sequence_number}, masterKeyId={identifier.master_key_id}"
+        )

@@ -19,6 +19,7 @@ from .. import config
 from ..errors import NoSuchPartitionError
 from ..events import CatalogEvent, EventFormat, EventType, NamesFormat, StoredEvent
 from ..names import normalize
+from ..observability import IGNORED, CatalogObserver
 from ..partition_names import make_partition_name
 from ..store import events as event_store
 from ..store import partitions as partition_store
@@ -55,8 +56,9 @@ class EventLog:
 
     _KEY = "events"
 
-    def __init__(self, message_format: EventFormat | None = None) -> None:
+    def __init__(self, message_format: EventFormat | None = None, observer: CatalogObserver = IGNORED) -> None:
         self.format: EventFormat = message_format or NamesFormat()
+        self.observer = observer
 
     def emit(self, conn: Connection, event: CatalogEvent, now: int) -> LoggedEvents:
         """Log ``event`` when the transaction commits."""
@@ -75,9 +77,14 @@ class EventLog:
 
     def _write(self, conn: Connection, logged: LoggedEvents) -> None:
         if logged.events:
-            logged.first_id = event_store.append(conn, [
-                (e.timestamp, e.type.value, e.db_name, e.table_name, self.format.render(e), self.format.name)
-                for e in logged.events])
+            logged.first_id = event_store.append(
+                conn,
+                [
+                    (e.timestamp, e.type.value, e.db_name, e.table_name, self.format.render(e), self.format.name)
+                    for e in logged.events
+                ],
+            )
+            self.observer.events_logged(len(logged.events))
 
 
 class EventService:
@@ -92,24 +99,50 @@ class EventService:
         with self.ctx.store.read() as conn:
             return event_store.last_id(conn)
 
-    def after(self, last_event: int, max_events: int = -1, database: str | None = None,
-              tables: Sequence[str] | None = None, skip_types: Sequence[str] | None = None,
-              catalog: str | None = None) -> list[StoredEvent]:
+    def after(
+        self,
+        last_event: int,
+        max_events: int = -1,
+        database: str | None = None,
+        tables: Sequence[str] | None = None,
+        skip_types: Sequence[str] | None = None,
+        catalog: str | None = None,
+    ) -> list[StoredEvent]:
         """Events after ``last_event`` in id order (at most ``max_events``; negative: all). Events removed
         by their time to live are not there: a consumer sees the gap in the ids."""
         with self.ctx.store.read() as conn:
-            return event_store.after(conn, last_event, max_events,
-                                     normalize(database) if database else None,
-                                     [normalize(t) for t in tables or []], skip_types, catalog)
+            return event_store.after(
+                conn,
+                last_event,
+                max_events,
+                normalize(database) if database else None,
+                [normalize(t) for t in tables or []],
+                skip_types,
+                catalog,
+            )
 
-    def count(self, from_event: int, database: str | None = None, catalog: str | None = None,
-              to_event: int | None = None, limit: int | None = None) -> int:
+    def count(
+        self,
+        from_event: int,
+        database: str | None = None,
+        catalog: str | None = None,
+        to_event: int | None = None,
+        limit: int | None = None,
+    ) -> int:
         with self.ctx.store.read() as conn:
-            return event_store.count(conn, from_event, normalize(database) if database else None, catalog,
-                                     to_event, limit)
+            return event_store.count(
+                conn, from_event, normalize(database) if database else None, catalog, to_event, limit
+            )
 
-    def insert(self, database: str, table: str, partition_values: Sequence[str] | None, files: Sequence[str],
-               checksums: Sequence[str] = (), replace_data: bool = False) -> int:
+    def insert(
+        self,
+        database: str,
+        table: str,
+        partition_values: Sequence[str] | None,
+        files: Sequence[str],
+        checksums: Sequence[str] = (),
+        replace_data: bool = False,
+    ) -> int:
         """Log an ``INSERT`` event (an engine wrote ``files`` into the table or one of its partitions);
         returns its id.
 
@@ -122,13 +155,23 @@ class EventService:
             partitions = []
             if partition_values:
                 name = make_partition_name([k.name for k in model.partition_keys], list(partition_values))
-                partitions = partition_store.read(conn, model, row.tbl_id,
-                                                  partition_store.selection(row.tbl_id, names=[name]))
+                partitions = partition_store.read(
+                    conn, model, row.tbl_id, partition_store.selection(row.tbl_id, names=[name])
+                )
                 if not partitions:
                     raise NoSuchPartitionError(f"partition {name} of {model.qualified_name} does not exist")
-            logged = self.ctx.events.emit(conn, CatalogEvent(
-                EventType.INSERT, table=model, partitions=partitions, files=list(files),
-                file_checksums=list(checksums), replace=replace_data), self.ctx.now())
+            logged = self.ctx.events.emit(
+                conn,
+                CatalogEvent(
+                    EventType.INSERT,
+                    table=model,
+                    partitions=partitions,
+                    files=list(files),
+                    file_checksums=list(checksums),
+                    replace=replace_data,
+                ),
+                self.ctx.now(),
+            )
         return logged.ids[0]
 
     def remove_expired(self) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..events import CatalogEvent, EventType
 from ..errors import AlreadyExistsError, InvalidObjectError, NoSuchDatabaseError, NoSuchFunctionError
+from ..events import CatalogEvent, EventType
 from ..model import Function
 from ..names import filter_names, is_valid_name, normalize
 from ..store import databases as db_store
@@ -66,5 +66,6 @@ class FunctionService:
         with self.ctx.store.write() as conn:
             row = function_store.get_row(conn, normalize(database), normalize(name))
             function_store.delete_function(conn, row.func_id)
-            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(row)),
-                                 self.ctx.now())
+            self.ctx.events.emit(
+                conn, CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(row)), self.ctx.now()
+            )

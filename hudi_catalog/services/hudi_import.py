@@ -30,16 +30,30 @@ import pyarrow.fs as pafs
 from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchDatabaseError, NoSuchTableError
+from ..hudi.active_timeline import list_instants, read_instant
+from ..hudi.archived_timeline import read_archived_instants
 from ..hudi.avro_schema import hive_columns
-from ..hudi.instants import InstantFile, list_instants, read_archived_instants, read_instant
+from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
-from ..hudi.properties import TableConfig, read_table_config
+from ..hudi.properties import QUERY_AS_RO_TABLE, TABLE_TYPE, TableConfig, read_table_config
 from ..instant_times import is_instant_time
-from ..model import EXTERNAL_TABLE, Column, Database, Instant, InstantState, SerDe, StorageDescriptor, Table, TableKeys
+from ..model import (
+    EXTERNAL_TABLE,
+    WRITE_ACTIONS,
+    Column,
+    Database,
+    Instant,
+    InstantState,
+    SerDe,
+    StorageDescriptor,
+    Table,
+    TableKeys,
+)
 from ..names import normalize
 from ..store import instants as instant_store
 from ..store import tables as table_store
 from ..store.batches import IN_CHUNK
+from .import_progress import ImportProgress
 from .snapshot import TABLE_VERSION_PARAM, VIEW_OF_PARAM, instant_file
 
 log = logging.getLogger(__name__)
@@ -53,11 +67,20 @@ BATCH_INSTANTS = 500
 """The most instants written in one transaction."""
 BATCH_FILES = 50_000
 """A batch also ends once its completed writes name this many files."""
-_SPARK_TYPES = {"string": "string", "int": "integer", "bigint": "long", "boolean": "boolean", "float": "float",
-                "double": "double", "binary": "binary", "date": "date", "timestamp": "timestamp",
-                "tinyint": "byte", "smallint": "short"}
+_SPARK_TYPES = {
+    "string": "string",
+    "int": "integer",
+    "bigint": "long",
+    "boolean": "boolean",
+    "float": "float",
+    "double": "double",
+    "binary": "binary",
+    "date": "date",
+    "timestamp": "timestamp",
+    "tinyint": "byte",
+    "smallint": "short",
+}
 _STATE_RANK = {state: rank for rank, state in enumerate(InstantState)}
-_NOT_COMMITS = ("clean", "rollback", "restore", "savepoint", "indexing")
 
 
 @dataclass(frozen=True)
@@ -94,8 +117,10 @@ class TimelineEntry:
 
     def read(self, fs: pafs.FileSystem, base: str, config: TableConfig) -> dict[InstantState, bytes]:
         """The bytes of each state."""
-        return {state: self.archived[state] if state in self.archived else read_instant(fs, base, config, file)
-                for state, file in self.files.items()}
+        return {
+            state: self.archived[state] if state in self.archived else read_instant(fs, base, config, file)
+            for state, file in self.files.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -142,8 +167,13 @@ def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> lis
         # a completed compaction or clustering is written as commit/replacecommit: its plan names it
         action = pending[0].action if pending else last_file.action
         instant = Instant(requested_time, action, last_state, last_file.completion_time)
-        entries.append(TimelineEntry(instant, {s: f for s, (f, _) in by_state.items()},
-                                     {s: data for s, (_, data) in by_state.items() if data is not None}))
+        entries.append(
+            TimelineEntry(
+                instant,
+                {s: f for s, (f, _) in by_state.items()},
+                {s: data for s, (_, data) in by_state.items() if data is not None},
+            )
+        )
     return entries
 
 
@@ -156,8 +186,10 @@ def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], tabl
     """
     instant = entry.instant
     if not is_instant_time(instant.requested_time):
-        raise HudiMetadataError(f"{entry.files[instant.state].file_name}: {instant.requested_time!r} is not an "
-                                "instant time (yyyyMMddHHmmssSSS)")
+        raise HudiMetadataError(
+            f"{entry.files[instant.state].file_name}: {instant.requested_time!r} is not an "
+            "instant time (yyyyMMddHHmmssSSS)"
+        )
     completed = None
     for state, data in metadata.items():
         decoded = decode_instant(instant_file(replace(instant, state=state), table_version), data, table_version)
@@ -171,21 +203,40 @@ def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], tabl
 class HudiImporter:
     """``hudi-metastore import``: the single-process import, and the writing both import paths share."""
 
-    def __init__(self, catalog, batch_instants: int = BATCH_INSTANTS, batch_files: int = BATCH_FILES) -> None:
+    def __init__(
+        self,
+        catalog,
+        batch_instants: int = BATCH_INSTANTS,
+        batch_files: int = BATCH_FILES,
+        progress: ImportProgress | None = None,
+    ) -> None:
         self.catalog = catalog
         self.batch_instants = min(batch_instants, IN_CHUNK)  # a batch's instant times are one IN list
         self.batch_files = batch_files
+        self.progress = progress or ImportProgress()
 
     def run(self, path: str, database: str | None = None, table: str | None = None) -> ImportResult:
         source = TableSource.open(path)
-        version = source.config.version
-        decoded = [decode_entry(entry, entry.read(source.fs, source.base, source.config), version)
-                   for entry in timeline_entries(source.fs, source.base, source.config)]
+        entries = timeline_entries(source.fs, source.base, source.config)
+        self.progress.listed(len(entries))
+        decoded = [self._decode(source, entry) for entry in entries]
         schema_instant = next((d for d in reversed(decoded) if d.has_schema), None)
         return self.write(source, database, table, [d.instant for d in decoded], schema_instant, decoded)
 
-    def write(self, source: TableSource, database: str | None, table: str | None, timeline: Sequence[Instant],
-              schema_instant: DecodedInstant | None, decoded: Iterable[DecodedInstant]) -> ImportResult:
+    def _decode(self, source: TableSource, entry: TimelineEntry) -> DecodedInstant:
+        decoded = decode_entry(entry, entry.read(source.fs, source.base, source.config), source.config.version)
+        self.progress.decoded(1)
+        return decoded
+
+    def write(
+        self,
+        source: TableSource,
+        database: str | None,
+        table: str | None,
+        timeline: Sequence[Instant],
+        schema_instant: DecodedInstant | None,
+        decoded: Iterable[DecodedInstant],
+    ) -> ImportResult:
         """Register the table (if missing) and write its decoded instants in timeline order.
 
         ``timeline``: every instant, in order; ``schema_instant``: the latest with the writer's schema (the
@@ -197,7 +248,9 @@ class HudiImporter:
         self._ensure_table(database, name, config, source.base, schema_instant)
         recorded = 0
         for batch in _batches(decoded, self.batch_instants, self.batch_files):
-            recorded += self._write_batch(database, name, batch)
+            written = self._write_batch(database, name, batch)
+            recorded += len(written)
+            self.progress.written(len(batch), sum(d.instant.state is InstantState.COMPLETED for d in written))
         latest = _latest_commit(timeline)
         views = [f"{name}_ro", f"{name}_rt"] if config.table_type == "MERGE_ON_READ" else []
         for table_name in [name, *views] if latest is not None else []:
@@ -205,20 +258,21 @@ class HudiImporter:
             if current.parameters.get(LAST_COMMIT_SYNC) != latest:
                 current.parameters[LAST_COMMIT_SYNC] = latest
                 self.catalog.tables.alter(database, table_name, current)
-        log.info("imported %s into %s.%s: %d instants recorded, latest commit %s", source.base, database, name,
-                 recorded, latest)
+        log.info(
+            "imported %s into %s.%s: %d instants recorded, latest commit %s",
+            source.base,
+            database,
+            name,
+            recorded,
+            latest,
+        )
         return ImportResult(database, name, recorded, latest)
-
-    @staticmethod
-    def read_timeline(fs, base: str, config: TableConfig) -> list[tuple[Instant, dict[InstantState, bytes]]]:
-        """Every instant of the table (archived ones first), in its latest state, with each state's bytes."""
-        return [(entry.instant, entry.read(fs, base, config)) for entry in timeline_entries(fs, base, config)]
 
     # -- writing ------------------------------------------------------------------------------------
 
-    def _write_batch(self, database: str, name: str, batch: list[DecodedInstant]) -> int:
+    def _write_batch(self, database: str, name: str, batch: list[DecodedInstant]) -> list[DecodedInstant]:
         """One transaction: the instants of the batch that are new or moved on (as ``TimelineService.record``
-        writes them one by one), their completed ones applied; returns how many were written."""
+        writes them one by one), their completed ones applied; returns those written."""
         with self.catalog.store.write() as conn:
             table_store.get_row(conn, database, name, lock=True)
             keys = table_store.get_keys(conn, database, name)
@@ -229,23 +283,29 @@ class HudiImporter:
                 last = instant_store.last_instant_time(conn, keys.id, lock=True)
                 latest = max(t for d in written for t in (d.instant.requested_time, d.instant.completion_time) if t)
                 instant_store.set_last_instant_time(conn, keys.id, last, latest)
-        return len(written)
+        return written
 
     def _write_segment(self, conn: Connection, keys: TableKeys, segment: list[DecodedInstant]) -> list[DecodedInstant]:
         current = instant_store.states_of(conn, keys.id, [d.instant.requested_time for d in segment])
-        todo = [d for d in segment if d.instant.requested_time not in current
-                or _STATE_RANK[current[d.instant.requested_time]] < _STATE_RANK[d.instant.state]]
+        todo = [
+            d
+            for d in segment
+            if d.instant.requested_time not in current
+            or _STATE_RANK[current[d.instant.requested_time]] < _STATE_RANK[d.instant.state]
+        ]
         if todo:
             instant_store.delete_instants(conn, keys.id, [d.instant.requested_time for d in todo])
             instant_store.insert_many(conn, keys.id, [(d.instant, d.metadata) for d in todo])
-            self.catalog.snapshot.instants_decoded(conn, keys, [
-                (d.instant, d.completed) for d in todo if d.instant.state is InstantState.COMPLETED])
+            self.catalog.snapshot.instants_decoded(
+                conn, keys, [(d.instant, d.completed) for d in todo if d.instant.state is InstantState.COMPLETED]
+            )
         return todo
 
     # -- the table ----------------------------------------------------------------------------------
 
-    def _ensure_table(self, database: str, name: str, config: TableConfig, base: str,
-                      schema_instant: DecodedInstant | None) -> None:
+    def _ensure_table(
+        self, database: str, name: str, config: TableConfig, base: str, schema_instant: DecodedInstant | None
+    ) -> None:
         try:
             self.catalog.databases.get(database)
         except NoSuchDatabaseError:
@@ -259,34 +319,43 @@ class HudiImporter:
             return
         columns, partition_keys = self._schema(config, schema_instant)
         location = base if "://" in base else f"file:{base}"
-        merge_on_read = config.table_type == "MERGE_ON_READ"
+        merge_on_read = config.is_merge_on_read
         parameters = {
             "EXTERNAL": "TRUE",
             TABLE_VERSION_PARAM: str(config.version),
-            "hoodie.table.type": config.table_type,
+            TABLE_TYPE: config.table_type,
             "spark.sql.sources.provider": "hudi",
             **_spark_schema_params(columns + partition_keys, [k.name for k in partition_keys]),
         }
 
         def register(table_name: str, input_format: str, extra: dict[str, str]) -> None:
-            self.catalog.tables.create(Table(
-                database, table_name, owner=None, table_type=EXTERNAL_TABLE, partition_keys=partition_keys,
-                parameters={**parameters, **extra},
-                sd=StorageDescriptor(
-                    columns=columns, location=location, input_format=input_format, output_format=PARQUET_OUTPUT,
-                    serde=SerDe(serialization_lib=PARQUET_SERDE, parameters={"serialization.format": "1"}),
-                ),
-            ))
+            self.catalog.tables.create(
+                Table(
+                    database,
+                    table_name,
+                    owner=None,
+                    table_type=EXTERNAL_TABLE,
+                    partition_keys=partition_keys,
+                    parameters={**parameters, **extra},
+                    sd=StorageDescriptor(
+                        columns=columns,
+                        location=location,
+                        input_format=input_format,
+                        output_format=PARQUET_OUTPUT,
+                        serde=SerDe(serialization_lib=PARQUET_SERDE, parameters={"serialization.format": "1"}),
+                    ),
+                )
+            )
 
         register(name, MERGE_ON_READ_INPUT if merge_on_read else COPY_ON_WRITE_INPUT, {})
         if merge_on_read:  # Hudi's hive sync registers a read-optimized and a real-time table
-            register(f"{name}_ro", COPY_ON_WRITE_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "true"})
-            register(f"{name}_rt", MERGE_ON_READ_INPUT, {VIEW_OF_PARAM: name, "hoodie.query.as.ro.table": "false"})
+            register(f"{name}_ro", COPY_ON_WRITE_INPUT, {VIEW_OF_PARAM: name, QUERY_AS_RO_TABLE: "true"})
+            register(f"{name}_rt", MERGE_ON_READ_INPUT, {VIEW_OF_PARAM: name, QUERY_AS_RO_TABLE: "false"})
 
     def _mark_hudi(self, table: Table, config: TableConfig) -> None:
         """A table registered before the import (by Hudi's hive sync, say) learns its Hudi table version and
         type, which name and decode its instants from here on."""
-        wanted = {TABLE_VERSION_PARAM: str(config.version), "hoodie.table.type": config.table_type}
+        wanted = {TABLE_VERSION_PARAM: str(config.version), TABLE_TYPE: config.table_type}
         if all(table.parameters.get(k) == v for k, v in wanted.items()):
             return
         table.parameters.update(wanted)
@@ -298,16 +367,22 @@ class HudiImporter:
         """Columns from the writer's schema of ``schema_instant``; partition keys split out."""
         if schema_instant is not None:
             instant = schema_instant.instant
-            decoded = decode_instant(instant_file(instant, config.version),
-                                     schema_instant.metadata[InstantState.COMPLETED], config.version)
-            return hive_columns(decoded.schema, config.partition_fields)
+            decoded = decode_instant(
+                instant_file(instant, config.version), schema_instant.metadata[InstantState.COMPLETED], config.version
+            )
+            schema = decoded.schema if isinstance(decoded, CommitMetadata) else None
+            if schema is None:
+                raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: no writer schema")
+            return hive_columns(schema, config.partition_fields)
         return [], [Column(f, "string") for f in config.partition_fields]
 
 
 def _latest_commit(timeline: Iterable[Instant]) -> str | None:
     """The latest completed write (what hive sync records as ``last_commit_time_sync``)."""
-    return max((i.requested_time for i in timeline if i.state is InstantState.COMPLETED
-                and i.action not in _NOT_COMMITS), default=None)
+    return max(
+        (i.requested_time for i in timeline if i.state is InstantState.COMPLETED and i.action in WRITE_ACTIONS),
+        default=None,
+    )
 
 
 def _batches(decoded: Iterable[DecodedInstant], instants: int, files: int) -> Iterator[list[DecodedInstant]]:
@@ -338,10 +413,13 @@ def _segments(batch: list[DecodedInstant]) -> Iterator[list[DecodedInstant]]:
 def _spark_schema_params(columns: list[Column], partition_names: list[str]) -> dict[str, str]:
     """Spark's data source schema properties, as Hudi's hive sync writes them (simple types only; others as
     string, which Spark re-reads from the files)."""
-    fields = [{"name": c.name, "type": _SPARK_TYPES.get(c.type, "string"), "nullable": True, "metadata": {}}
-              for c in columns]
-    params = {"spark.sql.sources.schema.numParts": "1",
-              "spark.sql.sources.schema.part.0": json.dumps({"type": "struct", "fields": fields})}
+    fields = [
+        {"name": c.name, "type": _SPARK_TYPES.get(c.type, "string"), "nullable": True, "metadata": {}} for c in columns
+    ]
+    params = {
+        "spark.sql.sources.schema.numParts": "1",
+        "spark.sql.sources.schema.part.0": json.dumps({"type": "struct", "fields": fields}),
+    }
     if partition_names:
         params["spark.sql.sources.schema.numPartCols"] = str(len(partition_names))
         for i, key in enumerate(partition_names):

@@ -68,16 +68,27 @@ class LockService:
                 if any(c.type != LockType.SHARED_READ for c in request.components):
                     txn_store.mark_writing(conn, request.txn_id)
             # every live lock is ahead of a new one
-            ahead = _LocksAhead(lock_store.live_rows_near(
-                conn, [c.target for c in request.components], self.txns.cutoff_ms(now)))
+            ahead = _LocksAhead(
+                lock_store.live_rows_near(conn, [c.target for c in request.components], self.txns.cutoff_ms(now))
+            )
             blocked = ahead.first_blocked(
-                (position, c.target, c.type, request.txn_id) for position, c in enumerate(request.components, 1))
-            decision = (lock_store.Decision(granted=True) if blocked is None
-                        else lock_store.Decision(False, blocked[0], blocked[1].lock_id, blocked[1].component))
+                (position, c.target, c.type, request.txn_id) for position, c in enumerate(request.components, 1)
+            )
+            decision = (
+                lock_store.Decision(granted=True)
+                if blocked is None
+                else lock_store.Decision(False, blocked[0], blocked[1].lock_id, blocked[1].component)
+            )
             lock_store.insert_lock(conn, lock_id, request, now, decision)
         state = LockState.ACQUIRED if decision.granted else LockState.WAITING
-        log.debug("lock %s for %s@%s (%d component(s)): %s", lock_name(lock_id), request.user, request.host,
-                  len(request.components), state.name)
+        log.debug(
+            "lock %s for %s@%s (%d component(s)): %s",
+            lock_name(lock_id),
+            request.user,
+            request.host,
+            len(request.components),
+            state.name,
+        )
         return LockStatus(lock_id, state)
 
     def check(self, lock_id: int) -> LockStatus:
@@ -104,7 +115,7 @@ class LockService:
             mine = self._heartbeat_for_check(conn, lock_id, now)
             return LockStatus(lock_id, self._try_grant(conn, lock_id, mine, now))
 
-    def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> list[Row]:
+    def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> Sequence[Row]:
         """The lock's rows, after its heartbeat (its transaction's, for a lock in one)."""
         cutoff = self.txns.cutoff_ms(now)
         mine = lock_store.rows_of(conn, lock_id, cutoff)
@@ -152,13 +163,28 @@ class LockService:
             if not lock_store.heartbeat(conn, lock_id, now, self.txns.cutoff_ms(now)):
                 raise NoSuchLockError(f"No such lock: {lock_name(lock_id)}")
 
-    def show(self, database: str | None = None, table: str | None = None, partition: str | None = None,
-             txn_id: int | None = None) -> list[HeldLock]:
+    def counts(self) -> dict[LockState, int]:
+        """How many live lock components are acquired and how many wait."""
+        with self.ctx.store.read() as conn:
+            found = lock_store.count_by_state(conn, self.txns.cutoff_ms(self.txns.now_ms()))
+        return {state: found.get(state, 0) for state in (LockState.ACQUIRED, LockState.WAITING)}
+
+    def show(
+        self,
+        database: str | None = None,
+        table: str | None = None,
+        partition: str | None = None,
+        txn_id: int | None = None,
+    ) -> list[HeldLock]:
         """The live locks' components, optionally of one database, table, partition or transaction."""
         with self.ctx.store.read() as conn:
             return lock_store.listing(
-                conn, self.txns.cutoff_ms(self.txns.now_ms()), database.lower() if database else None,
-                table.lower() if table else None, partition.lower() if partition else None, txn_id or None,
+                conn,
+                self.txns.cutoff_ms(self.txns.now_ms()),
+                database.lower() if database else None,
+                table.lower() if table else None,
+                partition.lower() if partition else None,
+                txn_id or None,
             )
 
     # -- granting ------------------------------------------------------------------------------------------
@@ -169,12 +195,13 @@ class LockService:
         if all(r.state == LockState.ACQUIRED for r in mine):
             return LockState.ACQUIRED
         ahead = _LocksAhead(
-            other for other in lock_store.live_rows_near(conn, [_target(r) for r in mine],
-                                                        self.txns.cutoff_ms(now), except_lock=lock_id)
+            other
+            for other in lock_store.live_rows_near(
+                conn, [_target(r) for r in mine], self.txns.cutoff_ms(now), except_lock=lock_id
+            )
             if other.state == LockState.ACQUIRED or other.lock_id < lock_id
         )
-        blocked = ahead.first_blocked(
-            (r.component, _target(r), LockType(r.lock_type), r.txn_id) for r in mine)
+        blocked = ahead.first_blocked((r.component, _target(r), LockType(r.lock_type), r.txn_id) for r in mine)
         if blocked is not None:
             component, blocker = blocked
             lock_store.set_blocked(conn, lock_id, component, blocker.lock_id, blocker.component)
@@ -204,8 +231,11 @@ class _LocksAhead:
         database_wide = self.by_object.get((target.database, None, None), [])
         if target.partition is None:
             return database_wide + self.by_table.get((target.database, target.table), [])
-        return (database_wide + self.by_object.get((target.database, target.table, None), [])
-                + self.by_object.get((target.database, target.table, target.partition), []))
+        return (
+            database_wide
+            + self.by_object.get((target.database, target.table, None), [])
+            + self.by_object.get((target.database, target.table, target.partition), [])
+        )
 
     def first_blocked(self, components: Iterable[tuple[int, LockTarget, LockType, int]]) -> tuple[int, Row] | None:
         """``(position, blocker)`` of the first of ``(position, target, type, txn id)`` components that must
@@ -221,7 +251,8 @@ class _LocksAhead:
         transaction ``txn_id``, 0 for none) must wait for, or None. Waiters so form a chain: when a holder
         goes, only the next in line finds its blocker gone and takes the mutex to be granted."""
         blockers = [
-            other for other in self._overlapping(target)
+            other
+            for other in self._overlapping(target)
             if not (txn_id and txn_id == other.txn_id)
             and not exempt(target.level, requested, _target(other).level, LockType(other.lock_type))
             and conflicts(requested, LockType(other.lock_type))

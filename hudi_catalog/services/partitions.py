@@ -5,25 +5,26 @@ Every call works on one table and costs a fixed number of queries, whatever the 
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from sqlalchemy import Connection, Row, Select
 
-from ..events import CatalogEvent, EventType
+from ..call_settings import current_settings
 from ..errors import (
-    CatalogError,
     AlreadyExistsError,
+    CatalogError,
     InvalidObjectError,
     InvalidOperationError,
     NoSuchObjectError,
     NoSuchPartitionError,
     NoSuchTableError,
 )
+from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import normalize
-from ..call_settings import current_settings
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
@@ -50,8 +51,14 @@ PARTITION_CACHE_WEIGHT = 500_000
 
 
 def _cache_key(table: TableKeys, kind: str, values, names, filter_text, max_parts) -> tuple:
-    return (table.id, kind, None if values is None else tuple(values), None if names is None else tuple(names),
-            filter_text, max_parts)
+    return (
+        table.id,
+        kind,
+        None if values is None else tuple(values),
+        None if names is None else tuple(names),
+        filter_text,
+        max_parts,
+    )
 
 
 class PartitionService:
@@ -110,18 +117,15 @@ class PartitionService:
                     # first added (skipped with if_not_exists, AlreadyExists otherwise)
                     row, table = self._table(conn, database, table_name, lock=True)
                 except NoSuchTableError as e:
-                    raise InvalidObjectError(
-                        "Unable to add partition because table or database do not exist"
-                    ) from e
+                    raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
                 tbl_id = row.tbl_id
                 named: dict[str, Partition] = {}
                 for part in parts:
-                    if normalize(part.database or table.database) != table.database or normalize(
-                        part.table or table.name
-                    ) != table.name:
-                        raise InvalidObjectError(
-                            f"Partition does not belong to target table {table.qualified_name}"
-                        )
+                    if (
+                        normalize(part.database or table.database) != table.database
+                        or normalize(part.table or table.name) != table.name
+                    ):
+                        raise InvalidObjectError(f"Partition does not belong to target table {table.qualified_name}")
                     check_partition_values(part.values, current_settings().partition_value_pattern)
                     name = self._name(table, part.values)
                     if name in named:
@@ -129,9 +133,7 @@ class PartitionService:
                     named[name] = part
                 existing = partition_store.ids_by_name(conn, tbl_id, named)
                 if existing and not if_not_exists:
-                    raise AlreadyExistsError(
-                        f"Partition already exists: {table.qualified_name}/{next(iter(existing))}"
-                    )
+                    raise AlreadyExistsError(f"Partition already exists: {table.qualified_name}/{next(iter(existing))}")
                 now = self.ctx.now()
                 entries = []
                 # one schema version per distinct column list of the call, not one lookup per partition
@@ -148,8 +150,11 @@ class PartitionService:
                     entries.append((name, part, versions[key]))
                 partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
                 if entries:
-                    self.ctx.events.emit(conn, CatalogEvent(EventType.ADD_PARTITION, table=table,
-                                                            partitions=[p for _, p, _ in entries]), now)
+                    self.ctx.events.emit(
+                        conn,
+                        CatalogEvent(EventType.ADD_PARTITION, table=table, partitions=[p for _, p, _ in entries]),
+                        now,
+                    )
         except Exception:
             for location in made_dirs:
                 self.ctx.warehouse.discard_dir(location)
@@ -160,13 +165,16 @@ class PartitionService:
         sd = replace(part.sd) if part.sd else replace(table.sd)
         if not sd.columns:
             sd.columns = list(table.sd.columns)
-        location = qualify(sd.location) if sd.location else join(table.sd.location, name)
+        if sd.location:
+            location: str | None = qualify(sd.location)
+        else:  # a view's partitions have no location, as in Hive
+            location = join(table.sd.location, name) if table.sd.location else None
         sd.location = location
-        if self.ctx.warehouse.make_dirs(location):
+        if location is not None and self.ctx.warehouse.make_dirs(location):
             made_dirs.append(location)
         parameters = dict(part.parameters or {})
         # a Hudi table's partitions get theirs from the timeline (SnapshotService)
-        if should_update(environment) and not derived_from_slices(table.parameters):
+        if location is not None and should_update(environment) and not derived_from_slices(table.parameters):
             update_fast_stats(parameters, self.ctx.warehouse, location, location in made_dirs, False, environment)
         parameters.setdefault(DDL_TIME, str(now))
         return replace(
@@ -178,8 +186,14 @@ class PartitionService:
             create_time=part.create_time or now,
         )
 
-    def append(self, database: str, table_name: str, values: Sequence[str] | None = None, name: str | None = None,
-               environment: Mapping[str, str] | None = None) -> Partition:
+    def append(
+        self,
+        database: str,
+        table_name: str,
+        values: Sequence[str] | None = None,
+        name: str | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> Partition:
         """Add one partition with the table's storage descriptor, by values or by name."""
         with self.ctx.store.read() as conn:
             try:
@@ -188,9 +202,12 @@ class PartitionService:
                 raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
         if name is not None:
             values = self._values_of_name(table, name, InvalidObjectError(f"Invalid partition name {name}"))
+        elif values is None:
+            raise InvalidObjectError("A partition to add needs its values or its name")
         sd = replace(table.sd, location=None)
-        added = self.add(database, table_name, [Partition(table.database, table.name, list(values), sd=sd)],
-                         environment=environment)
+        added = self.add(
+            database, table_name, [Partition(table.database, table.name, list(values), sd=sd)], environment=environment
+        )
         return added[0]
 
     @staticmethod
@@ -218,8 +235,9 @@ class PartitionService:
             )
             return self._find_one(conn, tbl_id, table, values)
 
-    def list(self, database: str, table_name: str, max_parts: int = -1,
-             values: Sequence[str] | None = None) -> list[Partition]:
+    def list(
+        self, database: str, table_name: str, max_parts: int = -1, values: Sequence[str] | None = None
+    ) -> list[Partition]:
         """Partitions in name order; ``values`` are partial values where ``""`` matches anything."""
         return self.read(database, table_name, values=values, max_parts=max_parts)
 
@@ -232,10 +250,11 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> list[Partition]:
+    ) -> builtins.list[Partition]:
         """Partitions chosen by partial values, names and a Hive filter together, in name order."""
-        return self._chosen(partition_store.read, database, table_name, values, names, filter_text, max_parts,
-                            cache_kind=None)[1]
+        return self._chosen(
+            partition_store.read, database, table_name, values, names, filter_text, max_parts, cache_kind=None
+        )[1]
 
     def read_encoded(
         self,
@@ -246,14 +265,23 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> tuple[TableKeys, list[EncodedPartition]]:
+    ) -> tuple[TableKeys, builtins.list[EncodedPartition]]:
         """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
         for a front end that caches encodings: cached bytes where present, models for the rest."""
-        return self._chosen(partition_store.read_encoded, database, table_name, values, names, filter_text, max_parts,
-                            cache_kind="encoded")
+        return self._chosen(
+            partition_store.read_encoded,
+            database,
+            table_name,
+            values,
+            names,
+            filter_text,
+            max_parts,
+            cache_kind="encoded",
+        )
 
-    def _chosen(self, reader, database, table_name, values, names, filter_text, max_parts,
-                cache_kind: str | None) -> tuple[TableKeys, list]:
+    def _chosen(
+        self, reader, database, table_name, values, names, filter_text, max_parts, cache_kind: str | None
+    ) -> tuple[TableKeys, builtins.list]:
         """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen.
 
         With a ``cache_kind``, lists whose every partition is encoded are kept in the partition read cache.
@@ -266,11 +294,14 @@ class PartitionService:
                 cached = self._cache.get(cache_key, table.partitions_revision)
                 if cached is not None:
                     if filter_text is not None:
-                        log.debug("filter %r on %s answered from the cache: %d partitions", filter_text,
-                                  table.qualified_name, len(cached))
+                        log.debug(
+                            "filter %r on %s answered from the cache: %d partitions",
+                            filter_text,
+                            table.qualified_name,
+                            len(cached),
+                        )
                     return table, list(cached)
-            chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text,
-                                  max_parts=max_parts)
+            chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text, max_parts=max_parts)
             found = reader(conn, table, table.id, chosen)
         if cache_key is not None and all(e.encoded is not None for e in found):
             self._cache.put(cache_key, table.partitions_revision, tuple(found), weight=max(1, len(found)))
@@ -297,14 +328,16 @@ class PartitionService:
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(parse_partition_filter(filter_text, self.ctx.filter_limits),
-                                     table.partition_keys, table.id)
+            where = filter_to_clause(
+                parse_partition_filter(filter_text, self.ctx.filter_limits), table.partition_keys, table.id
+            )
         return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
 
-    def names(self, database: str, table_name: str, max_parts: int = -1,
-              values: Sequence[str] | None = None) -> list[str]:
+    def names(
+        self, database: str, table_name: str, max_parts: int = -1, values: Sequence[str] | None = None
+    ) -> builtins.list[str]:
         """Partition names in order; ``values`` are partial values where ``""`` matches anything. Kept in the
         partition read cache."""
         with self.ctx.store.read() as conn:
@@ -312,8 +345,9 @@ class PartitionService:
             cache_key = _cache_key(table, "names", values, None, None, max_parts)
             found = self._cache.get(cache_key, table.partitions_revision)
             if found is None:
-                found = tuple(partition_store.names(conn, self._select(conn, table, values=values,
-                                                                       max_parts=max_parts)))
+                found = tuple(
+                    partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
+                )
                 self._cache.put(cache_key, table.partitions_revision, found, weight=max(1, len(found)))
         return list(found)
 
@@ -325,11 +359,12 @@ class PartitionService:
                 f"part_val={_java_list(list(values))}"
             )
 
-    def by_names(self, database: str, table_name: str, names: Sequence[str]) -> list[Partition]:
+    def by_names(self, database: str, table_name: str, names: Sequence[str]) -> builtins.list[Partition]:
         return self.read(database, table_name, names=names)
 
-    def by_filter(self, database: str, table_name: str, filter_text: str | None,
-                  max_parts: int = -1) -> list[Partition]:
+    def by_filter(
+        self, database: str, table_name: str, filter_text: str | None, max_parts: int = -1
+    ) -> builtins.list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
         return self.read(database, table_name, filter_text=filter_text or "", max_parts=max_parts)
 
@@ -339,7 +374,7 @@ class PartitionService:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
             return partition_store.count(conn, self._select(conn, table, filter_text=filter_text))
 
-    def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> list[Partition]:
+    def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> builtins.list[Partition]:
         """Partitions that may hold rows matching an engine's WHERE clause (never fewer).
 
         Terms over data columns, or that cannot be decided from partition values, count as TRUE; see
@@ -351,14 +386,20 @@ class PartitionService:
             where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys, row.tbl_id)
             chosen = partition_store.selection(row.tbl_id, where=where_clause, max_parts=max_parts)
             found = partition_store.read(conn, table, row.tbl_id, chosen)
-        log.debug("WHERE %r on %s pruned in SQL by %r: %d partitions", where, table.qualified_name,
-                  None if kept is None else kept.sql(), len(found))
+        log.debug(
+            "WHERE %r on %s pruned in SQL by %r: %d partitions",
+            where,
+            table.qualified_name,
+            None if kept is None else kept.sql(),
+            len(found),
+        )
         return found
 
     # -- change -------------------------------------------------------------------------------------
 
-    def alter(self, database: str, table_name: str, parts: Sequence[Partition],
-              environment: Mapping[str, str] | None = None) -> None:
+    def alter(
+        self, database: str, table_name: str, parts: Sequence[Partition], environment: Mapping[str, str] | None = None
+    ) -> None:
         """Replace storage descriptors and parameters of existing partitions (values stay)."""
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
@@ -367,18 +408,29 @@ class PartitionService:
             ids = partition_store.ids_by_name(conn, tbl_id, names)
             if len(ids) != len(names):
                 raise InvalidOperationError("alter is not possible")
-            old = {self._name(table, p.values): p for p in partition_store.read(
-                conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))}
+            old = {
+                self._name(table, p.values): p
+                for p in partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
+            }
             partition_store.partitions_changed(conn, tbl_id)
-            altered = [self._update(conn, tbl_id, table, row.schema_version, ids[name], name, part, environment,
-                                    old[name].parameters)
-                       for name, part in names.items()]
-            self.ctx.events.emit_all(conn, [  # as Hive: one event per partition
-                CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[part], old_partitions=[old[name]])
-                for name, part in zip(names, altered)], self.ctx.now())
+            altered = [
+                self._update(
+                    conn, tbl_id, table, row.schema_version, ids[name], name, part, environment, old[name].parameters
+                )
+                for name, part in names.items()
+            ]
+            self.ctx.events.emit_all(
+                conn,
+                [  # as Hive: one event per partition
+                    CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[part], old_partitions=[old[name]])
+                    for name, part in zip(names, altered)
+                ],
+                self.ctx.now(),
+            )
 
-    def _update(self, conn, tbl_id, table, current_version, part_id, name, part, environment,
-                stored_params: Mapping[str, str]) -> Partition:
+    def _update(
+        self, conn, tbl_id, table, current_version, part_id, name, part, environment, stored_params: Mapping[str, str]
+    ) -> Partition:
         """Rewrite one partition (``stored_params``: its parameters before); returns it as stored."""
         parameters = dict(part.parameters or {})
         sd = part.sd
@@ -422,16 +474,33 @@ class PartitionService:
                     move = (old.sd.location, target)
                 sd.location = target
             partition_store.partitions_changed(conn, tbl_id)
-            renamed = self._update(conn, tbl_id, table, row.schema_version, ids[old_name], new_name,
-                                   replace(new, sd=sd, parameters=new.parameters or old.parameters), None,
-                                   old.parameters)
-            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[renamed],
-                                                    old_partitions=[old]), self.ctx.now())
+            renamed = self._update(
+                conn,
+                tbl_id,
+                table,
+                row.schema_version,
+                ids[old_name],
+                new_name,
+                replace(new, sd=sd, parameters=new.parameters or old.parameters),
+                None,
+                old.parameters,
+            )
+            self.ctx.events.emit(
+                conn,
+                CatalogEvent(EventType.ALTER_PARTITION, table=table, partitions=[renamed], old_partitions=[old]),
+                self.ctx.now(),
+            )
             if move:
                 self.ctx.warehouse.rename(*move)
 
-    def drop(self, database: str, table_name: str, values: Sequence[str] | None = None,
-             name: str | None = None, delete_data: bool = True) -> None:
+    def drop(
+        self,
+        database: str,
+        table_name: str,
+        values: Sequence[str] | None = None,
+        name: str | None = None,
+        delete_data: bool = True,
+    ) -> None:
         """Drop one partition, by values or by name.
 
         Raises:
@@ -441,34 +510,51 @@ class PartitionService:
             row, table = self._table(conn, database, table_name)
             if name is not None:
                 values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
-            found = partition_store.read_with_ids(conn, table, row.tbl_id, partition_store.selection(
-                row.tbl_id, names=[self._name(table, values)]))
+            elif values is None:
+                raise InvalidObjectError("A partition to drop needs its values or its name")
+            found = partition_store.read_with_ids(
+                conn, table, row.tbl_id, partition_store.selection(row.tbl_id, names=[self._name(table, values)])
+            )
             if not found:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
             part_id, dropped = found[0]
             partition_store.delete_ids(conn, row.tbl_id, [part_id])
-            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]),
-                                 self.ctx.now())
+            self.ctx.events.emit(
+                conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]), self.ctx.now()
+            )
         location = dropped.sd.location
         if delete_data and table.table_type == MANAGED_TABLE and location:
             self.ctx.warehouse.discard_dir(location, table.sd.location)
 
-    def drop_by_names(self, database: str, table_name: str, names: Sequence[str], delete_data: bool,
-                      if_exists: bool, missing_message: str | None = None) -> list[Partition]:
+    def drop_by_names(
+        self,
+        database: str,
+        table_name: str,
+        names: Sequence[str],
+        delete_data: bool,
+        if_exists: bool,
+        missing_message: str | None = None,
+    ) -> builtins.list[Partition]:
         """Drop the named partitions in one transaction; returns them as they were."""
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
-            found = partition_store.read_with_ids(conn, table, tbl_id,
-                                                  partition_store.selection(tbl_id, names=list(names)))
+            found = partition_store.read_with_ids(
+                conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names))
+            )
             dropped = [p for _, p in found]
             if len(dropped) != len(set(names)) and not if_exists:
                 found_names = {self._name(table, p.values) for p in dropped}
                 missing = [n for n in names if n not in found_names]
                 raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
             partition_store.delete_ids(conn, tbl_id, [part_id for part_id, _ in found])
-            self.ctx.events.emit_all(conn, [  # as Hive: one event per partition
-                CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[p]) for p in dropped], self.ctx.now())
+            self.ctx.events.emit_all(
+                conn,
+                [  # as Hive: one event per partition
+                    CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[p]) for p in dropped
+                ],
+                self.ctx.now(),
+            )
         if delete_data and table.table_type == MANAGED_TABLE:
             for part in dropped:
                 if part.sd.location:

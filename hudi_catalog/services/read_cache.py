@@ -17,7 +17,7 @@ import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -34,7 +34,8 @@ class RevisionCache(Generic[T]):
     def __init__(self, max_weight: int = DEFAULT_MAX_WEIGHT, copies: bool = True) -> None:
         self._max_weight = max_weight
         self._copies = copies
-        self._entries: OrderedDict[Hashable, tuple[int, object, int]] = OrderedDict()
+        # (revision, the value pickled or as it is, weight)
+        self._entries: OrderedDict[Hashable, tuple[int, T | bytes, int]] = OrderedDict()
         self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -53,14 +54,14 @@ class RevisionCache(Generic[T]):
             self._entries.move_to_end(key)
             self.hits += 1
             value = entry[1]
-        return pickle.loads(value) if self._copies else value
+        return pickle.loads(cast(bytes, value)) if self._copies else cast(T, value)
 
     def put(self, key: Hashable, revision: int, value: T, weight: int = 1) -> None:
         """Stores ``value`` as read at ``revision``; an entry of a newer revision is kept, and a value
         heavier than the whole cache is not stored."""
         if weight > self._max_weight:
             return
-        stored = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL) if self._copies else value
+        stored: T | bytes = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL) if self._copies else value
         with self._lock:
             current = self._entries.get(key)
             if current is not None:

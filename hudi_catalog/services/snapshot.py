@@ -26,10 +26,11 @@ from posixpath import basename
 
 from sqlalchemy import Connection, Row
 
+from ..errors import HudiMetadataError, NoSuchObjectError, NoSuchTableError
 from ..events import CatalogEvent, EventType
-from ..errors import HudiMetadataError, NoSuchObjectError
+from ..hudi.file_names import LogFileName, data_file_instant
 from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
-from ..hudi.instants import InstantFile, instant_file_name
+from ..hudi.instant_files import InstantFile, instant_file_name
 from ..hudi.metadata import (
     CleanMetadata,
     CommitMetadata,
@@ -38,14 +39,11 @@ from ..hudi.metadata import (
     RestoreMetadata,
     RollbackMetadata,
     decode_instant,
-    is_log_file_name,
-    parse_base_file_name,
-    parse_log_file_name,
 )
 from ..hudi.partition_paths import partition_values
-from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE
+from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE, TABLE_VERSION
 from ..hudi.slice_stats import empty_statistics, moved_by, paths_changed, slice_statistics
-from ..model import Instant, InstantState, Partition, TableKeys
+from ..model import WRITE_ACTIONS, Action, Instant, InstantState, Partition, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
@@ -61,23 +59,17 @@ log = logging.getLogger(__name__)
 VIEW_OF_PARAM = "hudi.metastore.view.of"
 """Set on the ``_ro``/``_rt`` tables of a MERGE_ON_READ table to the name of the table that owns the timeline:
 they get every partition the owner gets, as Hudi's hive sync keeps them alike."""
-TABLE_VERSION_PARAM = table_store.HUDI_VERSION_PARAM
+TABLE_VERSION_PARAM = TABLE_VERSION
 """The table parameter holding the Hudi table version (6, 8, 9); it decides metadata formats and slicing."""
 DEFAULT_TABLE_VERSION = 8
-
-_WRITES = {"commit", "deltacommit", "compaction", "logcompaction", "replacecommit", "clustering"}
 
 
 def instant_file(instant: Instant, table_version: int) -> InstantFile:
     """The storage view of a catalog instant, for decoding its metadata and naming it in errors."""
-    name = instant_file_name(instant.requested_time, instant.action, instant.state, table_version,
-                             instant.completion_time)
+    name = instant_file_name(
+        instant.requested_time, instant.action, instant.state, table_version, instant.completion_time
+    )
     return InstantFile(instant.requested_time, instant.action, instant.state, instant.completion_time, name)
-
-
-def _name_instant(name: str) -> str:
-    """The instant time in a data file's name (a log file's base instant, a base file's commit)."""
-    return parse_log_file_name(name)[1] if is_log_file_name(name) else parse_base_file_name(name)[1]
 
 
 class SnapshotService:
@@ -95,8 +87,9 @@ class SnapshotService:
         if self.asynchronous:
             version = self.table_version(table)
             decode_instant(instant_file(instant, version), metadata, version)  # refuse what could never apply
-            snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now(),
-                                          snapshot_store.PENDING)
+            snapshot_store.record_version(
+                conn, table.id, instant.requested_time, self.ctx.now(), snapshot_store.PENDING
+            )
         elif snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now()):
             self._apply(conn, table, instant, metadata)
 
@@ -115,8 +108,9 @@ class SnapshotService:
                 if instant is None:  # rolled back and removed before it was applied
                     snapshot_store.forget_applied(conn, tbl_id, [instant_time])
                     continue
-                metadata = instant_store.read_metadata(conn, tbl_id, instant_time, instant.action,
-                                                       InstantState.COMPLETED)
+                metadata = instant_store.read_metadata(
+                    conn, tbl_id, instant_time, instant.action, InstantState.COMPLETED
+                )
                 self._apply(conn, table, instant, metadata or b"")
                 applied += 1
         if applied:
@@ -135,15 +129,17 @@ class SnapshotService:
         self._apply_decoded(conn, table, instant, decoded)
         self._refresh_statistics(conn, table, paths_changed(decoded))
 
-    def instants_decoded(self, conn: Connection, table: TableKeys,
-                         completed: Sequence[tuple[Instant, InstantMetadata]]) -> None:
+    def instants_decoded(
+        self, conn: Connection, table: TableKeys, completed: Sequence[tuple[Instant, InstantMetadata]]
+    ) -> None:
         """``instant_completed`` for completed instants already decoded (an import writing a batch), in
         timeline order, in the caller's transaction: their versions are recorded in one statement, and those
         not recorded before are applied (in asynchronous mode: left pending). The caller ends a batch after
         any rollback or restore, whose applying removes instants."""
         status = snapshot_store.PENDING if self.asynchronous else snapshot_store.APPLIED
-        new = snapshot_store.record_versions(conn, table.id, [i.requested_time for i, _ in completed],
-                                             self.ctx.now(), status)
+        new = snapshot_store.record_versions(
+            conn, table.id, [i.requested_time for i, _ in completed], self.ctx.now(), status
+        )
         changed: set[str] = set()
         for instant, decoded in completed if not self.asynchronous else ():
             if instant.requested_time in new:
@@ -153,7 +149,7 @@ class SnapshotService:
 
     def _apply_decoded(self, conn: Connection, table: TableKeys, instant: Instant, decoded: InstantMetadata) -> None:
         version = self.table_version(table)
-        if isinstance(decoded, CommitMetadata) and instant.action in _WRITES:
+        if isinstance(decoded, CommitMetadata) and instant.action in WRITE_ACTIONS:
             self._apply_writes(conn, table, instant, decoded)
         elif isinstance(decoded, CleanMetadata):
             ids = self._partitions(conn, table, decoded.deleted_files, instant, create=False)
@@ -162,8 +158,10 @@ class SnapshotService:
             # went with it) when those writes are instants of this table; otherwise the metadata is not ours
             unproven = [p for p in unknown if not self._written_here(conn, table, decoded.deleted_files[p])]
             if unproven:
-                raise HudiMetadataError(f"{instant_file(instant, version).file_name}: clean of partitions "
-                                        f"{unproven} that {table.qualified_name} does not have")
+                raise HudiMetadataError(
+                    f"{instant_file(instant, version).file_name}: clean of partitions "
+                    f"{unproven} that {table.qualified_name} does not have"
+                )
             for path, names in decoded.deleted_files.items():
                 if path not in unknown:
                     snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
@@ -180,33 +178,63 @@ class SnapshotService:
         # (a delete_partition applied after the partition was dropped) changes nothing
         ids = self._partitions(conn, table, {s.partition_path for s in commit.write_stats}, instant, create=True)
         ids.update(self._partitions(conn, table, set(commit.replaced_file_ids) - set(ids), instant, create=False))
-        snapshot_store.add_files(conn, table.id, [
-            {"part_id": ids.get(s.partition_path), "name": basename(s.path), "file_id": s.file_id,
-             "instant_ts": instant.requested_time, "size": s.file_size,
-             "num_rows": None if s.is_log else s.num_writes}
-            for s in commit.write_stats if s.path
-        ])
+        snapshot_store.add_files(
+            conn,
+            table.id,
+            [
+                {
+                    "part_id": ids.get(s.partition_path),
+                    "name": basename(s.path),
+                    "file_id": s.file_id,
+                    "instant_ts": instant.requested_time,
+                    "size": s.file_size,
+                    "num_rows": None if s.is_log else s.num_writes,
+                }
+                for s in commit.write_stats
+                if s.path
+            ],
+        )
         snapshot_store.replace_file_groups(
-            conn, table.id,
-            [(ids.get(path), file_id) for path, file_ids in commit.replaced_file_ids.items() for file_id in file_ids
-             if not path or path in ids],
+            conn,
+            table.id,
+            [
+                (ids.get(path), file_id)
+                for path, file_ids in commit.replaced_file_ids.items()
+                for file_id in file_ids
+                if not path or path in ids
+            ],
             instant.requested_time,
         )
 
     def _roll_back(self, conn: Connection, table: TableKeys, instant: Instant, rollback: RollbackMetadata) -> None:
         # log files stay on storage: those the rolled-back write left and those given rollback blocks
-        kept_logs = [(path, basename(name)) for logs in (rollback.failed_commit_log_files, rollback.appended_log_files)
-                     for path, names in logs.items() for name in names]
+        kept_logs = [
+            (path, basename(name))
+            for logs in (rollback.failed_commit_log_files, rollback.appended_log_files)
+            for path, names in logs.items()
+            for name in names
+        ]
         paths = set(rollback.deleted_files) | {path for path, _ in kept_logs}
         ids = self._partitions(conn, table, paths, instant, create=False)
         for path, names in rollback.deleted_files.items():
             if not path or path in ids:
                 snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
-        snapshot_store.add_files(conn, table.id, [  # none in partitions the catalog does not have (dropped)
-            {"part_id": ids.get(path), "name": name, "file_id": parse_log_file_name(name)[0],
-             "instant_ts": instant.requested_time, "size": rollback.log_file_sizes.get(name, 0), "num_rows": None}
-            for path, name in kept_logs if not path or path in ids
-        ])
+        snapshot_store.add_files(
+            conn,
+            table.id,
+            [  # none in partitions the catalog does not have (dropped)
+                {
+                    "part_id": ids.get(path),
+                    "name": name,
+                    "file_id": LogFileName.parse(name).file_id,
+                    "instant_ts": instant.requested_time,
+                    "size": rollback.log_file_sizes.get(name, 0),
+                    "num_rows": None,
+                }
+                for path, name in kept_logs
+                if not path or path in ids
+            ],
+        )
         snapshot_store.forget_replacements(conn, table.id, rollback.rolled_back_instants)
         self._forget_instants(conn, table, rollback.rolled_back_instants)
 
@@ -230,15 +258,20 @@ class SnapshotService:
         if missing and create:
             ids.update(self._add_partitions(conn, table, missing, instant))
         elif missing:
-            log.info("%s: %s %s names unknown partitions %s", table.qualified_name, instant.action,
-                     instant.requested_time, missing)
+            log.info(
+                "%s: %s %s names unknown partitions %s",
+                table.qualified_name,
+                instant.action,
+                instant.requested_time,
+                missing,
+            )
         return ids
 
     @staticmethod
     def _written_here(conn: Connection, table: TableKeys, names: list[str]) -> bool:
         """Whether every named data file was written by a completed instant of the table."""
         try:
-            written = {_name_instant(name) for name in names}
+            written = {data_file_instant(name) for name in names}
         except HudiMetadataError:
             return False
         return bool(written) and written <= set(instant_store.completion_times(conn, table.id, written))
@@ -250,7 +283,8 @@ class SnapshotService:
         row = table_store.get_row(conn, table.database, table.name)
         model = self.ctx.table_model(conn, row)
         keys = [k.name for k in table.partition_keys]
-        entries, named_paths = [], {}
+        entries: list[tuple[str, Partition, int]] = []
+        named_paths: dict[str, str] = {}
         for path in paths:
             try:
                 values = partition_values(path, keys)
@@ -258,19 +292,28 @@ class SnapshotService:
                 raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: {error}") from error
             name = make_partition_name(keys, values)
             if name in named_paths:
-                raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: partition paths "
-                                        f"{named_paths[name]!r} and {path!r} are both partition {name}")
+                raise HudiMetadataError(
+                    f"{instant.requested_time}.{instant.action}: partition paths "
+                    f"{named_paths[name]!r} and {path!r} are both partition {name}"
+                )
             sd = replace(model.sd, location=join(model.sd.location, path) if model.sd.location else None)
-            entries.append((name, Partition(table.database, table.name, values, sd=sd,
-                                            create_time=self.ctx.now()), row.schema_version))
+            entries.append(
+                (
+                    name,
+                    Partition(table.database, table.name, values, sd=sd, create_time=self.ctx.now()),
+                    row.schema_version,
+                )
+            )
             named_paths[name] = path
         existing = partition_store.ids_by_name(conn, table.id, named_paths)
         taken = snapshot_store.paths_of(conn, existing.values())
         if taken:
             part_id, path = next(iter(taken.items()))
             name = next(n for n, i in existing.items() if i == part_id)
-            raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: partition path "
-                                    f"{named_paths[name]!r} is partition {name}, which has path {path!r}")
+            raise HudiMetadataError(
+                f"{instant.requested_time}.{instant.action}: partition path "
+                f"{named_paths[name]!r} is partition {name}, which has path {path!r}"
+            )
         by_name = dict(existing)
         added = [e for e in entries if e[0] not in existing]
         by_name.update(partition_store.insert_many(conn, table.id, table.partition_keys, added))
@@ -281,11 +324,19 @@ class SnapshotService:
             if view_row is None:
                 continue
             existing = partition_store.ids_by_name(conn, view_id, named_paths)
-            view_added = [(name, replace(part, table=view_row.name), view_row.schema_version)
-                          for name, part, _ in entries if name not in existing]
+            view_added = [
+                (name, replace(part, table=view_row.name), view_row.schema_version)
+                for name, part, _ in entries
+                if name not in existing
+            ]
             partition_store.insert_many(conn, view_id, table.partition_keys, view_added)
-            added_events.append(CatalogEvent(EventType.ADD_PARTITION, table=self.ctx.table_model(conn, view_row),
-                                             partitions=[p for _, p, _ in view_added]))
+            added_events.append(
+                CatalogEvent(
+                    EventType.ADD_PARTITION,
+                    table=self.ctx.table_model(conn, view_row),
+                    partitions=[p for _, p, _ in view_added],
+                )
+            )
         self.ctx.events.emit_all(conn, [e for e in added_events if e.partitions], self.ctx.now())
         return {named_paths[name]: part_id for name, part_id in by_name.items()}
 
@@ -319,8 +370,9 @@ class SnapshotService:
             result.setdefault(file_slice.partition_path, []).append(file_slice)
         return result
 
-    def _slices(self, conn: Connection, keys: TableKeys, path_of: Mapping[int | None, str],
-                as_of: str | None = None) -> tuple[list[FileSlice], dict[tuple[str, str], Row]]:
+    def _slices(
+        self, conn: Connection, keys: TableKeys, path_of: Mapping[int | None, str], as_of: str | None = None
+    ) -> tuple[list[FileSlice], dict[tuple[str, str], Row]]:
         """The latest file slices of the partitions ``path_of`` names (``{part_id: path}``; None: the
         unpartitioned table), and their live file rows by ``(path, name)``."""
         version = self.table_version(keys)
@@ -330,13 +382,14 @@ class SnapshotService:
         # completion times of the instants these files and replacements name, not of the whole timeline:
         # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
         completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
-        named = {_name_instant(r.name) for r in rows} | set(replaced.values())
+        named = {data_file_instant(r.name) for r in rows} | set(replaced.values())
         written = {r.instant_ts for r in rows}
         if named - written:
             completion_times.update(instant_store.completion_times(conn, keys.id, named - written))
         pending = self._pending_compactions(conn, keys, version)
-        slices = latest_file_slices(files, completion_times, version, as_of=as_of,
-                                    pending_compactions=pending, replaced_file_groups=replaced)
+        slices = latest_file_slices(
+            files, completion_times, version, as_of=as_of, pending_compactions=pending, replaced_file_groups=replaced
+        )
         return slices, {(path_of.get(r.part_id, ""), r.name): r for r in rows}
 
     def _refresh_statistics(self, conn: Connection, keys: TableKeys, paths: set[str]) -> None:
@@ -352,7 +405,10 @@ class SnapshotService:
             path_of = {None: ""}
         if not path_of:
             return
-        table = self.ctx.table_model(conn, table_store.row_by_id(conn, keys.id))
+        row = table_store.row_by_id(conn, keys.id)
+        if row is None:
+            raise NoSuchTableError(f"Table {keys.qualified_name} does not exist")
+        table = self.ctx.table_model(conn, row)
         slices, files = self._slices(conn, keys, path_of)
         copy_on_write = table.parameters.get(TABLE_TYPE) == COPY_ON_WRITE
         found = slice_statistics(slices, files, copy_on_write)
@@ -361,19 +417,31 @@ class SnapshotService:
             table_store.write_parameters(conn, keys.id, {**table.parameters, **totals[""]})
             return
         old = params.read_params_of(conn, schema.partition_params, list(ids.values()))
-        partition_store.write_parameters(conn, keys.id, {
-            part_id: {**old.get(part_id, {}), **totals[path]} for part_id, path in path_of.items()})
-        table_store.write_parameters(conn, keys.id, {**table.parameters, **moved_by(
-            table.parameters, [old.get(part_id, {}) for part_id in path_of], list(totals.values()))})
+        partition_store.write_parameters(
+            conn, keys.id, {part_id: {**old.get(part_id, {}), **totals[path]} for path, part_id in ids.items()}
+        )
+        table_store.write_parameters(
+            conn,
+            keys.id,
+            {
+                **table.parameters,
+                **moved_by(table.parameters, [old.get(part_id, {}) for part_id in ids.values()], list(totals.values())),
+            },
+        )
 
     @staticmethod
     def _pending_compactions(conn: Connection, table: TableKeys, version: int) -> Mapping[tuple[str, str], str]:
         """``{(partition path, file id): compaction time}`` of the compactions planned and not completed."""
         pending = {}
-        for instant in instant_store.listing(conn, table.id, states=[InstantState.REQUESTED, InstantState.INFLIGHT],
-                                             actions=["compaction", "logcompaction"]):
-            data = instant_store.read_metadata(conn, table.id, instant.requested_time, instant.action,
-                                               InstantState.REQUESTED)
+        for instant in instant_store.listing(
+            conn,
+            table.id,
+            states=[InstantState.REQUESTED, InstantState.INFLIGHT],
+            actions=[Action.COMPACTION, Action.LOGCOMPACTION],
+        ):
+            data = instant_store.read_metadata(
+                conn, table.id, instant.requested_time, instant.action, InstantState.REQUESTED
+            )
             requested = replace(instant, state=InstantState.REQUESTED)
             plan = decode_instant(instant_file(requested, version), data or b"", version)
             if isinstance(plan, CompactionPlan):
@@ -399,6 +467,10 @@ class SnapshotService:
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
             rows = snapshot_store.files_added_between(conn, keys.id, begin, end)
-            paths = {pid: path for path, pid in snapshot_store.partition_ids_by_path(
-                conn, keys.id, snapshot_store.partition_paths(conn, keys.id)).items()}
+            paths = {
+                pid: path
+                for path, pid in snapshot_store.partition_ids_by_path(
+                    conn, keys.id, snapshot_store.partition_paths(conn, keys.id)
+                ).items()
+            }
         return [(paths.get(r.part_id, ""), r.file_id, r.name, r.instant_ts) for r in rows]

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 from ..call_settings import current_settings
 from ..column_stats import stale_columns, with_accurate_columns
-from ..events import CatalogEvent, EventType
 from ..errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
@@ -18,12 +17,13 @@ from ..errors import (
     NoSuchPartitionError,
     NoSuchTableError,
 )
+from ..events import CatalogEvent, EventType
 from ..hudi.properties import COPY_ON_WRITE, META_DIR, TABLE_TYPE
 from ..hudi.slice_stats import empty_statistics
-from ..model import EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
-from ..pruning.table_filter import table_filter_matcher
+from ..model import EXTERNAL_TABLE, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
 from ..names import compile_pattern, filter_names, is_valid_name, normalize
 from ..partition_names import make_partition_name
+from ..pruning.table_filter import table_filter_matcher
 from ..stats import (
     COLUMN_STATS_ACCURATE,
     EMPTY_STATS,
@@ -41,8 +41,8 @@ from ..store import txns as txn_store
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from .constraints import add_constraints
-from .snapshot import VIEW_OF_PARAM
 from .context import DDL_TIME, ServiceContext
+from .snapshot import VIEW_OF_PARAM
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +53,8 @@ EXPECTED_VALUE = "expected_parameter_value"
 has the value ``EXPECTED_VALUE`` (Hive 4; Iceberg's commits without a Hive lock rely on them)."""
 
 
-def is_external(table: Table) -> bool:
-    return table.table_type == EXTERNAL_TABLE
-
-
 def is_view(table: Table) -> bool:
-    return table.table_type in (VIRTUAL_VIEW, "MATERIALIZED_VIEW")
+    return table.table_type in (VIRTUAL_VIEW, MATERIALIZED_VIEW)
 
 
 def _settle_table_type(table: Table) -> str:
@@ -100,8 +96,9 @@ class TableService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
-    def create(self, table: Table, environment: Mapping[str, str] | None = None,
-               constraints: Sequence[TableConstraint] = ()) -> Table:
+    def create(
+        self, table: Table, environment: Mapping[str, str] | None = None, constraints: Sequence[TableConstraint] = ()
+    ) -> Table:
         """Create a table, with its ``constraints`` in the same transaction; a managed table without location
         gets ``<database location>/<name>``.
 
@@ -136,8 +133,11 @@ class TableService:
                 table.sd.location = qualify(location)
                 made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
                 if derived_from_slices(table.parameters):  # until its timeline has slices: none
-                    table.parameters.update({} if VIEW_OF_PARAM in table.parameters else empty_statistics(
-                        table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE))
+                    table.parameters.update(
+                        {}
+                        if VIEW_OF_PARAM in table.parameters
+                        else empty_statistics(table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE)
+                    )
                 elif not table.partition_keys and should_update(environment):
                     update_fast_stats(
                         table.parameters, self.ctx.warehouse, table.sd.location, made_dir, False, environment
@@ -149,7 +149,7 @@ class TableService:
                     add_constraints(self.ctx, conn, constraints)
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
             except Exception:
-                if made_dir:
+                if made_dir and table.sd.location:
                     self.ctx.warehouse.discard_dir(table.sd.location)
                 raise
         log.info("created table %s", table.qualified_name)
@@ -178,7 +178,8 @@ class TableService:
         with self.ctx.store.read() as conn:
             metas = table_store.metas(conn)
         return [
-            m for m in metas
+            m
+            for m in metas
             if (db_regex is None or db_regex.fullmatch(m.database))
             and (tbl_regex is None or tbl_regex.fullmatch(m.name))
             and (types is None or m.table_type in types)
@@ -195,7 +196,8 @@ class TableService:
         """Change a table, following Hive's rules.
 
         A rename of a managed table that keeps its location moves the directory to
-        ``<new database location>/<new name>``, and its partitions' locations with it (as Hive does). Partition keys cannot change, column types only compatibly.
+        ``<new database location>/<new name>``, and its partitions' locations with it (as Hive does).
+        Partition keys cannot change, column types only compatibly.
         ``cascade`` gives every partition the table's new columns. With ``EXPECTED_KEY`` and
         ``EXPECTED_VALUE`` in ``environment``, the alter is a compare-and-set: it applies only if the table's
         parameter still has that value, checked on the locked row in the altering transaction.
@@ -242,8 +244,12 @@ class TableService:
                 new.parameters = with_accurate_columns(new.parameters, removed=stale)
             if not is_view(new):
                 new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
-            if renamed and old.table_type == MANAGED_TABLE and not is_view(old) and (
-                new.sd.location == old.sd.location
+            if (
+                renamed
+                and target_db is not None
+                and old.table_type == MANAGED_TABLE
+                and old.sd.location
+                and (not is_view(old) and new.sd.location == old.sd.location)
             ):
                 target = join(target_db.location_uri, new.name)
                 if self.ctx.warehouse.exists(target):
@@ -260,16 +266,17 @@ class TableService:
                 keep_slice_stats(new.parameters, old.parameters)
             elif not new.partition_keys and not is_view(new) and should_update(environment):
                 update_fast_stats(new.parameters, self.ctx.warehouse, new.sd.location, False, True, environment)
-            table_store.update_table(
-                conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version
-            )
+            table_store.update_table(conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version)
             if renamed:
                 txn_store.rename_table(conn, database, name, new.database, new.name)
             if cascade and version != row.schema_version:
                 partition_store.set_schema_version(conn, row.tbl_id, version)
             descriptors.delete_unused_schema_versions(conn, row.tbl_id)
-            self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_TABLE, table=replace(new, id=row.tbl_id),
-                                                    old_table=old), self.ctx.now())
+            self.ctx.events.emit(
+                conn,
+                CatalogEvent(EventType.ALTER_TABLE, table=replace(new, id=row.tbl_id), old_table=old),
+                self.ctx.now(),
+            )
             if moved:
                 partition_store.relocate(conn, row.tbl_id, *moved)
                 self.ctx.warehouse.rename(*moved)
@@ -284,9 +291,7 @@ class TableService:
         if is_view(old) or not current_settings().check_column_types:
             return
         incompatible = [
-            n.name
-            for o, n in zip(old.sd.columns, new.sd.columns)
-            if not is_implicitly_convertible(o.type, n.type)
+            n.name for o, n in zip(old.sd.columns, new.sd.columns) if not is_implicitly_convertible(o.type, n.type)
         ]
         if incompatible:
             raise InvalidOperationError(
@@ -308,8 +313,7 @@ class TableService:
                 raise NoSuchTableError(f"{database}.{name} table not found")
             if row.tbl_type == MANAGED_TABLE and row.location:
                 data_dirs = [row.location] + [
-                    loc for loc in partition_store.locations(conn, row.tbl_id)
-                    if not loc.startswith(row.location + "/")
+                    loc for loc in partition_store.locations(conn, row.tbl_id) if not loc.startswith(row.location + "/")
                 ]
             dropped = self.ctx.table_model(conn, row)
             table_store.delete_table(conn, row.tbl_id)
@@ -319,7 +323,6 @@ class TableService:
             for location in data_dirs:
                 self.ctx.warehouse.discard_dir(location)
         log.info("dropped table %s.%s", database, name)
-
 
     def truncate(self, database: str, name: str, part_names: Sequence[str] | None = None) -> None:
         """Delete a managed table's data (of every partition, or of the named ones) and keep its metadata, as
@@ -341,16 +344,18 @@ class TableService:
             if table.table_type != MANAGED_TABLE:
                 raise InvalidOperationError(f"Cannot truncate non-managed table {name}.")
             if table.sd.location and self.ctx.warehouse.exists(join(table.sd.location, META_DIR)):
-                raise InvalidOperationError(f"Cannot truncate Hudi table {database}.{name}: its data and timeline "
-                                            "are written by Hudi")
+                raise InvalidOperationError(
+                    f"Cannot truncate Hudi table {database}.{name}: its data and timeline are written by Hudi"
+                )
             now = self.ctx.now()
             if not table.partition_keys:
                 locations = [table.sd.location]
                 stats_store.delete_table(conn, row.tbl_id)
                 truncated = replace(table, parameters=_emptied(table.parameters))
                 table_store.write_parameters(conn, row.tbl_id, truncated.parameters)
-                self.ctx.events.emit(conn, CatalogEvent(EventType.ALTER_TABLE, table=truncated, old_table=table,
-                                                        truncate=True), now)
+                self.ctx.events.emit(
+                    conn, CatalogEvent(EventType.ALTER_TABLE, table=truncated, old_table=table, truncate=True), now
+                )
             else:
                 chosen = partition_store.selection(row.tbl_id, names=None if part_names is None else list(part_names))
                 found = partition_store.read_with_ids(conn, table, row.tbl_id, chosen)
@@ -362,19 +367,34 @@ class TableService:
                 stats_store.delete_partitions(conn, row.tbl_id, [part_id for part_id, _ in found])
                 emptied = {part_id: _emptied(p.parameters) for part_id, p in found}
                 partition_store.write_parameters(conn, row.tbl_id, emptied)
-                self.ctx.events.emit_all(conn, [
-                    CatalogEvent(EventType.ALTER_PARTITION, table=table, old_partitions=[p],
-                                 partitions=[replace(p, parameters=emptied[part_id])], truncate=True)
-                    for part_id, p in found], now)
+                self.ctx.events.emit_all(
+                    conn,
+                    [
+                        CatalogEvent(
+                            EventType.ALTER_PARTITION,
+                            table=table,
+                            old_partitions=[p],
+                            partitions=[replace(p, parameters=emptied[part_id])],
+                            truncate=True,
+                        )
+                        for part_id, p in found
+                    ],
+                    now,
+                )
             outside = [loc for loc in locations if loc and not self.ctx.warehouse.deletable(loc)]
             if outside:  # before the commit: nothing changes
-                raise InvalidOperationError(f"Cannot truncate {database}.{name}: its data at {outside[0]} lies "
-                                            "outside the warehouse root and the data roots (serve --data-root)")
+                raise InvalidOperationError(
+                    f"Cannot truncate {database}.{name}: its data at {outside[0]} lies "
+                    "outside the warehouse root and the data roots (serve --data-root)"
+                )
         for location in locations:
             if location:
                 self.ctx.warehouse.delete_contents(location)
-        log.info("truncated table %s (%s)", table.qualified_name,
-                 "all partitions" if part_names is None else f"{len(part_names)} partitions")
+        log.info(
+            "truncated table %s (%s)",
+            table.qualified_name,
+            "all partitions" if part_names is None else f"{len(part_names)} partitions",
+        )
 
     def names_by_filter(self, database: str, filter_text: str, max_tables: int = -1) -> list[str]:
         """Table names matching Hive's table filter over owner, last access time and parameters.

@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 
 from ..errors import AlreadyExistsError, InvalidOperationError, NoSuchObjectError
 from ..instant_times import is_instant_time, next_instant_time
-from ..model import HUDI_ACTIONS, Instant, InstantState, TableKeys
+from ..model import Action, Instant, InstantState, TableKeys
 from ..names import normalize
 from ..store import instants as instant_store
 from ..store import tables as table_store
@@ -53,11 +53,14 @@ class TimelineService:
         return table_store.get_keys(conn, normalize(database), normalize(table))
 
     @staticmethod
-    def _check(requested_time: str, action: str) -> None:
+    def _check(requested_time: str, action: Action | str) -> Action:
+        """The action, once the time and the action are valid."""
         if not is_instant_time(requested_time):
             raise InvalidOperationError(f"invalid instant time {requested_time!r}: expected yyyyMMddHHmmssSSS")
-        if action not in HUDI_ACTIONS:
-            raise InvalidOperationError(f"unknown Hudi action {action!r}")
+        try:
+            return Action(action)
+        except ValueError:
+            raise InvalidOperationError(f"unknown Hudi action {action!r}") from None
 
     # -- instant times ------------------------------------------------------------------------------
 
@@ -80,7 +83,7 @@ class TimelineService:
         database: str,
         table: str,
         requested_time: str,
-        action: str,
+        action: Action,
         state: InstantState = InstantState.REQUESTED,
         metadata: bytes | None = None,
         heartbeat_seconds: int = 0,
@@ -91,15 +94,16 @@ class TimelineService:
             AlreadyExistsError: the table already has an instant at this time.
             InvalidOperationError: a malformed time, an unknown action, or ``state`` completed.
         """
-        self._check(requested_time, action)
+        action = self._check(requested_time, action)
         if state is InstantState.COMPLETED:
             raise InvalidOperationError("an instant is created pending; completing it is a transition")
         with self.ctx.store.write() as conn:
             keys = self._table(conn, database, table, lock=True)
             if instant_store.find(conn, keys.id, requested_time, lock=True) is not None:
                 raise AlreadyExistsError(f"instant {requested_time} already exists in {keys.qualified_name}")
-            instant = Instant(requested_time, action, state, None, heartbeat_seconds,
-                              self.ctx.now() if heartbeat_seconds else 0)
+            instant = Instant(
+                requested_time, action, state, None, heartbeat_seconds, self.ctx.now() if heartbeat_seconds else 0
+            )
             instant_store.insert_instant(conn, keys.id, instant)
             instant_store.write_metadata(conn, keys.id, instant, metadata)
             last = instant_store.last_instant_time(conn, keys.id, lock=True)
@@ -112,7 +116,7 @@ class TimelineService:
         database: str,
         table: str,
         requested_time: str,
-        action: str,
+        action: Action,
         from_state: InstantState,
         to_state: InstantState,
         metadata: bytes | None = None,
@@ -127,7 +131,7 @@ class TimelineService:
             InvalidOperationError: the transition is not one step forward, or the instant is no longer in
                 ``from_state`` (another writer moved it first).
         """
-        self._check(requested_time, action)
+        action = self._check(requested_time, action)
         if _NEXT_STATE.get(from_state) is not to_state:
             raise InvalidOperationError(f"cannot transition an instant from {from_state.value} to {to_state.value}")
         with self.ctx.store.write() as conn:
@@ -143,15 +147,16 @@ class TimelineService:
                     f"instant {requested_time} ({action}) of {keys.qualified_name} is {current.state.value}, "
                     f"not {from_state.value}"
                 )
-            moved = Instant(requested_time, action, to_state, completion, current.heartbeat_seconds,
-                            current.last_heartbeat)
+            moved = Instant(
+                requested_time, action, to_state, completion, current.heartbeat_seconds, current.last_heartbeat
+            )
             instant_store.write_metadata(conn, keys.id, moved, metadata)
             if to_state is InstantState.COMPLETED and self.on_complete is not None:
                 self.on_complete.instant_completed(conn, keys, moved, metadata or b"")
         log.info("%s: %s %s %s -> %s", keys.qualified_name, action, requested_time, from_state.value, to_state.value)
         return moved
 
-    def delete(self, database: str, table: str, requested_time: str, action: str) -> None:
+    def delete(self, database: str, table: str, requested_time: str, action: Action) -> None:
         """Remove a pending instant (a failed write being rolled back); completed instants stay.
 
         Raises:
@@ -215,7 +220,7 @@ class TimelineService:
         database: str,
         table: str,
         states: Collection[InstantState] | None = None,
-        actions: Collection[str] | None = None,
+        actions: Collection[Action] | None = None,
         limit: int | None = None,
     ) -> list[Instant]:
         """The table's instants in timeline order; with ``limit``, only the latest ``limit``."""
@@ -223,13 +228,11 @@ class TimelineService:
             keys = self._table(conn, database, table)
             return instant_store.listing(conn, keys.id, states, actions, limit)
 
-    def metadata(self, database: str, table: str, requested_time: str, action: str, state: InstantState) -> bytes:
+    def metadata(self, database: str, table: str, requested_time: str, action: Action, state: InstantState) -> bytes:
         """The metadata bytes stored with one state of an instant (empty when it had none)."""
         with self.ctx.store.read() as conn:
             keys = self._table(conn, database, table)
             data = instant_store.read_metadata(conn, keys.id, requested_time, action, state)
         if data is None:
-            raise NoSuchObjectError(
-                f"no {state.value} {action} instant {requested_time} in {keys.qualified_name}"
-            )
+            raise NoSuchObjectError(f"no {state.value} {action} instant {requested_time} in {keys.qualified_name}")
         return data

@@ -66,14 +66,19 @@ class TxnService:
         expired = lock_store.expired_ids(conn, cutoff)
         if expired:
             lock_store.delete_locks(conn, expired)
-            log.warning("expired %d lock(s) not heartbeated for %d s: %s", len(expired),
-                        self.timeout_ms // 1000, expired)
+            log.warning(
+                "expired %d lock(s) not heartbeated for %d s: %s", len(expired), self.timeout_ms // 1000, expired
+            )
         timed_out = txn_store.timed_out(conn, cutoff)
         if timed_out:
             txn_store.set_state(conn, timed_out, txn_store.ABORTED, now_ms)
             lock_store.delete_of_txns(conn, timed_out)
-            log.warning("aborted %d transaction(s) not heartbeated for %d s: %s", len(timed_out),
-                        self.timeout_ms // 1000, timed_out)
+            log.warning(
+                "aborted %d transaction(s) not heartbeated for %d s: %s",
+                len(timed_out),
+                self.timeout_ms // 1000,
+                timed_out,
+            )
         if now_ms - self._last_forget_ms >= FORGET_EVERY_MS:
             self._last_forget_ms = now_ms
             txn_store.delete_finished(conn, now_ms - max(FORGET_AFTER_MS, self.timeout_ms))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .source import CatalogSource, HudiTableInfo, LocalCatalogSource, PartitionInfo
+from ..read_source import CatalogSource, HudiTableInfo, LocalCatalogSource, PartitionInfo
 
 if TYPE_CHECKING:
     from .reader import read_table

@@ -79,8 +79,9 @@ class SparkHudiImporter(HudiImporter):
     the import.
     """
 
-    def __init__(self, catalog, spark=None, master: str | None = None, instants_per_task: int = INSTANTS_PER_TASK,
-                 **batches) -> None:
+    def __init__(
+        self, catalog, spark=None, master: str | None = None, instants_per_task: int = INSTANTS_PER_TASK, **batches
+    ) -> None:
         super().__init__(catalog, **batches)
         self.spark = spark
         self.master = master
@@ -89,6 +90,7 @@ class SparkHudiImporter(HudiImporter):
     def run(self, path: str, database: str | None = None, table: str | None = None) -> ImportResult:
         source = TableSource.open(path)
         entries = timeline_entries(source.fs, source.base, source.config)
+        self.progress.listed(len(entries))
         spark = self.spark or spark_session(self.master)
         try:
             return self._run(spark, path, source, entries, database, table)
@@ -96,32 +98,44 @@ class SparkHudiImporter(HudiImporter):
             if self.spark is None:
                 spark.stop()
 
-    def _run(self, spark, path: str, source: TableSource, entries: list[TimelineEntry], database: str | None,
-             table: str | None) -> ImportResult:
+    def _run(
+        self,
+        spark,
+        path: str,
+        source: TableSource,
+        entries: list[TimelineEntry],
+        database: str | None,
+        table: str | None,
+    ) -> ImportResult:
         from pyspark import StorageLevel
 
         context = spark.sparkContext
         location = path if "://" in path or path.startswith("file:") else source.base
         tasks = max(context.defaultParallelism, math.ceil(len(entries) / self.instants_per_task))
-        decoded = (context.parallelize(list(enumerate(entries)), max(1, min(tasks, len(entries))))
-                   .mapPartitions(partial(_decode_task, location, source.config))
-                   .persist(StorageLevel.MEMORY_AND_DISK))
+        decoded = (
+            context.parallelize(list(enumerate(entries)), max(1, min(tasks, len(entries))))
+            .mapPartitions(partial(_decode_task, location, source.config))
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
         try:
             outline = sorted(decoded.map(_outline).collect(), key=lambda line: line[0])
             failures = [failure for _, _, _, failure in outline if failure is not None]
             if failures:  # the first in timeline order, as the single-process import reports it
                 kind, message = failures[0]
                 raise (StorageError if kind == StorageError.__name__ else HudiMetadataError)(message)
-            log.info("decoded %d instants of %s in %d Spark tasks", len(outline), source.base,
-                     decoded.getNumPartitions())
+            self.progress.decoded(len(outline))
+            log.info(
+                "decoded %d instants of %s in %d Spark tasks", len(outline), source.base, decoded.getNumPartitions()
+            )
             with_schema = [index for index, _, has_schema, _ in outline if has_schema]
             schema_instant = None
             if with_schema:
                 latest = with_schema[-1]
                 schema_instant = decoded.filter(lambda row: row[0] == latest).first()[1]
             instants = (row[1] for row in decoded.toLocalIterator(prefetchPartitions=True))
-            return self.write(source, database, table, [instant for _, instant, _, _ in outline], schema_instant,
-                              instants)
+            return self.write(
+                source, database, table, [instant for _, instant, _, _ in outline], schema_instant, instants
+            )
         finally:
             decoded.unpersist()
 
@@ -130,8 +144,7 @@ _Row = tuple[int, DecodedInstant | None, tuple[str, str] | None]
 """A task's answer for one instant: its index in the timeline, and the instant decoded or the failure."""
 
 
-def _decode_task(location: str, config: TableConfig,
-                 rows: Iterable[tuple[int, TimelineEntry]]) -> Iterator[_Row]:
+def _decode_task(location: str, config: TableConfig, rows: Iterable[tuple[int, TimelineEntry]]) -> Iterator[_Row]:
     """A Spark task: read and decode its instants; a failure is returned (kind, message), not raised, so the
     driver reports the first one in timeline order, as the single-process import would."""
     fs, base = open_path(location)

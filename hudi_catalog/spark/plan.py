@@ -23,17 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import UnsupportedReadError
+from ..hudi.properties import COPY_ON_WRITE, MERGE_ON_READ, QUERY_AS_RO_TABLE
 from ..instant_times import is_instant_time
+from ..read_source import CatalogSource, HudiTableInfo, PartitionInfo
 from ..services.snapshot import VIEW_OF_PARAM
-from .source import CatalogSource, HudiTableInfo, PartitionInfo
 
 log = logging.getLogger(__name__)
 
 SNAPSHOT, READ_OPTIMIZED, INCREMENTAL = "snapshot", "read_optimized", "incremental"
 QUERY_TYPES = (SNAPSHOT, READ_OPTIMIZED, INCREMENTAL)
-COPY_ON_WRITE, MERGE_ON_READ = "COPY_ON_WRITE", "MERGE_ON_READ"
-READ_OPTIMIZED_VIEW_PARAM = "hoodie.query.as.ro.table"
-"""Set to ``true`` on the ``<table>_ro`` table that Hudi's hive sync registers beside a MERGE_ON_READ table."""
 EARLIEST_INSTANT = "0" * 17
 """The ``begin`` of an incremental read that starts at the beginning of the timeline."""
 START_TIMESTAMP_OPTION = "hoodie.read.start.timestamp"
@@ -71,6 +69,13 @@ class ReadPlan:
     """Incremental reads: keep the rows whose ``_hoodie_commit_time`` is in ``(begin, end]``."""
     where: str | None
 
+    @property
+    def location(self) -> str:
+        """The table's location (``resolve_table`` refuses a table without one)."""
+        if not self.table.location:
+            raise UnsupportedReadError(f"{self.table.qualified_name} has no location")
+        return self.table.location
+
 
 def split_name(name: str) -> tuple[str, str]:
     """``("db", "table")`` of ``"db.table"``."""
@@ -102,7 +107,7 @@ def resolve_table(source: CatalogSource, database: str, table: str, query_type: 
     info = source.table(database, table)
     owner = info.parameters.get(VIEW_OF_PARAM)
     if owner:
-        if info.parameters.get(READ_OPTIMIZED_VIEW_PARAM) == "true" and query_type == SNAPSHOT:
+        if info.parameters.get(QUERY_AS_RO_TABLE) == "true" and query_type == SNAPSHOT:
             query_type = READ_OPTIMIZED
         log.debug("%s reads %s.%s (%s)", info.qualified_name, info.database, owner, query_type)
         info = source.table(info.database, owner)
@@ -113,8 +118,16 @@ def resolve_table(source: CatalogSource, database: str, table: str, query_type: 
     return info, query_type
 
 
-def plan_read(source: CatalogSource, name: str, *, where: str | None = None, as_of: str | None = None,
-              query_type: str = SNAPSHOT, begin: str | None = None, end: str | None = None) -> ReadPlan:
+def plan_read(
+    source: CatalogSource,
+    name: str,
+    *,
+    where: str | None = None,
+    as_of: str | None = None,
+    query_type: str = SNAPSHOT,
+    begin: str | None = None,
+    end: str | None = None,
+) -> ReadPlan:
     """The slices a read of table ``name`` (``"db.table"``) opens, from the catalog's answers alone.
 
     Raises:
@@ -135,8 +148,11 @@ def plan_read(source: CatalogSource, name: str, *, where: str | None = None, as_
             found = []
         else:
             groups = source.file_groups_changed(database, table, begin, end)
-            found = [s for s in source.latest_file_slices(database, table, paths, end)
-                     if (s.partition_path, s.file_id) in groups]
+            found = [
+                s
+                for s in source.latest_file_slices(database, table, paths, end)
+                if (s.partition_path, s.file_id) in groups
+            ]
             commit_range = (begin, end)
             options = {START_TIMESTAMP_OPTION: begin, END_TIMESTAMP_OPTION: end}
     else:
@@ -152,13 +168,21 @@ def plan_read(source: CatalogSource, name: str, *, where: str | None = None, as_
         if s.base_file is None and not logs:
             continue
         if s.base_file is not None and not s.base_file.endswith(HUDI_BASE_FORMATS):
-            raise UnsupportedReadError(f"{info.qualified_name}: base file {s.base_file} is in a format neither "
-                                       f"Spark's parquet reader nor the hudi file group reader reads")
+            raise UnsupportedReadError(
+                f"{info.qualified_name}: base file {s.base_file} is in a format neither "
+                f"Spark's parquet reader nor the hudi file group reader reads"
+            )
         base = None if s.base_file is None else _relative(s.partition_path, s.base_file)
         slices.append(SliceRead(partition, base, logs))
-    log.info("%s read of %s%s: %d partitions, %d file slices (%d by Spark's parquet reader)", query_type,
-             info.qualified_name, f" as of {as_of}" if as_of else "", len(partitions), len(slices),
-             sum(s.by_spark for s in slices))
+    log.info(
+        "%s read of %s%s: %d partitions, %d file slices (%d by Spark's parquet reader)",
+        query_type,
+        info.qualified_name,
+        f" as of {as_of}" if as_of else "",
+        len(partitions),
+        len(slices),
+        sum(s.by_spark for s in slices),
+    )
     return ReadPlan(info, query_type, tuple(slices), options, commit_range, where)
 
 

@@ -24,20 +24,28 @@ from pyspark.sql.types import DataType, StringType, StructField, StructType
 
 from ..catalog import Catalog
 from ..errors import UnsupportedReadError
+from ..read_source import CatalogSource, LocalCatalogSource
 from .filters import exact_filter, hidden_column
 from .plan import COMMIT_TIME_COLUMN, INCREMENTAL, SNAPSHOT, ReadPlan, SliceRead, plan_read
 from .schema import ReadShape, all_null, group_by_shape, parquet_footers, quote, table_schema
 from .slice_reader import SOURCE_NAME, HudiSliceSource, carried_column, raw_column, source_options, source_schema
-from .source import CatalogSource, LocalCatalogSource
 
 log = logging.getLogger(__name__)
 
 FILE_COLUMN = "__hm_file"
 
 
-def read_table(spark: SparkSession, name: str, where: str | None = None, as_of: str | None = None,
-               query_type: str = SNAPSHOT, begin: str | None = None, end: str | None = None, *,
-               catalog: Catalog | CatalogSource) -> DataFrame:
+def read_table(
+    spark: SparkSession,
+    name: str,
+    where: str | None = None,
+    as_of: str | None = None,
+    query_type: str = SNAPSHOT,
+    begin: str | None = None,
+    end: str | None = None,
+    *,
+    catalog: Catalog | CatalogSource,
+) -> DataFrame:
     """The rows of Hudi table ``name`` (``"db.table"``) as the catalog describes it.
 
     Args:
@@ -74,7 +82,7 @@ def read_table(spark: SparkSession, name: str, where: str | None = None, as_of: 
     by_spark = [s for s in plan.slices if s.by_spark]
     by_hudi = [s for s in plan.slices if not s.by_spark]
     parquet = [s.base_file for s in plan.slices if s.base_file and s.base_file.endswith(".parquet")]
-    footers = parquet_footers(plan.table.location, parquet)
+    footers = parquet_footers(plan.location, parquet)
     if plan.commit_range:
         _check_commit_times(plan, footers)
     frames = []
@@ -103,39 +111,67 @@ def _check_commit_times(plan: ReadPlan, footers: dict[str, pq.FileMetaData]) -> 
     """An incremental read keeps rows by commit time: refuse files that do not record it."""
     lacking = sorted(p for p, footer in footers.items() if all_null(footer, COMMIT_TIME_COLUMN))
     if lacking:
-        raise UnsupportedReadError(f"incremental read of {plan.table.qualified_name}: files without "
-                                   f"{COMMIT_TIME_COLUMN} (the table does not populate Hudi's meta fields): "
-                                   f"{', '.join(lacking[:3])}{' ...' if len(lacking) > 3 else ''}")
+        raise UnsupportedReadError(
+            f"incremental read of {plan.table.qualified_name}: files without "
+            f"{COMMIT_TIME_COLUMN} (the table does not populate Hudi's meta fields): "
+            f"{', '.join(lacking[:3])}{' ...' if len(lacking) > 3 else ''}"
+        )
+
+
+def _base_file(slice_read: SliceRead) -> str:
+    """The base file of a slice Spark's parquet reader reads (``by_spark``: it has one)."""
+    if slice_read.base_file is None:
+        raise UnsupportedReadError(f"a slice of partition {slice_read.partition.path!r} has no base file")
+    return slice_read.base_file
 
 
 def _partition_values(spark: SparkSession, slices: Sequence[SliceRead], hidden: Sequence[StructField]) -> DataFrame:
     """One row per slice: its base file's name and the catalog's partition values, typed."""
-    raw = StructType([StructField(FILE_COLUMN, StringType()),
-                      *(StructField(raw_column(i), StringType()) for i in range(len(hidden)))])
-    rows = [(basename(s.base_file), *s.partition.values) for s in slices]
+    raw = StructType(
+        [
+            StructField(FILE_COLUMN, StringType()),
+            *(StructField(raw_column(i), StringType()) for i in range(len(hidden))),
+        ]
+    )
+    rows = [(basename(_base_file(s)), *s.partition.values) for s in slices]
     typed = [_typed_raw(i, f.dataType).alias(f.name) for i, f in enumerate(hidden)]
     return spark.createDataFrame(rows, raw).select(FILE_COLUMN, *typed)
 
 
-def _spark_frames(spark: SparkSession, plan: ReadPlan, slices: Sequence[SliceRead],
-                  footers: dict[str, pq.FileMetaData], output: StructType, keys: Sequence[str],
-                  hidden: Sequence[StructField]) -> list[DataFrame]:
+def _spark_frames(
+    spark: SparkSession,
+    plan: ReadPlan,
+    slices: Sequence[SliceRead],
+    footers: dict[str, pq.FileMetaData],
+    output: StructType,
+    keys: Sequence[str],
+    hidden: Sequence[StructField],
+) -> list[DataFrame]:
     """Spark's parquet reader over the explicit base files, one read per group of files stored alike;
     partitioned tables join the slices' partition values on the file name."""
     values = None
     if keys:
-        names = [basename(s.base_file) for s in slices]
+        names = [basename(_base_file(s)) for s in slices]
         if len(set(names)) != len(names):  # Hudi's names carry file id, write token and instant: never expected
             raise UnsupportedReadError(f"{plan.table.qualified_name}: two base files share a name")
         values = F.broadcast(_partition_values(spark, slices, hidden))
-    location = plan.table.location.rstrip("/")
-    groups = group_by_shape({s.base_file: footers[s.base_file] for s in slices}, output, keys)
-    return [_spark_frame(spark, shape, [f"{location}/{p}" for p in paths], values, output, keys, hidden)
-            for shape, paths in groups.items()]
+    location = plan.location.rstrip("/")
+    groups = group_by_shape({_base_file(s): footers[_base_file(s)] for s in slices}, output, keys)
+    return [
+        _spark_frame(spark, shape, [f"{location}/{p}" for p in paths], values, output, keys, hidden)
+        for shape, paths in groups.items()
+    ]
 
 
-def _spark_frame(spark: SparkSession, shape: ReadShape, paths: list[str], values: DataFrame | None,
-                 output: StructType, keys: Sequence[str], hidden: Sequence[StructField]) -> DataFrame:
+def _spark_frame(
+    spark: SparkSession,
+    shape: ReadShape,
+    paths: list[str],
+    values: DataFrame | None,
+    output: StructType,
+    keys: Sequence[str],
+    hidden: Sequence[StructField],
+) -> DataFrame:
     stored = dict(shape.stored_types)
     data = spark.read.schema(shape.read_schema(output, keys)).parquet(*paths)
     if values is not None:
@@ -150,19 +186,28 @@ def _spark_frame(spark: SparkSession, shape: ReadShape, paths: list[str], values
     return data.select(*columns, *(_col(f.name) for f in hidden))
 
 
-def _hudi_frame(spark: SparkSession, plan: ReadPlan, slices: Sequence[SliceRead], keys: Sequence[str],
-                output: StructType, hidden: Sequence[StructField]) -> DataFrame:
+def _hudi_frame(
+    spark: SparkSession,
+    plan: ReadPlan,
+    slices: Sequence[SliceRead],
+    keys: Sequence[str],
+    output: StructType,
+    hidden: Sequence[StructField],
+) -> DataFrame:
     """The ``hudi`` package's file group reader over the slices, in Spark tasks (``HudiSliceSource``)."""
     if importlib.util.find_spec("hudi") is None:
-        raise UnsupportedReadError(f"{plan.query_type} read of {plan.table.qualified_name} needs the hudi package "
-                                   f"(pip install 'hudi-metastore[spark]') to merge log files or read "
-                                   f"non-parquet base files")
+        raise UnsupportedReadError(
+            f"{plan.query_type} read of {plan.table.qualified_name} needs the hudi package "
+            f"(pip install 'hudi-metastore[spark]') to merge log files or read "
+            f"non-parquet base files"
+        )
     spark.dataSource.register(HudiSliceSource)
     tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism * 2))
-    options = source_options(plan.table.location, dict(plan.reader_options), slices, keys,
-                             plan.query_type == INCREMENTAL, spark.conf.get("spark.sql.session.timeZone"), tasks)
-    log.debug("%s: %d slices for the hudi file group reader in %d tasks", plan.table.qualified_name, len(slices),
-              tasks)
+    timezone = spark.conf.get("spark.sql.session.timeZone") or "UTC"  # Spark always has one
+    options = source_options(
+        plan.location, dict(plan.reader_options), slices, keys, plan.query_type == INCREMENTAL, timezone, tasks
+    )
+    log.debug("%s: %d slices for the hudi file group reader in %d tasks", plan.table.qualified_name, len(slices), tasks)
     data = spark.read.format(SOURCE_NAME).schema(source_schema(output, len(keys))).options(**options).load()
     columns = []
     for field in output.fields:

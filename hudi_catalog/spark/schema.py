@@ -49,6 +49,8 @@ def table_schema(columns: Sequence[Column]) -> StructType:
         parsed = DataType.fromDDL(ddl)
     except PySparkException as e:
         raise UnsupportedReadError(f"the table's columns are not Spark types: {ddl}: {e}") from e
+    if not isinstance(parsed, StructType):  # a column list parses as a struct
+        raise UnsupportedReadError(f"the table's columns are not a Spark schema: {ddl}")
     return StructType([StructField(f.name, f.dataType, True) for f in parsed.fields])
 
 
@@ -72,7 +74,8 @@ def all_null(footer: pq.FileMetaData, column: str) -> bool:
         return False
     for group in range(footer.num_row_groups):
         stats = footer.row_group(group).column(index).statistics
-        if stats is None or not stats.has_null_count or stats.null_count < footer.row_group(group).num_rows:
+        null_count = None if stats is None else stats.null_count  # None when the file does not record it
+        if null_count is None or null_count < footer.row_group(group).num_rows:
             return False
     return True
 
@@ -89,8 +92,13 @@ class ReadShape:
     def read_schema(self, table: StructType, partition_keys: Sequence[str]) -> StructType:
         """What Spark's parquet reader is asked for: the data columns, and the partition keys the files carry."""
         stored = dict(self.stored_types)
-        return StructType([StructField(f.name, stored.get(f.name, f.dataType), True) for f in table.fields
-                           if f.name not in partition_keys or f.name in self.partition_columns])
+        return StructType(
+            [
+                StructField(f.name, stored.get(f.name, f.dataType), True)
+                for f in table.fields
+                if f.name not in partition_keys or f.name in self.partition_columns
+            ]
+        )
 
 
 def _is_nested(data_type: DataType) -> bool:
@@ -120,14 +128,16 @@ def read_shape(stored: pa.Schema, table: StructType, partition_keys: Sequence[st
     stored_types = []
     for wanted in table.fields:
         field = fields.get(wanted.name.lower())
-        if field is not None and _needs_stored_type(stored_type := _stored_type(field), wanted.dataType):
+        stored_type = None if field is None else _stored_type(field)
+        if stored_type is not None and _needs_stored_type(stored_type, wanted.dataType):
             stored_types.append((wanted.name, stored_type))
     carried = tuple(k for k in partition_keys if k.lower() in fields)
     return ReadShape(tuple(stored_types), carried)
 
 
-def group_by_shape(footers: dict[str, pq.FileMetaData], table: StructType,
-                   partition_keys: Sequence[str]) -> dict[ReadShape, list[str]]:
+def group_by_shape(
+    footers: dict[str, pq.FileMetaData], table: StructType, partition_keys: Sequence[str]
+) -> dict[ReadShape, list[str]]:
     """The files at the keys of ``footers``, grouped by how Spark reads them."""
     groups: dict[ReadShape, list[str]] = defaultdict(list)
     for path, footer in footers.items():

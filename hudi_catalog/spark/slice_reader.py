@@ -12,7 +12,7 @@ to the table's types, absent columns as nulls, and per partition key the catalog
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -38,13 +38,26 @@ def carried_column(index: int) -> str:
 
 def source_schema(table: StructType, partition_count: int) -> StructType:
     """What the data source returns: the table's columns, then the raw and carried columns of each key."""
-    extra = [field for i in range(partition_count) for field in (
-        StructField(raw_column(i), StringType(), True), StructField(carried_column(i), BooleanType(), False))]
+    extra = [
+        field
+        for i in range(partition_count)
+        for field in (
+            StructField(raw_column(i), StringType(), True),
+            StructField(carried_column(i), BooleanType(), False),
+        )
+    ]
     return StructType(table.fields + extra)
 
 
-def source_options(location: str, reader_options: dict[str, str], slices: Sequence[SliceRead],
-                   partition_keys: Sequence[str], need_commit_time: bool, timezone: str, tasks: int) -> dict[str, str]:
+def source_options(
+    location: str,
+    reader_options: dict[str, str],
+    slices: Sequence[SliceRead],
+    partition_keys: Sequence[str],
+    need_commit_time: bool,
+    timezone: str,
+    tasks: int,
+) -> dict[str, str]:
     """The options of a read of ``slices`` through ``HudiSliceSource``."""
     return {
         "location": location,
@@ -57,16 +70,17 @@ def source_options(location: str, reader_options: dict[str, str], slices: Sequen
     }
 
 
-def conform(data: pa.RecordBatch, target: pa.Schema, partition_keys: Sequence[str],
-            partition_values: Sequence[str]) -> pa.RecordBatch:
+def conform(
+    data: pa.RecordBatch, target: pa.Schema, partition_keys: Sequence[str], partition_values: Sequence[str]
+) -> pa.RecordBatch:
     """``data`` (one merged slice) in the ``target`` schema (``source_schema`` in Arrow)."""
     rows = data.num_rows
     by_name = {name.lower(): i for i, name in enumerate(data.schema.names)}
-    extra = {}
+    extra: dict[str, pa.Array] = {}
     for i, (key, value) in enumerate(zip(partition_keys, partition_values)):
         extra[raw_column(i)] = pa.array([value] * rows, pa.string())
         extra[carried_column(i)] = pa.array([key.lower() in by_name] * rows, pa.bool_())
-    arrays = []
+    arrays: list[pa.Array] = []
     for field in target:
         position = by_name.get(field.name.lower())
         if field.name in extra:
@@ -93,7 +107,7 @@ class _Slices(InputPartition):
 
 
 class HudiSliceReader(DataSourceReader):
-    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+    def __init__(self, options: Mapping[str, str], schema: StructType) -> None:
         self.location = options["location"]
         self.reader_options = json.loads(options["reader_options"])
         self.slices = [tuple(s) for s in json.loads(options["slices"])]
@@ -103,19 +117,26 @@ class HudiSliceReader(DataSourceReader):
         self.target = to_arrow_schema(schema, timezone=options["timezone"])
 
     def partitions(self) -> list[InputPartition]:
-        return [_Slices(tuple(self.slices[i::self.tasks])) for i in range(min(self.tasks, len(self.slices)))]
+        return [_Slices(tuple(self.slices[i :: self.tasks])) for i in range(min(self.tasks, len(self.slices)))]
 
-    def read(self, partition: _Slices) -> Iterator[pa.RecordBatch]:
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         from hudi import HudiFileGroupReader
+
+        if not isinstance(partition, _Slices):
+            raise TypeError(f"not a partition of this reader: {type(partition).__name__}")
 
         reader = HudiFileGroupReader(self.location, self.reader_options)
         for base, logs, values in partition.slices:
             data = reader.read_file_slice_from_paths(base or "", logs)
             commit_times = data.column(COMMIT_TIME_COLUMN) if COMMIT_TIME_COLUMN in data.schema.names else None
-            if self.need_commit_time and data.num_rows and (commit_times is None or
-                                                            commit_times.null_count == data.num_rows):
-                raise UnsupportedReadError(f"incremental read of {base}: the table does not populate "
-                                           f"{COMMIT_TIME_COLUMN}")
+            if (
+                self.need_commit_time
+                and data.num_rows
+                and (commit_times is None or commit_times.null_count == data.num_rows)
+            ):
+                raise UnsupportedReadError(
+                    f"incremental read of {base}: the table does not populate {COMMIT_TIME_COLUMN}"
+                )
             yield conform(data, self.target, self.partition_keys, values)
 
 

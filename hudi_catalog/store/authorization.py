@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Row, and_, delete, insert, select, tuple_, update
 
-from ..authorization import BUILTIN_ROLES, ObjectType, Principal, PrincipalType
+from ..authorization import ObjectType, Principal, PrincipalType
 from . import schema
 
 _r = schema.role.c
@@ -35,15 +35,6 @@ class ObjectIds:
 
 
 # -- roles ----------------------------------------------------------------------------------------
-
-
-def seed_roles(conn: Connection, now: int) -> None:
-    """Create Hive's built-in roles where missing."""
-    present = set(conn.execute(select(_r.name).where(_r.name.in_(BUILTIN_ROLES))).scalars())
-    missing = [{"name": name, "create_time": now, "owner_name": name} for name in BUILTIN_ROLES
-               if name not in present]
-    if missing:
-        conn.execute(insert(schema.role), missing)
 
 
 def role_row(conn: Connection, name: str) -> Row | None:
@@ -78,11 +69,20 @@ def member_row(conn: Connection, role_id: int, principal: Principal, lock: bool 
     return conn.execute(query.with_for_update() if lock else query).first()
 
 
-def add_member(conn: Connection, role_id: int, principal: Principal, grant_option: bool, grant_time: int,
-               grantor: Principal) -> None:
-    conn.execute(insert(schema.role_member).values(
-        role_id=role_id, principal_name=principal.name, principal_type=principal.type.name,
-        grant_option=grant_option, grant_time=grant_time, grantor=grantor.name, grantor_type=grantor.type.name))
+def add_member(
+    conn: Connection, role_id: int, principal: Principal, grant_option: bool, grant_time: int, grantor: Principal
+) -> None:
+    conn.execute(
+        insert(schema.role_member).values(
+            role_id=role_id,
+            principal_name=principal.name,
+            principal_type=principal.type.name,
+            grant_option=grant_option,
+            grant_time=grant_time,
+            grantor=grantor.name,
+            grantor_type=grantor.type.name,
+        )
+    )
 
 
 def set_member_grant_option(conn: Connection, role_id: int, principal: Principal, grant_option: bool) -> None:
@@ -97,8 +97,7 @@ _MEMBERSHIP = select(_r.name.label("role_name"), schema.role_member).join(schema
 
 
 def members(conn: Connection, role_id: int) -> list[Row]:
-    return list(conn.execute(_MEMBERSHIP.where(_m.role_id == role_id)
-                             .order_by(_m.principal_type, _m.principal_name)))
+    return list(conn.execute(_MEMBERSHIP.where(_m.role_id == role_id).order_by(_m.principal_type, _m.principal_name)))
 
 
 def memberships(conn: Connection, principals: Sequence[Principal]) -> list[Row]:
@@ -113,8 +112,12 @@ def memberships(conn: Connection, principals: Sequence[Principal]) -> list[Row]:
 
 
 def _grant_of(ids: ObjectIds, principal: Principal, privilege: str):
-    return and_(_g.object_key == ids.key, _g.principal_type == principal.type.name,
-                _g.principal_name == principal.name, _g.privilege == privilege)
+    return and_(
+        _g.object_key == ids.key,
+        _g.principal_type == principal.type.name,
+        _g.principal_name == principal.name,
+        _g.privilege == privilege,
+    )
 
 
 def grant_row(conn: Connection, ids: ObjectIds, principal: Principal, privilege: str, lock: bool = False) -> Row | None:
@@ -122,13 +125,32 @@ def grant_row(conn: Connection, ids: ObjectIds, principal: Principal, privilege:
     return conn.execute(query.with_for_update() if lock else query).first()
 
 
-def add_grant(conn: Connection, ids: ObjectIds, principal: Principal, privilege: str, grant_option: bool,
-              grant_time: int, grantor: Principal) -> None:
-    conn.execute(insert(schema.privilege_grant).values(
-        object_key=ids.key, object_type=ids.type.name, db_id=ids.db_id, tbl_id=ids.tbl_id, part_id=ids.part_id,
-        column_name=ids.column, principal_name=principal.name, principal_type=principal.type.name,
-        privilege=privilege, grant_option=grant_option, grant_time=grant_time, grantor=grantor.name,
-        grantor_type=grantor.type.name))
+def add_grant(
+    conn: Connection,
+    ids: ObjectIds,
+    principal: Principal,
+    privilege: str,
+    grant_option: bool,
+    grant_time: int,
+    grantor: Principal,
+) -> None:
+    conn.execute(
+        insert(schema.privilege_grant).values(
+            object_key=ids.key,
+            object_type=ids.type.name,
+            db_id=ids.db_id,
+            tbl_id=ids.tbl_id,
+            part_id=ids.part_id,
+            column_name=ids.column,
+            principal_name=principal.name,
+            principal_type=principal.type.name,
+            privilege=privilege,
+            grant_option=grant_option,
+            grant_time=grant_time,
+            grantor=grantor.name,
+            grantor_type=grantor.type.name,
+        )
+    )
 
 
 def set_grant_option(conn: Connection, grant_id: int, grant_option: bool) -> None:
@@ -139,13 +161,12 @@ def remove_grant(conn: Connection, grant_id: int) -> None:
     conn.execute(delete(schema.privilege_grant).where(_g.grant_id == grant_id))
 
 
-_GRANTS_WITH_NAMES = (
-    select(schema.privilege_grant, _d.cat_name, _d.name.label("db_name"), _t.name.label("tbl_name"),
-           _p.part_name)
-    .select_from(schema.privilege_grant
-                 .outerjoin(schema.db, _d.db_id == _g.db_id)
-                 .outerjoin(schema.tbl, _t.tbl_id == _g.tbl_id)
-                 .outerjoin(schema.partitions, _p.part_id == _g.part_id))
+_GRANTS_WITH_NAMES = select(
+    schema.privilege_grant, _d.cat_name, _d.name.label("db_name"), _t.name.label("tbl_name"), _p.part_name
+).select_from(
+    schema.privilege_grant.outerjoin(schema.db, _d.db_id == _g.db_id)
+    .outerjoin(schema.tbl, _t.tbl_id == _g.tbl_id)
+    .outerjoin(schema.partitions, _p.part_id == _g.part_id)
 )
 """Grants with the names of their objects (``db_name``, ``tbl_name``, ``part_name``)."""
 
@@ -166,8 +187,9 @@ def held(conn: Connection, principals: Sequence[Principal], keys: Iterable[str])
     keys = list(keys)
     if not principals or not keys:
         return []
-    query = (select(_g.object_key, _g.privilege, _g.grant_option)
-             .where(_g.object_key.in_(keys), _principal_in(principals)))
+    query = select(_g.object_key, _g.privilege, _g.grant_option).where(
+        _g.object_key.in_(keys), _principal_in(principals)
+    )
     return list(conn.execute(query))
 
 
@@ -177,8 +199,12 @@ def _principal_in(principals: Sequence[Principal]):
 
 def granted_tables(conn: Connection, principals: Sequence[Principal], db_id: int) -> set[int]:
     """Ids of the tables of database ``db_id`` on which any of ``principals`` holds a privilege."""
-    query = select(_g.tbl_id).distinct().join(schema.tbl, _t.tbl_id == _g.tbl_id).where(
-        _t.db_id == db_id, _principal_in(principals))
+    query = (
+        select(_g.tbl_id)
+        .distinct()
+        .join(schema.tbl, _t.tbl_id == _g.tbl_id)
+        .where(_t.db_id == db_id, _principal_in(principals))
+    )
     return set(conn.execute(query).scalars()) if principals else set()
 
 
@@ -205,4 +231,3 @@ def table_owners(conn: Connection, db_id: int, names: Sequence[str] | None = Non
     if names is not None:
         query = query.where(_t.name.in_(list(names)))
     return list(conn.execute(query))
-

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, Connection, Row, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Row, delete, insert, select, update
 
 from ..catalog_scope import current_catalog
 from ..model import DatabaseCatalog
@@ -30,13 +30,22 @@ def names(conn: Connection) -> list[str]:
 
 
 def insert_catalog(conn: Connection, catalog: DatabaseCatalog) -> None:
-    conn.execute(insert(schema.catalogs).values(name=catalog.name, description=catalog.description,
-                                                location_uri=catalog.location, create_time=catalog.create_time))
+    conn.execute(
+        insert(schema.catalogs).values(
+            name=catalog.name,
+            description=catalog.description,
+            location_uri=catalog.location,
+            create_time=catalog.create_time,
+        )
+    )
 
 
 def update_catalog(conn: Connection, catalog: DatabaseCatalog) -> None:
-    conn.execute(update(schema.catalogs).where(_c.name == catalog.name)
-                 .values(description=catalog.description, location_uri=catalog.location))
+    conn.execute(
+        update(schema.catalogs)
+        .where(_c.name == catalog.name)
+        .values(description=catalog.description, location_uri=catalog.location)
+    )
 
 
 def delete_catalog(conn: Connection, name: str) -> None:
@@ -46,7 +55,3 @@ def delete_catalog(conn: Connection, name: str) -> None:
 def database_names(conn: Connection, name: str) -> list[str]:
     d = schema.db.c
     return list(conn.execute(select(d.name).where(d.cat_name == name).order_by(d.name)).scalars())
-
-
-def database_count(conn: Connection, name: str) -> int:
-    return conn.execute(select(func.count()).select_from(schema.db).where(schema.db.c.cat_name == name)).scalar_one()

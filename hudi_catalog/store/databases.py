@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
 
-from ..errors import NoSuchDatabaseError
-from ..model import Database
 from ..catalog_scope import current_catalog
+from ..errors import NoSuchDatabaseError, StorageError
+from ..model import Database
 from . import params, schema
 from .catalogs import in_scope
 
@@ -66,7 +66,9 @@ def get_database(conn: Connection, name: str) -> Database:
 
 
 def exists(conn: Connection, name: str) -> bool:
-    return conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name, in_scope())).scalar_one() > 0
+    return (
+        conn.execute(select(func.count()).select_from(schema.db).where(_db.name == name, in_scope())).scalar_one() > 0
+    )
 
 
 def insert_database(conn: Connection, database: Database) -> int:
@@ -82,7 +84,10 @@ def insert_database(conn: Connection, database: Database) -> int:
             create_time=database.create_time,
         )
     )
-    db_id = result.inserted_primary_key[0]
+    key = result.inserted_primary_key
+    if key is None:
+        raise StorageError("the database returned no id for the new database")
+    db_id = key[0]
     params.insert_params(conn, schema.db_params, {db_id: database.parameters})
     return db_id
 

@@ -13,13 +13,13 @@ _t = schema.delegation_token.c
 
 def current_key(conn: Connection, created_after: int) -> Row | None:
     """The newest master key created after ``created_after`` (ms), if any."""
-    return conn.execute(select(_k.key_id, _k.secret).where(_k.created > created_after)
-                        .order_by(_k.key_id.desc()).limit(1)).first()
+    return conn.execute(
+        select(_k.key_id, _k.secret).where(_k.created > created_after).order_by(_k.key_id.desc()).limit(1)
+    ).first()
 
 
 def add_key(conn: Connection, key_id: int, secret: bytes, created: int, expires: int) -> None:
-    conn.execute(insert(schema.token_master_key).values(key_id=key_id, secret=secret, created=created,
-                                                         expires=expires))
+    conn.execute(insert(schema.token_master_key).values(key_id=key_id, secret=secret, created=created, expires=expires))
 
 
 def key_secret(conn: Connection, key_id: int) -> bytes | None:
@@ -27,10 +27,19 @@ def key_secret(conn: Connection, key_id: int) -> bytes | None:
 
 
 def add_token(conn: Connection, identifier: TokenIdentifier, raw: bytes, expires: int) -> None:
-    conn.execute(insert(schema.delegation_token).values(
-        sequence_number=identifier.sequence_number, identifier=raw, owner=identifier.owner,
-        renewer=identifier.renewer, real_user=identifier.real_user, issue_date=identifier.issue_date,
-        max_date=identifier.max_date, expires=expires, master_key_id=identifier.master_key_id))
+    conn.execute(
+        insert(schema.delegation_token).values(
+            sequence_number=identifier.sequence_number,
+            identifier=raw,
+            owner=identifier.owner,
+            renewer=identifier.renewer,
+            real_user=identifier.real_user,
+            issue_date=identifier.issue_date,
+            max_date=identifier.max_date,
+            expires=expires,
+            master_key_id=identifier.master_key_id,
+        )
+    )
 
 
 def token(conn: Connection, sequence_number: int, lock: bool = False) -> Row | None:
@@ -40,8 +49,7 @@ def token(conn: Connection, sequence_number: int, lock: bool = False) -> Row | N
 
 
 def set_expiry(conn: Connection, sequence_number: int, expires: int) -> None:
-    conn.execute(update(schema.delegation_token).where(_t.sequence_number == sequence_number)
-                 .values(expires=expires))
+    conn.execute(update(schema.delegation_token).where(_t.sequence_number == sequence_number).values(expires=expires))
 
 
 def remove_token(conn: Connection, sequence_number: int) -> None:
@@ -52,6 +60,5 @@ def remove_expired(conn: Connection, now: int) -> tuple[int, int]:
     """Drop expired tokens, then expired master keys no token refers to; returns how many of each."""
     tokens = conn.execute(delete(schema.delegation_token).where(_t.expires < now)).rowcount
     in_use = select(_t.master_key_id).distinct().scalar_subquery()
-    keys = conn.execute(delete(schema.token_master_key)
-                        .where(_k.expires < now, _k.key_id.not_in(in_use))).rowcount
+    keys = conn.execute(delete(schema.token_master_key).where(_k.expires < now, _k.key_id.not_in(in_use))).rowcount
     return tokens, keys

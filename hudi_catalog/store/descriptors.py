@@ -7,10 +7,10 @@ under a version number, so partitions that share a table's columns share its row
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select, tuple_
+from sqlalchemy import Connection, RowMapping, and_, func, insert, select, tuple_
 
 from ..model import Column, SerDe, SkewedInfo, SortColumn, StorageDescriptor
 from . import schema
@@ -58,7 +58,7 @@ def descriptor_to_row(sd: StorageDescriptor, schema_version: int) -> dict[str, A
     }
 
 
-def descriptor_from_row(row: Mapping[str, Any], columns: list[Column]) -> StorageDescriptor:
+def descriptor_from_row(row: RowMapping, columns: list[Column]) -> StorageDescriptor:
     """Rebuild a storage descriptor from a row holding the descriptor columns."""
     extra = _load(row["serde_extra"], {})
     skewed = _load(row["skewed_info"], None)
@@ -94,12 +94,26 @@ def insert_schema_version(
 ) -> None:
     """Write one version of a table's schema: its data columns and its partition keys."""
     rows = [
-        {"tbl_id": tbl_id, "version": version, "position": i, "is_partition_col": False,
-         "name": c.name, "type": c.type, "comment": c.comment}
+        {
+            "tbl_id": tbl_id,
+            "version": version,
+            "position": i,
+            "is_partition_col": False,
+            "name": c.name,
+            "type": c.type,
+            "comment": c.comment,
+        }
         for i, c in enumerate(columns)
     ] + [
-        {"tbl_id": tbl_id, "version": version, "position": i, "is_partition_col": True,
-         "name": c.name, "type": c.type, "comment": c.comment}
+        {
+            "tbl_id": tbl_id,
+            "version": version,
+            "position": i,
+            "is_partition_col": True,
+            "name": c.name,
+            "type": c.type,
+            "comment": c.comment,
+        }
         for i, c in enumerate(partition_keys)
     ]
     if rows:
@@ -144,9 +158,5 @@ def find_or_add_schema_version(
 def delete_unused_schema_versions(conn: Connection, tbl_id: int) -> None:
     """Remove schema versions no longer referenced by the table or any of its partitions."""
     t, p, s = schema.tbl.c, schema.partitions.c, schema.schema.c
-    used = select(t.schema_version).where(t.tbl_id == tbl_id).union(
-        select(p.schema_version).where(p.tbl_id == tbl_id)
-    )
-    conn.execute(
-        schema.schema.delete().where(and_(s.tbl_id == tbl_id, s.version.not_in(used)))
-    )
+    used = select(t.schema_version).where(t.tbl_id == tbl_id).union(select(p.schema_version).where(p.tbl_id == tbl_id))
+    conn.execute(schema.schema.delete().where(and_(s.tbl_id == tbl_id, s.version.not_in(used))))

@@ -13,14 +13,22 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
-from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
+from sqlalchemy.exc import DataError, DisconnectionError, IntegrityError, InternalError, OperationalError
 
 from .. import config
-from ..errors import AlreadyExistsError, InvalidObjectError, StorageError, TransientStorageError
+from ..errors import (
+    AlreadyExistsError,
+    InvalidInputError,
+    InvalidObjectError,
+    SchemaVersionError,
+    StorageError,
+    TransientStorageError,
+)
+from ..observability import IGNORED, CatalogObserver
 from ..retries import note_commit
-from . import authorization, schema, sequences
-from .migrations import MIGRATIONS
+from . import migrations, schema
+from .schema_steps import Migration
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +39,12 @@ _POSTGRESQL_UNIQUE_VIOLATION = "23505"
 INIT_LOCK_SECONDS = 120
 
 
-def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+def _ping_when_idle(engine: Engine, idle_seconds: float, ping: Callable[[object], None]) -> None:
     """Ping a pooled connection before use only when it sat idle for ``idle_seconds``.
 
     A connection in steady use is alive; one that sat in the pool may have been closed by the server
     (``wait_timeout``, a restart). A dead one raises ``DisconnectionError``, on which the pool replaces it.
+    ``ping`` checks one driver connection (raising when it is dead).
     """
 
     @event.listens_for(engine, "checkin")
@@ -47,7 +56,7 @@ def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
         checked_in = record.info.get("checked_in")
         if checked_in is not None and time.monotonic() - checked_in >= idle_seconds:
             try:
-                dbapi_connection.ping(reconnect=False)
+                ping(dbapi_connection)
             except Exception as error:
                 log.info("replacing a dead pooled connection: %s", error)
                 raise DisconnectionError(str(error)) from error
@@ -60,8 +69,9 @@ def _bound_idle_transactions(engine: Engine) -> None:
     def _on_connect(dbapi_connection, _record) -> None:
         if "MariaDB" in dbapi_connection.get_server_info():
             with dbapi_connection.cursor() as cursor:
-                cursor.execute("SET SESSION idle_write_transaction_timeout = %s",
-                               (config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS,))
+                cursor.execute(
+                    "SET SESSION idle_write_transaction_timeout = %s", (config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS,)
+                )
 
 
 def _use_wal(cursor) -> None:
@@ -98,8 +108,54 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def _ping_mysql(dbapi_connection) -> None:
+    dbapi_connection.ping(reconnect=False)
+
+
+def _ping_postgresql(dbapi_connection) -> None:
+    dbapi_connection.execute("SELECT 1")
+    dbapi_connection.rollback()
+
+
+def postgresql_url(url: str) -> str:
+    """A PostgreSQL URL with the driver this store uses (psycopg 3): ``postgresql://`` and ``postgres://``
+    (libpq's forms) become ``postgresql+psycopg://``; a URL naming a driver is left as it is.
+
+    Example:
+        >>> postgresql_url("postgresql://hms@db:5432/metastore")
+        'postgresql+psycopg://hms@db:5432/metastore'
+    """
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
+def is_postgresql_url(url: str) -> bool:
+    return url.startswith(("postgresql", "postgres://"))
+
+
 def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_SECONDS) -> Engine:
-    """Create the engine for a SQLAlchemy URL (``sqlite:///path`` or ``mysql+pymysql://...``)."""
+    """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql+pymysql://...`` or
+    ``postgresql://...``)."""
+    if is_postgresql_url(url):
+        engine = create_engine(
+            postgresql_url(url),
+            pool_size=config.MYSQL_POOL_SIZE,
+            max_overflow=config.MYSQL_MAX_OVERFLOW,
+            pool_recycle=3600,
+            connect_args={
+                "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
+                # a server cut off mid-transaction holds no row locks for long; a send unacknowledged for
+                # the I/O timeout breaks the connection
+                "options": f"-c idle_in_transaction_session_timeout="
+                f"{config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS * 1000}",
+                "tcp_user_timeout": config.MYSQL_IO_TIMEOUT_SECONDS * 1000,
+                "keepalives_idle": config.MYSQL_IO_TIMEOUT_SECONDS,
+            },
+        )
+        _ping_when_idle(engine, ping_after_idle, _ping_postgresql)
+        return engine
     if url.startswith("sqlite"):
         engine = create_engine(url)
         _configure_sqlite(engine)
@@ -111,11 +167,14 @@ def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_
             max_overflow=config.MYSQL_MAX_OVERFLOW,
             pool_recycle=3600,
             pool_reset_on_return=None,
-            connect_args={"charset": "utf8mb4", "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
-                          "read_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
-                          "write_timeout": config.MYSQL_IO_TIMEOUT_SECONDS},
+            connect_args={
+                "charset": "utf8mb4",
+                "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
+                "read_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
+                "write_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
+            },
         )
-        _ping_when_idle(engine, ping_after_idle)
+        _ping_when_idle(engine, ping_after_idle, _ping_mysql)
         _bound_idle_transactions(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)
@@ -154,14 +213,34 @@ _MYSQL_TRANSIENT = {
     1205,  # lock wait timeout exceeded
     1213,  # deadlock found when trying to get lock
     1927,  # connection was killed
-    2002, 2003,  # can't connect (restarting, failing over)
-    2006, 2013, 2055,  # server has gone away, lost connection
+    2002,
+    2003,  # can't connect (restarting, failing over)
+    2006,
+    2013,
+    2055,  # server has gone away, lost connection
     4031,  # disconnected by the server because of inactivity
 }
-_SQLITE_TRANSIENT = ("database is locked", "database table is locked")
+_TRANSIENT_MESSAGES = (
+    "database is locked",
+    "database table is locked",  # SQLite
+    "connection failed",
+    "connection is lost",
+    "consuming input failed",  # psycopg, no SQLSTATE: no server
+)
+_POSTGRESQL_TRANSIENT = {
+    "40001",  # serialization failure
+    "40P01",  # deadlock detected
+    "55P03",  # lock not available
+    "25P03",  # idle in transaction session timeout: the server ended a transaction left idle
+    "57P01",
+    "57P02",
+    "57P03",  # admin shutdown, crash shutdown, cannot connect now (starting, recovering)
+}
+"""PostgreSQL SQLSTATEs after which the transaction may pass when tried again, beside class 08 (connection
+exceptions)."""
 
 
-def is_transient(error: OperationalError | DisconnectionError) -> bool:
+def is_transient(error: OperationalError | InternalError | DisconnectionError) -> bool:
     """Whether a database error may pass if the transaction is tried again."""
     if isinstance(error, DisconnectionError) or getattr(error, "connection_invalidated", False):
         return True
@@ -169,15 +248,26 @@ def is_transient(error: OperationalError | DisconnectionError) -> bool:
     code = original.args[0] if original is not None and original.args else None
     if isinstance(code, int):
         return code in _MYSQL_TRANSIENT
-    return str(original).startswith(_SQLITE_TRANSIENT)
+    state = getattr(original, "sqlstate", None)
+    if isinstance(state, str):  # PostgreSQL (psycopg)
+        return state in _POSTGRESQL_TRANSIENT or state.startswith("08")
+    return str(original).startswith(_TRANSIENT_MESSAGES)
+
+
+def _layout_version(conn: Connection) -> int | None:
+    """The layout version recorded in the database; None when it has no catalog schema (yet)."""
+    if not inspect(conn).has_table(schema.schema_version.name):
+        return None
+    return conn.execute(select(schema.schema_version.c.version)).scalar()
 
 
 class Store:
     """The catalog database: its engine, layout version and transactions."""
 
-    def __init__(self, url: str, **engine_options) -> None:
+    def __init__(self, url: str, observer: CatalogObserver = IGNORED, **engine_options) -> None:
         self.url = url
         self.engine = make_engine(url, **engine_options)
+        self.observer = observer
 
     @property
     def dialect(self) -> str:
@@ -199,7 +289,7 @@ class Store:
     def _transaction(self, write: bool) -> Iterator[Connection]:
         committing = False
         try:
-            with self.engine.connect() as conn:
+            with self._connection() as conn:
                 if write:
                     conn = conn.execution_options(**{_WRITE_OPTION: True})
                 with conn.begin():
@@ -218,42 +308,64 @@ class Store:
                 raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
             # a reference whose object is gone (dropped meanwhile), a value missing
             raise InvalidObjectError(f"the change breaks a catalog constraint: {e.orig}") from e
-        except (OperationalError, DisconnectionError) as e:
+        except DataError as e:  # a value the database cannot hold, e.g. a NUL character on PostgreSQL
+            raise InvalidInputError(f"the catalog database cannot take this value: {e.orig}") from e
+        except (OperationalError, InternalError, DisconnectionError) as e:  # PostgreSQL's class 25: internal
             cause = getattr(e, "orig", None) or e
             if committing:  # the server may have committed before the connection broke
-                raise StorageError(f"catalog database error while committing (the change may or may not have "
-                                   f"been applied): {cause}") from e
+                raise StorageError(
+                    f"catalog database error while committing (the change may or may not have been applied): {cause}"
+                ) from e
             if is_transient(e):
                 raise TransientStorageError(f"catalog database error: {cause}") from e
             raise StorageError(f"catalog database error: {cause}") from e
 
-    def init_schema(self) -> int:
-        """Create the tables that are missing and migrate an older layout; returns the layout version.
+    @contextmanager
+    def _connection(self) -> Iterator[Connection]:
+        """A pooled connection, its wait and its release reported to the observer."""
+        started = time.perf_counter()
+        with self.engine.connect() as conn:
+            self.observer.connection_acquired(time.perf_counter() - started)
+            try:
+                yield conn
+            finally:
+                self.observer.connection_released()
 
-        Safe to run on every start and from several processes at once: existing tables are left as they
-        are, and concurrent initialisations take turns (a named lock on MySQL, the write lock on SQLite).
+    def schema_version(self) -> int | None:
+        """The database's layout version; None when it holds no catalog schema."""
+        with self.read() as conn:
+            return _layout_version(conn)
+
+    def init_schema(self, upgrade: bool = False) -> tuple[int | None, list[Migration]]:
+        """Create the schema on an empty database; with ``upgrade``, migrate an older layout. Returns the
+        layout found (None: empty) and the migrations applied.
+
+        Safe to run on every start and from several processes at once: concurrent initialisations take turns
+        (a named lock on MySQL, the write lock on SQLite) and each reads the version once it has its turn.
+
+        Raises:
+            SchemaVersionError: the layout is newer than this build's, or older and ``upgrade`` is off.
         """
         with self._init_lock(), self._schema_transaction() as conn:
-            schema.metadata.create_all(conn, checkfirst=True)
-            row = conn.execute(select(schema.schema_version.c.version)).first()
-            if row is None:
-                conn.execute(insert(schema.schema_version).values(id=1, version=schema.SCHEMA_VERSION))
-                sequences.seed(conn)
-                authorization.seed_roles(conn, int(time.time()))
-                log.info("created catalog schema version %d", schema.SCHEMA_VERSION)
-                return schema.SCHEMA_VERSION
-            version = row.version
-            if version > schema.SCHEMA_VERSION:
-                raise StorageError(
-                    f"the catalog database has schema version {version}, newer than this server's "
+            found = _layout_version(conn)
+            if found is not None and found > schema.SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"the catalog database has schema layout {found}, newer than this build's "
                     f"{schema.SCHEMA_VERSION}; upgrade hudi-metastore"
                 )
-            while version < schema.SCHEMA_VERSION:
-                log.info("migrating catalog schema from version %d", version)
-                MIGRATIONS[version](conn)
-                version += 1
-            conn.execute(update(schema.schema_version).values(version=version))
-            return version
+            if found is not None and found < schema.SCHEMA_VERSION and not upgrade:
+                names = ", ".join(m.name for m in migrations.pending(found))
+                raise SchemaVersionError(
+                    f"the catalog database has schema layout {found}, older than this build's "
+                    f"{schema.SCHEMA_VERSION} (pending: {names}); run `hudi-metastore schema upgrade` "
+                    "(or `hudi-metastore schema sql` for the script), or start with --upgrade-schema"
+                )
+            applied = migrations.plan(found)
+            for migration in applied:
+                log.info("catalog schema: applying layout %d (%s)", migration.version, migration.name)
+                for step in migration.steps:
+                    step.apply(conn)
+            return found, applied
 
     @contextmanager
     def _schema_transaction(self) -> Iterator[Connection]:
@@ -266,6 +378,8 @@ class Store:
             return
         with self.engine.connect() as conn:
             dbapi_connection = conn.connection.dbapi_connection
+            if dbapi_connection is None:  # only an invalidated connection has none
+                raise StorageError("the SQLite connection for the schema change was invalidated")
             dbapi_connection.execute("PRAGMA foreign_keys=OFF")  # before the transaction: inside, it is ignored
             try:
                 conn = conn.execution_options(**{_WRITE_OPTION: True})
@@ -279,12 +393,18 @@ class Store:
 
     @contextmanager
     def _init_lock(self) -> Iterator[None]:
-        """On MySQL, hold a named lock for the catalog database while its schema is created or migrated
-        (DDL commits implicitly there, so a transaction cannot serialise it). SQLite's write lock does."""
+        """Hold a lock for the catalog database while its schema is created or migrated: a named lock on
+        MySQL (DDL commits implicitly there, so a transaction cannot serialise it), an advisory lock on
+        PostgreSQL (two transactions creating the same tables would fail on the system catalogs' keys).
+        SQLite's write lock does."""
+        name = f"hudi_metastore_init:{self.engine.url.database}"[:64]
+        if self.dialect == "postgresql":
+            with self._postgresql_advisory_lock(name):
+                yield
+            return
         if self.dialect not in ("mysql", "mariadb"):
             yield
             return
-        name = f"hudi_metastore_init:{self.engine.url.database}"[:64]
         with self.engine.connect() as lock_conn:
             if lock_conn.exec_driver_sql("SELECT GET_LOCK(%s, %s)", (name, INIT_LOCK_SECONDS)).scalar() != 1:
                 raise StorageError("timed out waiting for another server to initialise the catalog schema")
@@ -292,6 +412,20 @@ class Store:
                 yield
             finally:
                 lock_conn.exec_driver_sql("SELECT RELEASE_LOCK(%s)", (name,))
+
+    @contextmanager
+    def _postgresql_advisory_lock(self, name: str) -> Iterator[None]:
+        deadline = time.monotonic() + INIT_LOCK_SECONDS
+        with self.engine.connect() as lock_conn:
+            lock_conn = lock_conn.execution_options(isolation_level="AUTOCOMMIT")
+            while not lock_conn.exec_driver_sql("SELECT pg_try_advisory_lock(hashtext(%s))", (name,)).scalar():
+                if time.monotonic() > deadline:
+                    raise StorageError("timed out waiting for another server to initialise the catalog schema")
+                time.sleep(0.05)
+            try:
+                yield
+            finally:
+                lock_conn.exec_driver_sql("SELECT pg_advisory_unlock(hashtext(%s))", (name,))
 
     def dispose(self) -> None:
         self.engine.dispose()

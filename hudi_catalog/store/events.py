@@ -19,11 +19,22 @@ def append(conn: Connection, events: Sequence[tuple[int, str, str | None, str | 
     ids of the ``notification`` counter, whose row then stays locked until the transaction ends: ids are
     gap-free and follow commit order. Returns the first id."""
     first = sequences.take(conn, COUNTER, len(events))
-    conn.execute(insert(schema.notification_log), [
-        {"event_id": first + i, "event_time": t, "event_type": kind, "cat_name": current_catalog(), "db_name": db,
-         "tbl_name": tbl, "message": message, "message_format": message_format}
-        for i, (t, kind, db, tbl, message, message_format) in enumerate(events)
-    ])
+    conn.execute(
+        insert(schema.notification_log),
+        [
+            {
+                "event_id": first + i,
+                "event_time": t,
+                "event_type": kind,
+                "cat_name": current_catalog(),
+                "db_name": db,
+                "tbl_name": tbl,
+                "message": message,
+                "message_format": message_format,
+            }
+            for i, (t, kind, db, tbl, message, message_format) in enumerate(events)
+        ],
+    )
     return first
 
 
@@ -32,8 +43,9 @@ def last_id(conn: Connection) -> int:
     return sequences.current(conn, COUNTER) - 1
 
 
-def _filtered(query, database: str | None, tables: Sequence[str] | None, skip_types: Sequence[str] | None,
-              catalog: str | None):
+def _filtered(
+    query, database: str | None, tables: Sequence[str] | None, skip_types: Sequence[str] | None, catalog: str | None
+):
     if catalog:
         query = query.where(_n.cat_name == catalog)
     if database:
@@ -45,23 +57,37 @@ def _filtered(query, database: str | None, tables: Sequence[str] | None, skip_ty
     return query
 
 
-def after(conn: Connection, last_event: int, max_events: int, database: str | None = None,
-          tables: Sequence[str] | None = None, skip_types: Sequence[str] | None = None,
-          catalog: str | None = None) -> list[StoredEvent]:
+def after(
+    conn: Connection,
+    last_event: int,
+    max_events: int,
+    database: str | None = None,
+    tables: Sequence[str] | None = None,
+    skip_types: Sequence[str] | None = None,
+    catalog: str | None = None,
+) -> list[StoredEvent]:
     """Events with ids above ``last_event`` in id order, at most ``max_events`` (negative: all)."""
-    query = _filtered(select(schema.notification_log).where(_n.event_id > last_event),
-                      database, tables, skip_types, catalog).order_by(_n.event_id)
+    query = _filtered(
+        select(schema.notification_log).where(_n.event_id > last_event), database, tables, skip_types, catalog
+    ).order_by(_n.event_id)
     if max_events >= 0:
         query = query.limit(max_events)
     return [
-        StoredEvent(r.event_id, r.event_time, r.event_type, r.db_name, r.tbl_name, r.message, r.message_format,
-                    r.cat_name)
+        StoredEvent(
+            r.event_id, r.event_time, r.event_type, r.db_name, r.tbl_name, r.message, r.message_format, r.cat_name
+        )
         for r in conn.execute(query)
     ]
 
 
-def count(conn: Connection, from_event: int, database: str | None, catalog: str | None,
-          to_event: int | None = None, limit: int | None = None) -> int:
+def count(
+    conn: Connection,
+    from_event: int,
+    database: str | None,
+    catalog: str | None,
+    to_event: int | None = None,
+    limit: int | None = None,
+) -> int:
     """How many events have ids above ``from_event`` (and at most ``to_event``), capped at ``limit``."""
     query = _filtered(select(_n.event_id).where(_n.event_id > from_event), database, None, None, catalog)
     if to_event is not None:

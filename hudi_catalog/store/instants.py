@@ -10,16 +10,27 @@ from collections.abc import Collection, Mapping, Sequence
 
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
-from ..model import Instant, InstantState
+from ..model import Action, Instant, InstantState
 from . import schema
 from .batches import chunks
 
-ACTION_CODES = {
-    "commit": 1, "deltacommit": 2, "clean": 3, "rollback": 4, "savepoint": 5, "replacecommit": 6,
-    "compaction": 7, "restore": 8, "clustering": 9, "logcompaction": 10, "indexing": 11,
+ACTION_CODES: dict[Action, int] = {
+    Action.COMMIT: 1,
+    Action.DELTACOMMIT: 2,
+    Action.CLEAN: 3,
+    Action.ROLLBACK: 4,
+    Action.SAVEPOINT: 5,
+    Action.REPLACECOMMIT: 6,
+    Action.COMPACTION: 7,
+    Action.RESTORE: 8,
+    Action.CLUSTERING: 9,
+    Action.LOGCOMPACTION: 10,
+    Action.INDEXING: 11,
 }
+"""The stored code of each action (never renumber: catalog databases hold them)."""
 ACTIONS = {code: action for action, code in ACTION_CODES.items()}
-STATE_CODES = {InstantState.REQUESTED: 1, InstantState.INFLIGHT: 2, InstantState.COMPLETED: 3}
+STATE_CODES: dict[InstantState, int] = {InstantState.REQUESTED: 1, InstantState.INFLIGHT: 2, InstantState.COMPLETED: 3}
+"""The stored code of each state (never renumber)."""
 STATES = {code: state for state, code in STATE_CODES.items()}
 
 _i = schema.instant.c
@@ -58,7 +69,7 @@ def listing(
     conn: Connection,
     tbl_id: int,
     states: Collection[InstantState] | None = None,
-    actions: Collection[str] | None = None,
+    actions: Collection[Action] | None = None,
     limit: int | None = None,
 ) -> list[Instant]:
     """Instants in timeline order (by requested time), optionally only some states and actions.
@@ -81,8 +92,11 @@ def completion_times(conn: Connection, tbl_id: int, times: Collection[str]) -> d
     """``{requested time: completion time}`` of those of ``times`` that are completed instants."""
     found: dict[str, str] = {}
     for chunk in chunks(sorted(set(times))):
-        rows = conn.execute(select(_i.ts, _i.completion_ts).where(
-            _i.tbl_id == tbl_id, _i.state == STATE_CODES[InstantState.COMPLETED], _i.ts.in_(chunk)))
+        rows = conn.execute(
+            select(_i.ts, _i.completion_ts).where(
+                _i.tbl_id == tbl_id, _i.state == STATE_CODES[InstantState.COMPLETED], _i.ts.in_(chunk)
+            )
+        )
         found.update({r.ts: r.completion_ts or r.ts for r in rows})
     return found
 
@@ -102,8 +116,14 @@ def insert_instant(conn: Connection, tbl_id: int, instant: Instant) -> None:
 
 
 def compare_and_set_state(
-    conn: Connection, tbl_id: int, ts: str, action: str, expected: InstantState, new: InstantState,
-    completion_time: str | None, heartbeat: int,
+    conn: Connection,
+    tbl_id: int,
+    ts: str,
+    action: Action,
+    expected: InstantState,
+    new: InstantState,
+    completion_time: str | None,
+    heartbeat: int,
 ) -> bool:
     """Move the instant from ``expected`` to ``new`` only if it is still in ``expected``; True if it moved.
 
@@ -132,18 +152,25 @@ def beat(conn: Connection, tbl_id: int, ts: str, now: int) -> bool:
 
 def write_metadata(conn: Connection, tbl_id: int, instant: Instant, data: bytes | None) -> None:
     """Store the metadata bytes of one state of an instant (replacing earlier bytes of that state)."""
-    key = (_m.tbl_id == tbl_id, _m.ts == instant.requested_time, _m.action == ACTION_CODES[instant.action],
-           _m.state == STATE_CODES[instant.state])
+    key = (
+        _m.tbl_id == tbl_id,
+        _m.ts == instant.requested_time,
+        _m.action == ACTION_CODES[instant.action],
+        _m.state == STATE_CODES[instant.state],
+    )
     conn.execute(delete(schema.instant_meta).where(*key))
     conn.execute(
         insert(schema.instant_meta).values(
-            tbl_id=tbl_id, ts=instant.requested_time, action=ACTION_CODES[instant.action],
-            state=STATE_CODES[instant.state], data=data or b"",
+            tbl_id=tbl_id,
+            ts=instant.requested_time,
+            action=ACTION_CODES[instant.action],
+            state=STATE_CODES[instant.state],
+            data=data or b"",
         )
     )
 
 
-def read_metadata(conn: Connection, tbl_id: int, ts: str, action: str, state: InstantState) -> bytes | None:
+def read_metadata(conn: Connection, tbl_id: int, ts: str, action: Action, state: InstantState) -> bytes | None:
     return conn.execute(
         select(_m.data).where(
             _m.tbl_id == tbl_id, _m.ts == ts, _m.action == ACTION_CODES[action], _m.state == STATE_CODES[state]
@@ -165,15 +192,36 @@ def states_of(conn: Connection, tbl_id: int, times: Collection[str]) -> dict[str
     return {r.ts: STATES[r.state] for r in rows}
 
 
-def insert_many(conn: Connection, tbl_id: int,
-                instants: Sequence[tuple[Instant, Mapping[InstantState, bytes | None]]]) -> None:
+def insert_many(
+    conn: Connection, tbl_id: int, instants: Sequence[tuple[Instant, Mapping[InstantState, bytes | None]]]
+) -> None:
     """Instant rows with the metadata bytes of each of their states, in two statements (an import's batch)."""
-    conn.execute(insert(schema.instant), [
-        {"tbl_id": tbl_id, "ts": instant.requested_time, "completion_ts": instant.completion_time,
-         "action": ACTION_CODES[instant.action], "state": STATE_CODES[instant.state],
-         "duration": instant.heartbeat_seconds, "start_ts": instant.last_heartbeat}
-        for instant, _ in instants])
-    conn.execute(insert(schema.instant_meta), [
-        {"tbl_id": tbl_id, "ts": instant.requested_time, "action": ACTION_CODES[instant.action],
-         "state": STATE_CODES[state], "data": data or b""}
-        for instant, metadata in instants for state, data in metadata.items()])
+    conn.execute(
+        insert(schema.instant),
+        [
+            {
+                "tbl_id": tbl_id,
+                "ts": instant.requested_time,
+                "completion_ts": instant.completion_time,
+                "action": ACTION_CODES[instant.action],
+                "state": STATE_CODES[instant.state],
+                "duration": instant.heartbeat_seconds,
+                "start_ts": instant.last_heartbeat,
+            }
+            for instant, _ in instants
+        ],
+    )
+    conn.execute(
+        insert(schema.instant_meta),
+        [
+            {
+                "tbl_id": tbl_id,
+                "ts": instant.requested_time,
+                "action": ACTION_CODES[instant.action],
+                "state": STATE_CODES[state],
+                "data": data or b"",
+            }
+            for instant, metadata in instants
+            for state, data in metadata.items()
+        ],
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import aliased
 
 from ..locks.model import HeldLock, LockRequest, LockState, LockTarget, LockType
@@ -40,17 +40,23 @@ def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: in
     state = LockState.ACQUIRED if decision.granted else LockState.WAITING
     rows = [
         {
-            "lock_id": lock_id, "component": position, "txn_id": request.txn_id,
-            "db_name": c.target.database, "tbl_name": c.target.table, "part_name": c.target.partition,
-            "state": int(state), "lock_type": int(c.type),
+            "lock_id": lock_id,
+            "component": position,
+            "txn_id": request.txn_id,
+            "db_name": c.target.database,
+            "tbl_name": c.target.table,
+            "part_name": c.target.partition,
+            "state": int(state),
+            "lock_type": int(c.type),
             # a lock inside a transaction lives as long as the transaction: Hive records no heartbeat for it
             "last_heartbeat_ms": 0 if request.txn_id else now_ms,
             "acquired_at_ms": now_ms if decision.granted else None,
-            "heartbeat_count": 0, "user_name": request.user, "host_name": request.host,
+            "heartbeat_count": 0,
+            "user_name": request.user,
+            "host_name": request.host,
             "agent_info": request.agent_info,
             "blocked_by_lock": decision.blocked_by_lock if position == decision.blocked_component else None,
-            "blocked_by_component": (
-                decision.blocked_by_component if position == decision.blocked_component else None),
+            "blocked_by_component": (decision.blocked_by_component if position == decision.blocked_component else None),
         }
         for position, c in enumerate(request.components, start=1)
     ]
@@ -61,41 +67,50 @@ def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: in
 _blocker = aliased(schema.hive_lock, name="blocker")
 _OWN_ROWS = (
     select(schema.hive_lock, _blocker.c.lock_id.label("blocker_alive"))
-    .outerjoin(_blocker, and_(
-        _blocker.c.lock_id == _l.blocked_by_lock, _blocker.c.component == _l.blocked_by_component,
-        or_(_blocker.c.txn_id != 0, _blocker.c.last_heartbeat_ms >= bindparam("cutoff")),
-    ))
+    .outerjoin(
+        _blocker,
+        and_(
+            _blocker.c.lock_id == _l.blocked_by_lock,
+            _blocker.c.component == _l.blocked_by_component,
+            or_(_blocker.c.txn_id != 0, _blocker.c.last_heartbeat_ms >= bindparam("cutoff")),
+        ),
+    )
     .where(_l.lock_id == bindparam("lock_id"))
     .order_by(_l.component)
 )
 
 
-def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> list[Row]:
+def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> Sequence[Row]:
     """The lock's components, each with ``blocker_alive``: the id of the live lock it waits for, if any."""
     return conn.execute(_OWN_ROWS, {"lock_id": lock_id, "cutoff": cutoff_ms}).all()
 
 
-_NEAR = (
-    select(_l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type)
-    .where(_l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine"))
-)
+_NEAR = select(
+    _l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type
+).where(_l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine"))
 _NEAR_TABLES = _NEAR.where(or_(_l.tbl_name.is_(None), _l.tbl_name.in_(bindparam("tables", expanding=True))))
 
 
-def live_rows_near(conn: Connection, targets: Iterable[LockTarget], cutoff_ms: int, except_lock: int = 0) -> list[Row]:
+def live_rows_near(
+    conn: Connection, targets: Iterable[LockTarget], cutoff_ms: int, except_lock: int = 0
+) -> Sequence[Row]:
     """The live components of other locks that may overlap ``targets``: in their databases, and, unless a
     target is a whole database, on their tables or database-wide."""
     targets = list(targets)
     params = {"databases": sorted({t.database for t in targets}), "cutoff": cutoff_ms, "mine": except_lock}
     if any(t.table is None for t in targets):
         return conn.execute(_NEAR, params).all()
-    return conn.execute(_NEAR_TABLES, {**params, "tables": sorted({t.table for t in targets})}).all()
+    return conn.execute(
+        _NEAR_TABLES, {**params, "tables": sorted({t.table for t in targets if t.table is not None})}
+    ).all()
 
 
 _ACQUIRE = (
-    update(schema.hive_lock).where(_l.lock_id == bindparam("lock"))
-    .values(state=int(LockState.ACQUIRED), acquired_at_ms=bindparam("now"), blocked_by_lock=None,
-            blocked_by_component=None)
+    update(schema.hive_lock)
+    .where(_l.lock_id == bindparam("lock"))
+    .values(
+        state=int(LockState.ACQUIRED), acquired_at_ms=bindparam("now"), blocked_by_lock=None, blocked_by_component=None
+    )
 )
 
 
@@ -106,17 +121,18 @@ def acquire(conn: Connection, lock_id: int, now_ms: int) -> None:
 def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by_component: int) -> None:
     """Record on the blocked component (only) what it waits for; the lock's other components have none."""
     conn.execute(
-        update(schema.hive_lock).where(_l.lock_id == lock_id)
-        .values(blocked_by_lock=None, blocked_by_component=None)
+        update(schema.hive_lock).where(_l.lock_id == lock_id).values(blocked_by_lock=None, blocked_by_component=None)
     )
     conn.execute(
-        update(schema.hive_lock).where(_l.lock_id == lock_id, _l.component == component)
+        update(schema.hive_lock)
+        .where(_l.lock_id == lock_id, _l.component == component)
         .values(blocked_by_lock=by_lock, blocked_by_component=by_component)
     )
 
 
 _HEARTBEAT = (
-    update(schema.hive_lock).where(_l.lock_id == bindparam("lock"), _live())
+    update(schema.hive_lock)
+    .where(_l.lock_id == bindparam("lock"), _live())
     .values(last_heartbeat_ms=bindparam("now"), heartbeat_count=_l.heartbeat_count + 1)
 )
 
@@ -128,9 +144,9 @@ def heartbeat(conn: Connection, lock_id: int, now_ms: int, cutoff_ms: int) -> bo
 
 def expired_ids(conn: Connection, cutoff_ms: int) -> list[int]:
     """Locks outside transactions whose last heartbeat is older than ``cutoff_ms``."""
-    return list(conn.execute(
-        select(_l.lock_id).distinct().where(_l.txn_id == 0, _l.last_heartbeat_ms < cutoff_ms)
-    ).scalars())
+    return list(
+        conn.execute(select(_l.lock_id).distinct().where(_l.txn_id == 0, _l.last_heartbeat_ms < cutoff_ms)).scalars()
+    )
 
 
 def delete_locks(conn: Connection, lock_ids: Sequence[int]) -> None:
@@ -154,21 +170,36 @@ def delete_waiting_or_free(conn: Connection, lock_id: int) -> int:
     return conn.execute(_DELETE_RELEASABLE, {"lock_id": lock_id}).rowcount
 
 
-def listing(conn: Connection, cutoff_ms: int, database: str | None, table: str | None, partition: str | None,
-            txn_id: int | None) -> list[HeldLock]:
+def count_by_state(conn: Connection, cutoff_ms: int) -> dict[LockState, int]:
+    """The number of live lock components in each state they are stored in (acquired, waiting)."""
+    query = select(_l.state, func.count()).where(_live(cutoff_ms)).group_by(_l.state)
+    return {LockState(state): count for state, count in conn.execute(query)}
+
+
+def listing(
+    conn: Connection, cutoff_ms: int, database: str | None, table: str | None, partition: str | None, txn_id: int | None
+) -> list[HeldLock]:
     """Live lock components, optionally of one database, table, partition or transaction, in id order."""
     query = select(schema.hive_lock).where(_live(cutoff_ms)).order_by(_l.lock_id, _l.component)
-    for column, value in ((_l.db_name, database), (_l.tbl_name, table), (_l.part_name, partition),
-                          (_l.txn_id, txn_id)):
+    for column, value in ((_l.db_name, database), (_l.tbl_name, table), (_l.part_name, partition), (_l.txn_id, txn_id)):
         if value is not None:
             query = query.where(column == value)
     return [
         HeldLock(
-            lock_id=r.lock_id, component=r.component, target=LockTarget(r.db_name, r.tbl_name, r.part_name),
-            state=LockState(r.state), type=LockType(r.lock_type), txn_id=r.txn_id,
-            last_heartbeat_ms=r.last_heartbeat_ms, acquired_at_ms=r.acquired_at_ms, user=r.user_name,
-            host=r.host_name, heartbeat_count=r.heartbeat_count, agent_info=r.agent_info,
-            blocked_by_lock=r.blocked_by_lock, blocked_by_component=r.blocked_by_component,
+            lock_id=r.lock_id,
+            component=r.component,
+            target=LockTarget(r.db_name, r.tbl_name, r.part_name),
+            state=LockState(r.state),
+            type=LockType(r.lock_type),
+            txn_id=r.txn_id,
+            last_heartbeat_ms=r.last_heartbeat_ms,
+            acquired_at_ms=r.acquired_at_ms,
+            user=r.user_name,
+            host=r.host_name,
+            heartbeat_count=r.heartbeat_count,
+            agent_info=r.agent_info,
+            blocked_by_lock=r.blocked_by_lock,
+            blocked_by_component=r.blocked_by_component,
         )
         for r in conn.execute(query)
     ]

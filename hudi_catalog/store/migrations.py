@@ -1,27 +1,42 @@
-"""Schema migrations: ``MIGRATIONS[n]`` upgrades a store of layout version ``n`` to ``n + 1``.
+"""Schema migrations: ``MIGRATIONS`` lists, in order, the steps from each layout version to the next.
 
-Each migration runs inside the transaction of ``Store.init_schema`` together with the version bump.
+``plan(version)`` is the way from a database's layout to this build's: the creation of the whole layout for
+an empty database, else the pending migrations. Each migration ends with the step that records its version,
+so a database whose DDL commits at once (MySQL/MariaDB) knows how far an interrupted upgrade went.
+``Store.init_schema`` applies a plan; ``render_sql`` prints it for a DBA (``hudi-metastore schema sql``).
+To change the layout: edit ``schema.py``, raise ``schema.SCHEMA_VERSION`` and append a ``Migration`` here.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from sqlalchemy import Connection, MetaData, Table, bindparam, inspect, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy.engine import Dialect
 
+from ..authorization import BUILTIN_ROLES
 from ..typed_keys import typed_key
-from . import authorization, schema, sequences
+from . import schema
+from .schema_steps import (
+    AddColumn,
+    AddIndex,
+    ChangeUnique,
+    CreateTables,
+    InsertMissing,
+    Migration,
+    NoSqlFormError,
+    PythonStep,
+    Step,
+    now_seconds,
+)
 
 BATCH = 5000
 
 
-def add_typed_partition_values(conn: Connection) -> None:
-    """Version 1 -> 2: ``partition_key_val.typed_val`` (typed, order-preserving key) and its index."""
+def _backfill_typed_values(conn: Connection) -> None:
+    """``partition_key_val.typed_val`` of every existing value, by its partition column's type."""
     kv, s, t = schema.partition_key_val, schema.schema.c, schema.tbl.c
-    column_type = kv.c.typed_val.type.compile(dialect=conn.dialect)
-    table_name = conn.dialect.identifier_preparer.format_table(kv)
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN typed_val {column_type}")
     key_types = {
         (row.tbl_id, row.position): row.type
         for row in conn.execute(
@@ -42,113 +57,177 @@ def add_typed_partition_values(conn: Connection) -> None:
     )
     for start in range(0, len(pending), BATCH):
         conn.execute(statement, pending[start : start + BATCH])
-    next(i for i in kv.indexes if i.name == "idx_pkv_typed").create(conn)
 
 
-def add_partition_encodings(conn: Connection) -> None:
-    """Version 2 -> 3: ``partitions.revision`` and ``partitions.encoded`` (the front end's encoding cache)."""
-    partitions = schema.partitions
-    table_name = conn.dialect.identifier_preparer.format_table(partitions)
-    encoded_type = partitions.c.encoded.type.compile(dialect=conn.dialect)
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN encoded {encoded_type}")
+def _counters(*names: str) -> InsertMissing:
+    """The ``id_sequence`` counters ``names``, each starting at 1."""
+    return InsertMissing(schema.id_sequence, "name", lambda: [{"name": n, "next_value": 1} for n in names])
 
 
-def add_hudi_partition_paths(conn: Connection) -> None:
-    """Version 3 -> 4: ``partitions.hudi_path`` and its index, ``files`` by instant, and the file group index
-    covering snapshot reads (``replaced_file_group`` is a new table, made by ``create_all``)."""
-    partitions = schema.partitions
-    table_name = conn.dialect.identifier_preparer.format_table(partitions)
-    path_type = partitions.c.hudi_path.type.compile(dialect=conn.dialect)
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN hudi_path {path_type}")
-    next(i for i in partitions.indexes if i.name == "idx_partition_hudi_path").create(conn)
-    next(i for i in schema.files.indexes if i.name == "idx_files_instant").create(conn)
-    group_index = next(i for i in schema.files.indexes if i.name == "idx_files_group")
-    group_index.drop(conn)  # widened to cover the columns a snapshot read needs
-    group_index.create(conn)
+BUILTIN_ROLE_ROWS = InsertMissing(
+    schema.role, "name", lambda: [{"name": n, "create_time": now_seconds(), "owner_name": n} for n in BUILTIN_ROLES]
+)
+"""Hive's built-in roles ``admin`` and ``public``."""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        2,
+        "add_typed_partition_values",
+        (
+            AddColumn(schema.partition_key_val, "typed_val"),
+            PythonStep(_backfill_typed_values, "the typed keys of existing partition values"),
+            AddIndex(schema.partition_key_val, "idx_pkv_typed"),
+        ),
+    ),
+    Migration(
+        3,
+        "add_partition_encodings",
+        (
+            AddColumn(schema.partitions, "revision", default="0"),
+            AddColumn(schema.partitions, "encoded"),
+        ),
+    ),
+    Migration(
+        4,
+        "add_hudi_partition_paths",
+        (
+            AddColumn(schema.partitions, "hudi_path"),
+            AddIndex(schema.partitions, "idx_partition_hudi_path"),
+            AddIndex(schema.files, "idx_files_instant"),
+            AddIndex(schema.files, "idx_files_group", replace=True),  # widened to cover a snapshot read's columns
+            CreateTables([schema.replaced_file_group]),
+        ),
+    ),
+    Migration(
+        5,
+        "add_table_revisions",
+        (
+            AddColumn(schema.tbl, "revision", default="0"),
+            AddColumn(schema.tbl, "partitions_revision", default="0"),
+        ),
+    ),
+    Migration(
+        6,
+        "add_lock_tables",
+        (
+            CreateTables(
+                [schema.id_sequence, schema.hive_txn, schema.hive_lock, schema.next_write_id, schema.txn_write_id]
+            ),
+            _counters("lock", "txn"),
+        ),
+    ),
+    Migration(7, "add_constraints", (CreateTables([schema.tbl_constraint]),)),
+    Migration(8, "add_column_statistics", (CreateTables([schema.tbl_col_stats, schema.part_col_stats]),)),
+    Migration(9, "add_notification_log", (CreateTables([schema.notification_log]), _counters("notification"))),
+    Migration(
+        10,
+        "add_catalogs",
+        (
+            CreateTables([schema.catalogs]),  # its `hive` row is made at start (CatalogService.ensure_default)
+            ChangeUnique(
+                schema.db,
+                "cat_name",
+                "uniq_db_name",
+                kept_columns=[c.name for c in schema.db.columns if c.name != "cat_name"],
+            ),
+        ),
+    ),
+    Migration(11, "add_file_row_counts", (AddColumn(schema.files, "num_rows"),)),
+    Migration(
+        12,
+        "add_delegation_tokens",
+        (
+            CreateTables([schema.token_master_key, schema.delegation_token]),
+            _counters("token", "token_key"),
+        ),
+    ),
+    Migration(
+        13,
+        "add_authorization",
+        (
+            CreateTables([schema.role, schema.role_member, schema.privilege_grant]),
+            BUILTIN_ROLE_ROWS,
+        ),
+    ),
+)
 
 
-def add_table_revisions(conn: Connection) -> None:
-    """Version 4 -> 5: ``tbl.revision`` and ``tbl.partitions_revision``, the keys of the read caches."""
-    table_name = conn.dialect.identifier_preparer.format_table(schema.tbl)
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN revision BIGINT NOT NULL DEFAULT 0")
-    conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN partitions_revision BIGINT NOT NULL DEFAULT 0")
+@dataclass(frozen=True)
+class RecordVersion(Step):
+    """The statement that records the layout version a migration reached (the row is made by creation)."""
+
+    version: int
+    first: bool
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        table = schema.schema_version
+        statement = (
+            insert(table).values(id=1, version=self.version)
+            if self.first
+            else update(table).where(table.c.id == 1).values(version=self.version)
+        )
+        return [str(statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))]
+
+    def is_done(self, conn: Connection) -> bool:
+        return False
 
 
-def add_lock_tables(conn: Connection) -> None:
-    """Version 5 -> 6: Hive's locks and transactions (``hive_lock``, ``hive_txn``, ``next_write_id``,
-    ``txn_write_id``, made by ``create_all``) and the ``id_sequence`` counters, seeded here."""
-    sequences.seed(conn)
+CREATION = Migration(
+    schema.SCHEMA_VERSION,
+    "create",
+    (
+        CreateTables(list(schema.metadata.sorted_tables)),
+        _counters(*schema.SEQUENCES),
+        BUILTIN_ROLE_ROWS,
+    ),
+)
+"""The whole layout, made on an empty database."""
 
 
-def add_constraints(conn: Connection) -> None:
-    """Version 6 -> 7: ``tbl_constraint`` (table constraints), made by ``create_all``; nothing to move."""
+def pending(version: int | None) -> list[Migration]:
+    """The migrations from layout ``version`` (None: an empty database) to this build's, by name."""
+    if version is None:
+        return [CREATION]
+    return [m for m in MIGRATIONS if version < m.version <= schema.SCHEMA_VERSION]
 
 
-def add_column_statistics(conn: Connection) -> None:
-    """Version 7 -> 8: ``tbl_col_stats`` and ``part_col_stats`` (column statistics), made by ``create_all``."""
+def plan(version: int | None) -> list[Migration]:
+    """``pending(version)``, each migration ending with the step that records its version."""
+    return [
+        Migration(m.version, m.name, (*m.steps, RecordVersion(m.version, first=version is None)))
+        for m in pending(version)
+    ]
 
 
-def add_notification_log(conn: Connection) -> None:
-    """Version 8 -> 9: ``notification_log`` (made by ``create_all``) and its ``notification`` counter."""
-    sequences.seed(conn)
+def render_sql(dialect: Dialect, version: int | None, header: Sequence[str] = ()) -> str:
+    """The script of ``plan(version)`` for ``dialect``: comments naming each migration, its statements
+    (each ending with ``;``), one transaction where the database's DDL is transactional (SQLite,
+    PostgreSQL; on SQLite with foreign keys off while tables are rebuilt, checked at the end).
 
-
-def add_catalogs(conn: Connection) -> None:
-    """Version 9 -> 10: ``catalogs`` (made by ``create_all``; ``hive`` is added at start) and ``db.cat_name``,
-    with database names unique per catalog. Existing databases are in ``hive``."""
-    if conn.dialect.name == "sqlite":
-        _rebuild_sqlite_table(conn, schema.db)
-    elif "cat_name" not in {c["name"] for c in inspect(conn).get_columns("db")}:
-        conn.exec_driver_sql(
-            "ALTER TABLE db ADD COLUMN cat_name VARCHAR(128) NOT NULL DEFAULT 'hive', DROP INDEX uniq_db_name, "
-            "ADD CONSTRAINT uniq_db_name UNIQUE (cat_name, name)")
-
-
-def _rebuild_sqlite_table(conn: Connection, table: Table) -> None:
-    """Give a SQLite table its new definition (SQLite cannot change constraints in place): make it under a
-    new name, copy the rows (new columns take their defaults), drop the old one, rename. Foreign keys are
-    off meanwhile (``Store._schema_transaction``), and the other tables' references follow the name."""
-    new = f"{table.name}_new"
-    kept = [c.name for c in table.columns if c.name in {
-        row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table.name})")}]
-    columns = ", ".join(kept)
-    table.to_metadata(MetaData(), name=new).create(conn)
-    conn.exec_driver_sql(f"INSERT INTO {new} ({columns}) SELECT {columns} FROM {table.name}")
-    conn.exec_driver_sql(f"DROP TABLE {table.name}")
-    conn.exec_driver_sql(f"ALTER TABLE {new} RENAME TO {table.name}")
-
-
-def add_file_row_counts(conn: Connection) -> None:
-    """Version 10 -> 11: ``files.num_rows`` (NULL for files applied before: re-importing a table fills it)."""
-    table_name = conn.dialect.identifier_preparer.format_table(schema.files)
-    if "num_rows" not in {c["name"] for c in inspect(conn).get_columns("files")}:
-        conn.exec_driver_sql(f"ALTER TABLE {table_name} ADD COLUMN num_rows BIGINT")
-
-
-def add_delegation_tokens(conn: Connection) -> None:
-    """Version 11 -> 12: ``token_master_key`` and ``delegation_token`` (made by ``create_all``) and their
-    ``token`` and ``token_key`` counters."""
-    sequences.seed(conn)
-
-
-def add_authorization(conn: Connection) -> None:
-    """Version 12 -> 13: ``role``, ``role_member`` and ``privilege_grant`` (made by ``create_all``) and Hive's
-    built-in roles ``admin`` and ``public``."""
-    authorization.seed_roles(conn, int(time.time()))
-
-
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {
-    1: add_typed_partition_values,
-    2: add_partition_encodings,
-    3: add_hudi_partition_paths,
-    4: add_table_revisions,
-    5: add_lock_tables,
-    6: add_constraints,
-    7: add_column_statistics,
-    8: add_notification_log,
-    9: add_catalogs,
-    10: add_file_row_counts,
-    11: add_delegation_tokens,
-    12: add_authorization,
-}
+    Raises:
+        NoSqlFormError: a pending migration computes values in Python.
+    """
+    lines = [f"-- {line}" for line in header]
+    body = []
+    for migration in plan(version):
+        body.append(f"\n-- layout {migration.version}: {migration.name}")
+        try:
+            body.extend(f"{statement};" for step in migration.steps for statement in step.statements(dialect))
+        except NoSqlFormError as error:
+            raise NoSqlFormError(f"layout {migration.version} ({migration.name}): {error}") from error
+    if not body:
+        return "\n".join([*lines, "-- nothing to apply: the database has this layout"]) + "\n"
+    if dialect.name == "sqlite":
+        lines += [
+            "PRAGMA foreign_keys=OFF;",
+            "BEGIN IMMEDIATE;",
+            *body,
+            "PRAGMA foreign_key_check;",
+            "COMMIT;",
+            "PRAGMA foreign_keys=ON;",
+        ]
+    elif dialect.name == "postgresql":
+        lines += ["BEGIN;", *body, "COMMIT;"]
+    else:
+        lines += body
+    return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
 
 from ..model import Column, EncodedPartition, Partition, Table, TableKeys
 from ..typed_keys import typed_key
@@ -47,9 +47,7 @@ def selection(
     for index, value in enumerate(values or []):
         if value:
             kv = schema.partition_key_val.alias(f"kv{index}")
-            query = query.join(
-                kv, (kv.c.part_id == _p.part_id) & (kv.c.key_index == index) & (kv.c.key_val == value)
-            )
+            query = query.join(kv, (kv.c.part_id == _p.part_id) & (kv.c.key_index == index) & (kv.c.key_val == value))
     if where is not None:
         query = query.where(where)
     query = query.order_by(_p.part_name)
@@ -67,7 +65,9 @@ def read(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select
     return _models(conn, table, tbl_id, conn.execute(chosen.with_only_columns(*schema.partitions.c)).all())
 
 
-def read_with_ids(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[tuple[int, Partition]]:
+def read_with_ids(
+    conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select
+) -> list[tuple[int, Partition]]:
     """``(part_id, partition)`` of what ``chosen`` selects, ordered by name."""
     rows = conn.execute(chosen.with_only_columns(*schema.partitions.c)).all()
     return list(zip((r.part_id for r in rows), _models(conn, table, tbl_id, rows)))
@@ -157,8 +157,9 @@ def ids_and_revisions(conn: Connection, tbl_id: int, part_names: Iterable[str]) 
     wanted = list(dict.fromkeys(part_names))
     found: dict[str, tuple[int, int]] = {}
     for chunk in chunks(wanted):
-        rows = conn.execute(select(_p.part_name, _p.part_id, _p.revision)
-                            .where(_p.tbl_id == tbl_id, _p.part_name.in_(chunk)))
+        rows = conn.execute(
+            select(_p.part_name, _p.part_id, _p.revision).where(_p.tbl_id == tbl_id, _p.part_name.in_(chunk))
+        )
         found.update({r.part_name: (r.part_id, r.revision) for r in rows})
     return found
 
@@ -169,17 +170,16 @@ def all_changed(conn: Connection, tbl_id: int) -> None:
     conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(**_CHANGED))
 
 
-def id_and_location(conn: Connection, tbl_id: int, part_name: str) -> Row | None:
-    """The ``part_id`` and ``location`` of one partition, or None."""
-    return conn.execute(
-        select(_p.part_id, _p.location).where(_p.tbl_id == tbl_id, _p.part_name == part_name)
-    ).first()
-
-
 def _key_rows(part_id: int, tbl_id: int, keys: Sequence[Column], values: Sequence[str]) -> list[dict]:
     return [
-        {"part_id": part_id, "tbl_id": tbl_id, "key_index": i, "key_name": key.name, "key_val": value,
-         "typed_val": typed_key(key.type, value)}
+        {
+            "part_id": part_id,
+            "tbl_id": tbl_id,
+            "key_index": i,
+            "key_name": key.name,
+            "key_val": value,
+            "typed_val": typed_key(key.type, value),
+        }
         for i, (key, value) in enumerate(zip(keys, values))
     ]
 
@@ -187,8 +187,11 @@ def _key_rows(part_id: int, tbl_id: int, keys: Sequence[Column], values: Sequenc
 def partitions_changed(conn: Connection, tbl_id: int) -> None:
     """Raise the table's ``partitions_revision``: every change of its partition rows, values or parameters
     does, in the changing transaction, so that no server process serves a cached read of them."""
-    conn.execute(update(schema.tbl).where(schema.tbl.c.tbl_id == tbl_id)
-                 .values(partitions_revision=schema.tbl.c.partitions_revision + 1))
+    conn.execute(
+        update(schema.tbl)
+        .where(schema.tbl.c.tbl_id == tbl_id)
+        .values(partitions_revision=schema.tbl.c.partitions_revision + 1)
+    )
 
 
 def insert_many(
@@ -281,7 +284,7 @@ def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) ->
             update(schema.partitions)
             .where(_p.part_id == bindparam("pid"))
             .values(location=bindparam("loc"), **_CHANGED),
-            [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix):]} for r in rows],
+            [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix) :]} for r in rows],
         )
 
 

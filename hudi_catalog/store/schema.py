@@ -2,7 +2,8 @@
 
 The layout follows the Hudi metastore design (databases, tables, per-version schema rows, partitions with
 their key values as rows, the timeline and the file snapshot) and adds what Hive Metastore clients need
-beyond it: storage descriptors (inline in their table or partition row), functions. ``docs/storage.md`` describes each table.
+beyond it: storage descriptors (inline in their table or partition row), functions. ``docs/storage.md``
+describes each table.
 
 The same definitions serve SQLite and MySQL/MariaDB. On MySQL every table is utf8mb4 with a binary
 collation, so names and partition values compare case-sensitively, as in Hive.
@@ -10,11 +11,13 @@ collation, so names and partition values compare case-sensitively, as in Hive.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
-    Double,
     Boolean,
     Column,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -36,7 +39,7 @@ SCHEMA_VERSION = 13
 
 metadata = MetaData()
 
-_MYSQL_OPTIONS = {"mysql_charset": "utf8mb4", "mysql_collate": "utf8mb4_bin", "mysql_engine": "InnoDB"}
+_MYSQL_OPTIONS: dict[str, Any] = {"mysql_charset": "utf8mb4", "mysql_collate": "utf8mb4_bin", "mysql_engine": "InnoDB"}
 
 Id = BigInteger().with_variant(Integer(), "sqlite")
 """Surrogate keys: BIGINT on MySQL, INTEGER (the rowid alias) on SQLite."""
@@ -106,6 +109,7 @@ db = Table(
 )
 
 db_params = _params_table("db_params", "db_id", "db")
+
 
 def _storage_descriptor_columns() -> list[Column]:
     """The storage descriptor of a table or a partition, kept in the row that owns it.
@@ -181,14 +185,28 @@ partitions = Table(
     Column("create_time", BigInteger, nullable=False, default=0),
     Column("last_access_time", BigInteger, nullable=False, default=0),
     *_storage_descriptor_columns(),
-    Column("revision", Integer, nullable=False, default=0, server_default="0",
-           doc="raised by every change of the partition; a cached encoding is only stored for the revision it was "
-               "made from"),
-    Column("encoded", MediumBlob, nullable=True,
-           doc="the partition as a front end last encoded it for the wire (opaque to the catalog); NULL when "
-               "the partition changed since"),
-    Column("hudi_path", String(PARTITION_NAME), nullable=True,
-           doc="the Hudi partition path (relative to the table) of partitions a Hudi timeline created"),
+    Column(
+        "revision",
+        Integer,
+        nullable=False,
+        default=0,
+        server_default="0",
+        doc="raised by every change of the partition; a cached encoding is only stored for the revision it was "
+        "made from",
+    ),
+    Column(
+        "encoded",
+        MediumBlob,
+        nullable=True,
+        doc="the partition as a front end last encoded it for the wire (opaque to the catalog); NULL when "
+        "the partition changed since",
+    ),
+    Column(
+        "hudi_path",
+        String(PARTITION_NAME),
+        nullable=True,
+        doc="the Hudi partition path (relative to the table) of partitions a Hudi timeline created",
+    ),
     UniqueConstraint("tbl_id", "part_name", name="uniq_partition"),
     Index("idx_partition_hudi_path", "tbl_id", "hudi_path"),
     **_MYSQL_OPTIONS,
@@ -204,8 +222,12 @@ partition_key_val = Table(
     Column("key_index", SmallInteger, nullable=False),
     Column("key_name", String(767), nullable=False),
     Column("key_val", String(KEY_VALUE), nullable=False, doc="the value as the client gave it"),
-    Column("typed_val", String(TYPED_KEY_LENGTH), nullable=True,
-           doc="order-preserving key of numeric, date and timestamp values (hudi_catalog.typed_keys)"),
+    Column(
+        "typed_val",
+        String(TYPED_KEY_LENGTH),
+        nullable=True,
+        doc="order-preserving key of numeric, date and timestamp values (hudi_catalog.typed_keys)",
+    ),
     PrimaryKeyConstraint("part_id", "key_index"),
     Index("idx_pkv_lookup", "tbl_id", "key_index", "key_val", "part_id"),
     Index("idx_pkv_typed", "tbl_id", "key_index", "typed_val", "part_id"),
@@ -300,8 +322,12 @@ files = Table(
     Column("file_id", String(128), nullable=False, doc="the Hudi file group id"),
     Column("instant_ts", String(TIMESTAMP), nullable=False, doc="the instant that wrote the file"),
     Column("size", BigInteger, nullable=False, default=0),
-    Column("num_rows", BigInteger, nullable=True,
-           doc="records in a base file (its write's numWrites); NULL for log files and files of rollbacks"),
+    Column(
+        "num_rows",
+        BigInteger,
+        nullable=True,
+        doc="records in a base file (its write's numWrites); NULL for log files and files of rollbacks",
+    ),
     Column("is_deleted", Boolean, nullable=False, default=False),
     UniqueConstraint("tbl_id", "part_id", "name", name="uniq_file"),
     Index("idx_files_group", "tbl_id", "part_id", "file_id", "instant_ts", "name", "is_deleted"),
@@ -336,8 +362,13 @@ hive_txn = Table(
     Column("host_name", String(NAME), nullable=False),
     Column("agent_info", String(NAME)),
     Column("txn_type", SmallInteger, nullable=False, default=0),
-    Column("has_writes", Boolean, nullable=False, default=False,
-           doc="took a write lock or a write id: kept after an abort, so readers skip what it wrote"),
+    Column(
+        "has_writes",
+        Boolean,
+        nullable=False,
+        default=False,
+        doc="took a write lock or a write id: kept after an abort, so readers skip what it wrote",
+    ),
     Index("idx_txn_state", "state"),
     **_MYSQL_OPTIONS,
 )
@@ -400,8 +431,9 @@ tbl_constraint = Table(
     Column("kind", String(16), nullable=False, doc="ConstraintKind"),
     Column("tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), nullable=False),
     Column("column_name", String(NAME)),
-    Column("parent_tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"),
-           doc="the referenced table of a foreign key"),
+    Column(
+        "parent_tbl_id", Id, ForeignKey("tbl.tbl_id", ondelete="CASCADE"), doc="the referenced table of a foreign key"
+    ),
     Column("parent_column", String(NAME)),
     Column("parent_key_name", String(NAME)),
     Column("update_rule", SmallInteger, nullable=False, default=0),
@@ -570,3 +602,16 @@ privilege_grant = Table(
     Index("idx_privilege_grant_tbl", "tbl_id"),
     **_MYSQL_OPTIONS,
 )
+
+
+def _byte_order_on_postgresql() -> None:
+    """Give every text column PostgreSQL's ``C`` collation: names and values then compare and sort by their
+    bytes, as under MySQL's ``utf8mb4_bin`` and SQLite's default, whatever the database's locale."""
+    for table in metadata.tables.values():
+        for column in table.columns:
+            if isinstance(column.type, String):
+                pg_type = type(column.type)(length=column.type.length, collation="C")
+                column.type = column.type.with_variant(pg_type, "postgresql")
+
+
+_byte_order_on_postgresql()

@@ -7,28 +7,23 @@ lock grants.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 
 from . import schema
 
 _s = schema.id_sequence.c
 
 
-def seed(conn: Connection) -> None:
-    """Create the counters that are missing, each starting at 1."""
-    present = set(conn.execute(select(_s.name)).scalars())
-    missing = [{"name": name, "next_value": 1} for name in schema.SEQUENCES if name not in present]
-    if missing:
-        conn.execute(insert(schema.id_sequence), missing)
-
-
 _ADVANCE_RETURNING = (
-    update(schema.id_sequence).where(_s.name == bindparam("counter"))
-    .values(next_value=_s.next_value + bindparam("count")).returning(_s.next_value)
+    update(schema.id_sequence)
+    .where(_s.name == bindparam("counter"))
+    .values(next_value=_s.next_value + bindparam("count"))
+    .returning(_s.next_value)
 )
 # MySQL/MariaDB have no UPDATE ... RETURNING: LAST_INSERT_ID(expr) hands the new value back in the reply
 _ADVANCE_MYSQL = (
-    update(schema.id_sequence).where(_s.name == bindparam("counter"))
+    update(schema.id_sequence)
+    .where(_s.name == bindparam("counter"))
     .values(next_value=func.last_insert_id(_s.next_value + bindparam("count")))
 )
 

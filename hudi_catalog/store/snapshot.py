@@ -8,8 +8,9 @@ added it. Cleaned files stay as rows with ``is_deleted``; files of rolled-back i
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, delete, func, insert, select, update
 
 from ..model import InstantState
 from . import schema
@@ -70,11 +71,15 @@ def partition_paths(conn: Connection, tbl_id: int) -> list[str]:
 def _file_statements(partitioned: bool) -> tuple:
     """Prebuilt statements over the files of one partition (``:part_id``; none: the unpartitioned table's),
     names as an expanding list: built and compiled once, they cost the bulk writes no Python per call."""
-    where = [_f.tbl_id == bindparam("table_id"),
-             _f.part_id == bindparam("partition_id") if partitioned else _f.part_id.is_(None)]
-    return (select(_f.name).where(*where, _f.name.in_(bindparam("names", expanding=True))),
-            update(schema.files).where(*where, _f.name == bindparam("file_name")).values(size=bindparam("new_size")),
-            update(schema.files).where(*where, _f.name.in_(bindparam("names", expanding=True))).values(is_deleted=True))
+    where = [
+        _f.tbl_id == bindparam("table_id"),
+        _f.part_id == bindparam("partition_id") if partitioned else _f.part_id.is_(None),
+    ]
+    return (
+        select(_f.name).where(*where, _f.name.in_(bindparam("names", expanding=True))),
+        update(schema.files).where(*where, _f.name == bindparam("file_name")).values(size=bindparam("new_size")),
+        update(schema.files).where(*where, _f.name.in_(bindparam("names", expanding=True))).values(is_deleted=True),
+    )
 
 
 _IN_PARTITION, _UNPARTITIONED = _file_statements(True), _file_statements(False)
@@ -89,13 +94,19 @@ def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
     new_rows = []
     for part_id, named in by_partition.items():
         existing_names, set_size, _ = _UNPARTITIONED if part_id is None else _IN_PARTITION
-        existing = set()
+        existing: set[str] = set()
         for chunk in chunks(sorted(named)):
-            existing.update(conn.execute(existing_names, {"table_id": tbl_id, "partition_id": part_id,
-                                                          "names": chunk}).scalars())
+            existing.update(
+                conn.execute(existing_names, {"table_id": tbl_id, "partition_id": part_id, "names": chunk}).scalars()
+            )
         if existing:
-            conn.execute(set_size, [{"table_id": tbl_id, "partition_id": part_id, "file_name": name,
-                                     "new_size": named[name]["size"]} for name in sorted(existing)])
+            conn.execute(
+                set_size,
+                [
+                    {"table_id": tbl_id, "partition_id": part_id, "file_name": name, "new_size": named[name]["size"]}
+                    for name in sorted(existing)
+                ],
+            )
         new_rows += [{"tbl_id": tbl_id, "is_deleted": False, **f} for name, f in named.items() if name not in existing]
     if new_rows:
         conn.execute(insert(schema.files), new_rows)
@@ -112,8 +123,9 @@ def mark_deleted(conn: Connection, tbl_id: int, part_id: int | None, names: Coll
 def forget_replacements(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
     """Un-hide the file groups that rolled-back instants replaced."""
     if instant_times:
-        conn.execute(delete(schema.replaced_file_group).where(
-            _r.tbl_id == tbl_id, _r.instant_ts.in_(list(instant_times))))
+        conn.execute(
+            delete(schema.replaced_file_group).where(_r.tbl_id == tbl_id, _r.instant_ts.in_(list(instant_times)))
+        )
 
 
 def remove_named_files(conn: Connection, tbl_id: int, part_id: int | None, names: Collection[str]) -> None:
@@ -125,34 +137,55 @@ def remove_named_files(conn: Connection, tbl_id: int, part_id: int | None, names
 def replace_file_groups(
     conn: Connection, tbl_id: int, groups: Iterable[tuple[int | None, str]], instant_ts: str
 ) -> None:
-    rows = [{"tbl_id": tbl_id, "part_id": NO_PARTITION if part_id is None else part_id, "file_id": file_id,
-             "instant_ts": instant_ts} for part_id, file_id in set(groups)]
+    rows: list[dict[str, Any]] = [
+        {
+            "tbl_id": tbl_id,
+            "part_id": NO_PARTITION if part_id is None else part_id,
+            "file_id": file_id,
+            "instant_ts": instant_ts,
+        }
+        for part_id, file_id in set(groups)
+    ]
     by_partition: dict[int, list[str]] = {}
     for row in rows:
         by_partition.setdefault(row["part_id"], []).append(row["file_id"])
     # one IN list per partition, in chunks: a term per group would exceed SQLite's expression depth
     for part_id, file_ids in by_partition.items():
         for chunk in chunks(sorted(file_ids)):
-            conn.execute(delete(schema.replaced_file_group).where(
-                _r.tbl_id == tbl_id, _r.part_id == part_id, _r.file_id.in_(chunk)))
-    for chunk in chunks(rows):
-        conn.execute(insert(schema.replaced_file_group), chunk)
+            conn.execute(
+                delete(schema.replaced_file_group).where(
+                    _r.tbl_id == tbl_id, _r.part_id == part_id, _r.file_id.in_(chunk)
+                )
+            )
+    for row_chunk in chunks(rows):
+        conn.execute(insert(schema.replaced_file_group), row_chunk)
 
 
-def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list:
+def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list[Row]:
     """``(part_id, name, file_id, instant_ts, size, num_rows, completion_ts, replaced_ts)`` of the files not
-    cleaned, in the given partitions: ``completion_ts`` is the completion time of the instant that added the file (``None``
+    cleaned, in the given partitions: ``completion_ts`` is the completion time of the instant that added the
+    file (``None``
     while it is not completed), ``replaced_ts`` the instant that replaced its file group, if any."""
     i, r = schema.instant.c, _r
     writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
-    replaced = and_(r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION),
-                    r.file_id == _f.file_id)
-    query = (select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size, _f.num_rows,
-                    func.coalesce(i.completion_ts, i.ts).label("completion_ts"), r.instant_ts.label("replaced_ts"))
-             .select_from(schema.files.outerjoin(schema.instant, writer)
-                          .outerjoin(schema.replaced_file_group, replaced))
-             .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False)))
-    rows = []
+    replaced = and_(
+        r.tbl_id == _f.tbl_id, r.part_id == func.coalesce(_f.part_id, NO_PARTITION), r.file_id == _f.file_id
+    )
+    query = (
+        select(
+            _f.part_id,
+            _f.name,
+            _f.file_id,
+            _f.instant_ts,
+            _f.size,
+            _f.num_rows,
+            func.coalesce(i.completion_ts, i.ts).label("completion_ts"),
+            r.instant_ts.label("replaced_ts"),
+        )
+        .select_from(schema.files.outerjoin(schema.instant, writer).outerjoin(schema.replaced_file_group, replaced))
+        .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False))
+    )
+    rows: list[Row] = []
     for chunk in chunks([p for p in part_ids if p is not None]):
         rows += conn.execute(query.where(_f.part_id.in_(chunk))).all()
     if None in part_ids:
@@ -160,7 +193,7 @@ def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) 
     return rows
 
 
-def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> list:
+def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> Sequence[Row]:
     """``(part_id, name, file_id, instant_ts, size)`` of files added by instants in ``(begin, end]``."""
     return conn.execute(
         select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size)
@@ -174,12 +207,13 @@ def record_version(conn: Connection, tbl_id: int, instant_ts: str, now: int, sta
     idempotent)."""
     if conn.execute(select(func.count()).where(_v.tbl_id == tbl_id, _v.version == instant_ts)).scalar_one():
         return False
-    conn.execute(insert(schema.tbl_version).values(
-        tbl_id=tbl_id, version=instant_ts, snapshot_status=status, create_time=now))
+    conn.execute(
+        insert(schema.tbl_version).values(tbl_id=tbl_id, version=instant_ts, snapshot_status=status, create_time=now)
+    )
     return True
 
 
-def pending_versions(conn: Connection) -> list:
+def pending_versions(conn: Connection) -> Sequence[Row]:
     """``(tbl_id, version)`` of every completed instant not applied yet, in completion order per table."""
     i = schema.instant.c
     return conn.execute(
@@ -193,8 +227,11 @@ def pending_versions(conn: Connection) -> list:
 def claim_pending(conn: Connection, tbl_id: int, instant_ts: str) -> bool:
     """Mark a pending version applied, if it still is pending: the caller then applies it in the same
     transaction. False when another syncer got there first, or a rollback removed it."""
-    claimed = conn.execute(update(schema.tbl_version).where(
-        _v.tbl_id == tbl_id, _v.version == instant_ts, _v.snapshot_status == PENDING).values(snapshot_status=APPLIED))
+    claimed = conn.execute(
+        update(schema.tbl_version)
+        .where(_v.tbl_id == tbl_id, _v.version == instant_ts, _v.snapshot_status == PENDING)
+        .values(snapshot_status=APPLIED)
+    )
     return claimed.rowcount == 1
 
 
@@ -203,14 +240,17 @@ def forget_applied(conn: Connection, tbl_id: int, instant_times: Collection[str]
         conn.execute(delete(schema.tbl_version).where(_v.tbl_id == tbl_id, _v.version.in_(list(instant_times))))
 
 
-def record_versions(conn: Connection, tbl_id: int, instant_times: Sequence[str], now: int,
-                    status: int = APPLIED) -> set[str]:
+def record_versions(
+    conn: Connection, tbl_id: int, instant_times: Sequence[str], now: int, status: int = APPLIED
+) -> set[str]:
     """``record_version`` for many instants in one insert; returns those not recorded before."""
     known: set[str] = set()
     for chunk in chunks(sorted(set(instant_times))):
         known.update(conn.execute(select(_v.version).where(_v.tbl_id == tbl_id, _v.version.in_(chunk))).scalars())
     new = [ts for ts in dict.fromkeys(instant_times) if ts not in known]
     if new:
-        conn.execute(insert(schema.tbl_version), [
-            {"tbl_id": tbl_id, "version": ts, "snapshot_status": status, "create_time": now} for ts in new])
+        conn.execute(
+            insert(schema.tbl_version),
+            [{"tbl_id": tbl_id, "version": ts, "snapshot_status": status, "create_time": now} for ts in new],
+        )
     return set(new)

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection, Row, and_, delete, insert, select, update
 
-from ..errors import NoSuchTableError
+from ..errors import NoSuchTableError, StorageError
+from ..hudi.properties import TABLE_VERSION
 from ..model import Column, Table, TableKeys, TableMeta
 from . import descriptors, params, schema
 from .catalogs import in_scope
@@ -22,18 +23,21 @@ def _table_query():
     return select(schema.tbl, _d.name.label("db_name")).join(schema.db, _d.db_id == _t.db_id)
 
 
+def _locked(query):
+    """``query`` locking its ``tbl`` row only (PostgreSQL would lock the joined ``db`` row too, and two
+    writers of one database's tables would deadlock on it; MariaDB renders a plain FOR UPDATE)."""
+    return query.with_for_update(of=_t)
+
+
 def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row:
     """The ``tbl`` row (plus ``db_name``); ``NoSuchTableError`` with Hive's text when missing."""
     query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
     if lock:
-        query = query.with_for_update()
+        query = _locked(query)
     row = conn.execute(query).first()
     if row is None:
         raise NoSuchTableError(f"{database}.{name} table not found")
     return row
-
-
-HUDI_VERSION_PARAM = "hoodie.table.version"
 
 
 def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
@@ -41,13 +45,23 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     ``NoSuchTableError`` when missing."""
     s, p = schema.schema.c, schema.tbl_params.c
     rows = conn.execute(
-        select(_t.tbl_id, _t.name, _d.name.label("db_name"), s.name.label("key_name"), s.type, s.comment,
-               p.param_value.label("hudi_version"), _t.partitions_revision)
+        select(
+            _t.tbl_id,
+            _t.name,
+            _d.name.label("db_name"),
+            s.name.label("key_name"),
+            s.type,
+            s.comment,
+            p.param_value.label("hudi_version"),
+            _t.partitions_revision,
+        )
         .select_from(
-            schema.tbl.join(schema.db, _d.db_id == _t.db_id).outerjoin(
+            schema.tbl.join(schema.db, _d.db_id == _t.db_id)
+            .outerjoin(
                 schema.schema,
                 and_(s.tbl_id == _t.tbl_id, s.version == _t.schema_version, s.is_partition_col.is_(True)),
-            ).outerjoin(schema.tbl_params, and_(p.tbl_id == _t.tbl_id, p.param_key == HUDI_VERSION_PARAM))
+            )
+            .outerjoin(schema.tbl_params, and_(p.tbl_id == _t.tbl_id, p.param_key == TABLE_VERSION))
         )
         .where(_d.name == database, in_scope(), _t.name == name)
         .order_by(s.position)
@@ -56,19 +70,25 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
         raise NoSuchTableError(f"{database}.{name} table not found")
     keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
     version = rows[0].hudi_version
-    return TableKeys(rows[0].tbl_id, rows[0].db_name, rows[0].name, keys,
-                     int(version) if version and version.isdigit() else None, rows[0].partitions_revision)
+    return TableKeys(
+        rows[0].tbl_id,
+        rows[0].db_name,
+        rows[0].name,
+        keys,
+        int(version) if version and version.isdigit() else None,
+        rows[0].partitions_revision,
+    )
 
 
 def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
     query = _table_query().where(_t.tbl_id == tbl_id)
-    return conn.execute(query.with_for_update() if lock else query).first()
+    return conn.execute(_locked(query) if lock else query).first()
 
 
 def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row | None:
     """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
     query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
-    return conn.execute(query.with_for_update() if lock else query).first()
+    return conn.execute(_locked(query) if lock else query).first()
 
 
 def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
@@ -129,7 +149,10 @@ def insert_table(conn: Connection, db_id: int, table: Table) -> int:
             **descriptors.descriptor_to_row(table.sd, schema_version=1),
         )
     )
-    tbl_id = result.inserted_primary_key[0]
+    key = result.inserted_primary_key
+    if key is None:
+        raise StorageError("the database returned no id for the new table")
+    tbl_id = key[0]
     descriptors.insert_schema_version(conn, tbl_id, 1, table.sd.columns, table.partition_keys)
     params.insert_params(conn, schema.tbl_params, {tbl_id: table.parameters})
     return tbl_id
@@ -160,12 +183,20 @@ def update_table(conn: Connection, tbl_id: int, db_id: int, table: Table, schema
 def delete_table(conn: Connection, tbl_id: int) -> None:
     """Delete a table with everything that hangs off it (partitions, schema, timeline, files, column
     statistics, its constraints and the foreign keys that reference it)."""
-    for child in (schema.files, schema.tbl_version, schema.instant_meta, schema.instant, schema.tbl_timestamp,
-                  schema.tbl_col_stats, schema.part_col_stats):
+    for child in (
+        schema.files,
+        schema.tbl_version,
+        schema.instant_meta,
+        schema.instant,
+        schema.tbl_timestamp,
+        schema.tbl_col_stats,
+        schema.part_col_stats,
+    ):
         conn.execute(delete(child).where(child.c.tbl_id == tbl_id))
     constraints = schema.tbl_constraint.c
-    conn.execute(delete(schema.tbl_constraint).where(
-        (constraints.tbl_id == tbl_id) | (constraints.parent_tbl_id == tbl_id)))
+    conn.execute(
+        delete(schema.tbl_constraint).where((constraints.tbl_id == tbl_id) | (constraints.parent_tbl_id == tbl_id))
+    )
     part_ids = select(schema.partitions.c.part_id).where(schema.partitions.c.tbl_id == tbl_id)
     conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(part_ids)))
     conn.execute(delete(schema.partition_key_val).where(schema.partition_key_val.c.tbl_id == tbl_id))
@@ -196,11 +227,7 @@ def has_tables(conn: Connection, db_id: int) -> bool:
 def metas(conn: Connection) -> list[TableMeta]:
     """Database, name, type and comment of every table, in one query."""
     p = schema.tbl_params.c
-    comment = (
-        select(p.param_value)
-        .where(p.tbl_id == _t.tbl_id, p.param_key == COMMENT_PARAM)
-        .scalar_subquery()
-    )
+    comment = select(p.param_value).where(p.tbl_id == _t.tbl_id, p.param_key == COMMENT_PARAM).scalar_subquery()
     rows = conn.execute(
         select(_d.name, _t.name, _t.tbl_type, comment.label("comment"))
         .join(schema.db, _d.db_id == _t.db_id)
@@ -213,10 +240,13 @@ def metas(conn: Connection) -> list[TableMeta]:
 def ids_with_param(conn: Connection, db_id: int, key: str, value: str) -> list[int]:
     """The ids of the database's tables whose parameter ``key`` is ``value``."""
     p = schema.tbl_params.c
-    return list(conn.execute(
-        select(_t.tbl_id).join(schema.tbl_params, p.tbl_id == _t.tbl_id)
-        .where(_t.db_id == db_id, p.param_key == key, p.param_value == value)
-    ).scalars())
+    return list(
+        conn.execute(
+            select(_t.tbl_id)
+            .join(schema.tbl_params, p.tbl_id == _t.tbl_id)
+            .where(_t.db_id == db_id, p.param_key == key, p.param_value == value)
+        ).scalars()
+    )
 
 
 def write_parameters(conn: Connection, tbl_id: int, parameters: Mapping[str, str]) -> None:

@@ -18,13 +18,30 @@ OPEN, ABORTED, COMMITTED = "o", "a", "c"
 STATES = {OPEN: TxnState.OPEN, ABORTED: TxnState.ABORTED, COMMITTED: TxnState.COMMITTED}
 
 
-def insert_open(conn: Connection, first_id: int, count: int, user: str, host: str, agent_info: str | None,
-                txn_type: int, now_ms: int) -> list[int]:
+def insert_open(
+    conn: Connection,
+    first_id: int,
+    count: int,
+    user: str,
+    host: str,
+    agent_info: str | None,
+    txn_type: int,
+    now_ms: int,
+) -> list[int]:
     ids = list(range(first_id, first_id + count))
     rows = [
-        {"txn_id": txn_id, "state": OPEN, "started_ms": now_ms, "last_heartbeat_ms": now_ms,
-         "heartbeat_count": 0, "user_name": user, "host_name": host, "agent_info": agent_info,
-         "txn_type": txn_type, "has_writes": False}
+        {
+            "txn_id": txn_id,
+            "state": OPEN,
+            "started_ms": now_ms,
+            "last_heartbeat_ms": now_ms,
+            "heartbeat_count": 0,
+            "user_name": user,
+            "host_name": host,
+            "agent_info": agent_info,
+            "txn_type": txn_type,
+            "has_writes": False,
+        }
         for txn_id in ids
     ]
     for start in range(0, len(rows), BATCH):
@@ -40,16 +57,20 @@ def state_of(conn: Connection, txn_id: int, lock: bool = False) -> str | None:
 
 def is_timed_out(conn: Connection, txn_id: int, cutoff_ms: int) -> bool:
     """Whether the transaction is open but was last heartbeated before ``cutoff_ms``."""
-    return conn.execute(
-        select(_t.txn_id).where(_t.txn_id == txn_id, _t.state == OPEN, _t.last_heartbeat_ms < cutoff_ms)
-    ).first() is not None
+    return (
+        conn.execute(
+            select(_t.txn_id).where(_t.txn_id == txn_id, _t.state == OPEN, _t.last_heartbeat_ms < cutoff_ms)
+        ).first()
+        is not None
+    )
 
 
 def set_state(conn: Connection, txn_ids: Sequence[int], state: str, now_ms: int) -> None:
     """Move the transactions to ``state``; the time is kept as their last heartbeat."""
     for start in range(0, len(txn_ids), BATCH):
         conn.execute(
-            update(schema.hive_txn).where(_t.txn_id.in_(txn_ids[start : start + BATCH]))
+            update(schema.hive_txn)
+            .where(_t.txn_id.in_(txn_ids[start : start + BATCH]))
             .values(state=state, last_heartbeat_ms=now_ms)
         )
 
@@ -64,7 +85,8 @@ def heartbeat(conn: Connection, first: int, last: int, now_ms: int, expired_befo
     alive = set(conn.execute(select(_t.txn_id).where(*live)).scalars())
     if alive:
         conn.execute(
-            update(schema.hive_txn).where(*live)
+            update(schema.hive_txn)
+            .where(*live)
             .values(last_heartbeat_ms=now_ms, heartbeat_count=_t.heartbeat_count + 1)
         )
     return alive
@@ -86,9 +108,9 @@ def states_between(conn: Connection, first: int, last: int) -> dict[int, str]:
 
 def timed_out(conn: Connection, expired_before_ms: int) -> list[int]:
     """Open transactions whose last heartbeat is older than ``expired_before_ms``."""
-    return list(conn.execute(
-        select(_t.txn_id).where(_t.state == OPEN, _t.last_heartbeat_ms < expired_before_ms)
-    ).scalars())
+    return list(
+        conn.execute(select(_t.txn_id).where(_t.state == OPEN, _t.last_heartbeat_ms < expired_before_ms)).scalars()
+    )
 
 
 def delete_finished(conn: Connection, finished_before_ms: int) -> int:
@@ -104,12 +126,17 @@ def delete_finished(conn: Connection, finished_before_ms: int) -> int:
 def not_committed(conn: Connection) -> list[TxnInfo]:
     """Open and aborted transactions, by id."""
     return [
-        TxnInfo(txn_id=r.txn_id, state=STATES[r.state], user=r.user_name, host=r.host_name,
-                agent_info=r.agent_info, heartbeat_count=r.heartbeat_count, started_ms=r.started_ms,
-                last_heartbeat_ms=r.last_heartbeat_ms)
-        for r in conn.execute(
-            select(schema.hive_txn).where(_t.state.in_((OPEN, ABORTED))).order_by(_t.txn_id)
+        TxnInfo(
+            txn_id=r.txn_id,
+            state=STATES[r.state],
+            user=r.user_name,
+            host=r.host_name,
+            agent_info=r.agent_info,
+            heartbeat_count=r.heartbeat_count,
+            started_ms=r.started_ms,
+            last_heartbeat_ms=r.last_heartbeat_ms,
         )
+        for r in conn.execute(select(schema.hive_txn).where(_t.state.in_((OPEN, ABORTED))).order_by(_t.txn_id))
     ]
 
 
@@ -118,10 +145,12 @@ def not_committed(conn: Connection) -> list[TxnInfo]:
 
 def write_ids_of(conn: Connection, database: str, table: str, txn_ids: Sequence[int]) -> dict[int, int]:
     """``{txn id: write id}`` for those of the transactions that already have one in the table."""
-    return {r.txn_id: r.write_id for r in conn.execute(
-        select(_w.txn_id, _w.write_id).where(_w.db_name == database, _w.tbl_name == table,
-                                             _w.txn_id.in_(txn_ids))
-    )}
+    return {
+        r.txn_id: r.write_id
+        for r in conn.execute(
+            select(_w.txn_id, _w.write_id).where(_w.db_name == database, _w.tbl_name == table, _w.txn_id.in_(txn_ids))
+        )
+    }
 
 
 def take_write_ids(conn: Connection, database: str, table: str, count: int) -> int:
@@ -138,21 +167,25 @@ def take_write_ids(conn: Connection, database: str, table: str, count: int) -> i
 
 def insert_write_ids(conn: Connection, database: str, table: str, pairs: Sequence[tuple[int, int]]) -> None:
     if pairs:
-        conn.execute(insert(schema.txn_write_id), [
-            {"db_name": database, "tbl_name": table, "txn_id": txn_id, "write_id": write_id}
-            for txn_id, write_id in pairs
-        ])
+        conn.execute(
+            insert(schema.txn_write_id),
+            [
+                {"db_name": database, "tbl_name": table, "txn_id": txn_id, "write_id": write_id}
+                for txn_id, write_id in pairs
+            ],
+        )
 
 
 def highest_write_id(conn: Connection, database: str, table: str, txn_high_water_mark: int) -> int:
     """The highest write id handed to a transaction up to ``txn_high_water_mark`` (0 for none)."""
     return conn.execute(
-        select(func.coalesce(func.max(_w.write_id), 0))
-        .where(_w.db_name == database, _w.tbl_name == table, _w.txn_id <= txn_high_water_mark)
+        select(func.coalesce(func.max(_w.write_id), 0)).where(
+            _w.db_name == database, _w.tbl_name == table, _w.txn_id <= txn_high_water_mark
+        )
     ).scalar_one()
 
 
-def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark: int) -> list[Row]:
+def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark: int) -> Sequence[Row]:
     """``(txn_id, write_id)`` rows of the table up to the write id ``high_water_mark``, by write id."""
     return conn.execute(
         select(_w.txn_id, _w.write_id)
@@ -164,8 +197,9 @@ def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark
 def rename_table(conn: Connection, database: str, table: str, new_database: str, new_table: str) -> None:
     """Write ids follow a renamed table, as Hive's do."""
     for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
-        conn.execute(update(t).where(c.db_name == database, c.tbl_name == table)
-                     .values(db_name=new_database, tbl_name=new_table))
+        conn.execute(
+            update(t).where(c.db_name == database, c.tbl_name == table).values(db_name=new_database, tbl_name=new_table)
+        )
 
 
 def delete_table(conn: Connection, database: str, table: str) -> None:

@@ -22,11 +22,37 @@ def test_a_table_with_constraints_and_statistics_as_flink_uses_it(client):
     table = make_table("fl", "users", columns=cols("id:bigint", "name:string"), partition_keys=cols("dt:string"))
     table.catName = "hive"
     client.create_table_with_constraints(
-        table, [hive.SQLPrimaryKey(table_db="fl", table_name="users", column_name="id", key_seq=1, pk_name="pk_users",
-                                   enable_cstr=False, validate_cstr=False, rely_cstr=True, catName="hive")],
-        [], [], [hive.SQLNotNullConstraint(catName="hive", table_db="fl", table_name="users", column_name="name",
-                                           nn_name="nn_name", enable_cstr=False, validate_cstr=False,
-                                           rely_cstr=True)], [], [])
+        table,
+        [
+            hive.SQLPrimaryKey(
+                table_db="fl",
+                table_name="users",
+                column_name="id",
+                key_seq=1,
+                pk_name="pk_users",
+                enable_cstr=False,
+                validate_cstr=False,
+                rely_cstr=True,
+                catName="hive",
+            )
+        ],
+        [],
+        [],
+        [
+            hive.SQLNotNullConstraint(
+                catName="hive",
+                table_db="fl",
+                table_name="users",
+                column_name="name",
+                nn_name="nn_name",
+                enable_cstr=False,
+                validate_cstr=False,
+                rely_cstr=True,
+            )
+        ],
+        [],
+        [],
+    )
     client.add_partition(hive.Partition(dbName="fl", tableName="users", values=["2024-05-01"]))
 
     assert client.get_databases("@hive#") == ["default", "fl"]
@@ -34,23 +60,34 @@ def test_a_table_with_constraints_and_statistics_as_flink_uses_it(client):
     assert client.get_tables_by_type("@hive#fl", None, "VIRTUAL_VIEW") == []
     loaded = client.get_table_req(hive.GetTableRequest(dbName="fl", tblName="users", catName="hive")).table
     assert [c.name for c in loaded.sd.cols] == ["id", "name"]
-    not_null = client.get_not_null_constraints(hive.NotNullConstraintsRequest(
-        catName="hive", db_name="fl", tbl_name="users")).notNullConstraints
+    not_null = client.get_not_null_constraints(
+        hive.NotNullConstraintsRequest(catName="hive", db_name="fl", tbl_name="users")
+    ).notNullConstraints
     assert [(c.column_name, c.rely_cstr) for c in not_null] == [("name", True)]
     [pk] = client.get_primary_keys(hive.PrimaryKeysRequest(db_name="fl", tbl_name="users", catName="hive")).primaryKeys
     assert (pk.column_name, pk.pk_name, pk.rely_cstr) == ("id", "pk_users", True)
 
     desc = hive.ColumnStatisticsDesc(isTblLevel=True, dbName="fl", tableName="users", catName="hive")
-    name_stats = hive.ColumnStatisticsObj("name", "string", hive.ColumnStatisticsData(
-        stringStats=hive.StringColumnStatsData(maxColLen=12, avgColLen=6.0, numNulls=0, numDVs=30)))
+    name_stats = hive.ColumnStatisticsObj(
+        "name",
+        "string",
+        hive.ColumnStatisticsData(
+            stringStats=hive.StringColumnStatsData(maxColLen=12, avgColLen=6.0, numNulls=0, numDVs=30)
+        ),
+    )
     client.update_table_column_statistics(hive.ColumnStatistics(statsDesc=desc, statsObj=[name_stats]))
-    found = client.get_table_statistics_req(hive.TableStatsRequest(dbName="fl", tblName="users",
-                                                                   colNames=["id", "name"], catName="hive"))
+    found = client.get_table_statistics_req(
+        hive.TableStatsRequest(dbName="fl", tblName="users", colNames=["id", "name"], catName="hive")
+    )
     assert [(o.colName, o.statsData.stringStats.numDVs) for o in found.tableStats] == [("name", 30)]
 
-    part_desc = hive.ColumnStatisticsDesc(isTblLevel=False, dbName="fl", tableName="users", partName="dt=2024-05-01",
-                                          catName="hive")
+    part_desc = hive.ColumnStatisticsDesc(
+        isTblLevel=False, dbName="fl", tableName="users", partName="dt=2024-05-01", catName="hive"
+    )
     client.update_partition_column_statistics(hive.ColumnStatistics(statsDesc=part_desc, statsObj=[name_stats]))
-    by_partition = client.get_partitions_statistics_req(hive.PartitionsStatsRequest(
-        dbName="fl", tblName="users", colNames=["name"], partNames=["dt=2024-05-01"], catName="hive")).partStats
+    by_partition = client.get_partitions_statistics_req(
+        hive.PartitionsStatsRequest(
+            dbName="fl", tblName="users", colNames=["name"], partNames=["dt=2024-05-01"], catName="hive"
+        )
+    ).partStats
     assert list(by_partition) == ["dt=2024-05-01"] and by_partition["dt=2024-05-01"][0].colName == "name"

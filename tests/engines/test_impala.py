@@ -25,8 +25,11 @@ BATCH = 1000
 
 # the message properties Impala's event classes require, by event type
 REQUIRED = {
-    "CREATE_DATABASE": ["dbJson"], "DROP_DATABASE": ["dbJson"], "ALTER_DATABASE": ["dbObjAfterJson"],
-    "CREATE_TABLE": ["tableObjJson"], "DROP_TABLE": ["tableObjJson"],
+    "CREATE_DATABASE": ["dbJson"],
+    "DROP_DATABASE": ["dbJson"],
+    "ALTER_DATABASE": ["dbObjAfterJson"],
+    "CREATE_TABLE": ["tableObjJson"],
+    "DROP_TABLE": ["tableObjJson"],
     "ALTER_TABLE": ["tableObjBeforeJson", "tableObjAfterJson", "isTruncateOp"],
     "ADD_PARTITION": ["tableObjJson", "partitionListJson", "partitions"],
     "ALTER_PARTITION": ["tableObjJson", "partitionObjBeforeJson", "partitionObjAfterJson", "isTruncateOp"],
@@ -55,8 +58,9 @@ class EventsProcessor:
         current = self.client.get_current_notificationEventId().eventId
         if current <= self.last_synced:
             return []
-        events = self.client.get_next_notification(hive.NotificationEventRequest(
-            lastEvent=self.last_synced, maxEvents=BATCH, eventTypeSkipList=SKIPPED)).events
+        events = self.client.get_next_notification(
+            hive.NotificationEventRequest(lastEvent=self.last_synced, maxEvents=BATCH, eventTypeSkipList=SKIPPED)
+        ).events
         if not events:  # cleaned up before it could read them: Impala moves on to the current id
             self.last_synced = current
             return []
@@ -97,18 +101,29 @@ def test_catalogd_follows_every_change_through_the_events(client, catalog):
     assert processor.poll() == []
     client.create_database(hive.Database(name="web", parameters={}))
     client.create_table(make_table("web", "clicks", columns=cols("url:string"), partition_keys=cols("day:string")))
-    client.add_partitions([hive.Partition(dbName="web", tableName="clicks", values=[d])
-                           for d in ("2024-01-01", "2024-01-02")])
+    client.add_partitions(
+        [hive.Partition(dbName="web", tableName="clicks", values=[d]) for d in ("2024-01-01", "2024-01-02")]
+    )
     assert processor.poll() == [
-        ("CREATE_DATABASE", "web", None, None), ("CREATE_TABLE", "web", "clicks", None),
-        ("ADD_PARTITION", "web", "clicks", [["2024-01-01"], ["2024-01-02"]])]
+        ("CREATE_DATABASE", "web", None, None),
+        ("CREATE_TABLE", "web", "clicks", None),
+        ("ADD_PARTITION", "web", "clicks", [["2024-01-01"], ["2024-01-02"]]),
+    ]
 
     part = client.get_partition("web", "clicks", ["2024-01-01"])
     part.parameters["impala.events.catalogVersion"] = "7"
     client.alter_partition("web", "clicks", part)
-    client.fire_listener_event(hive.FireEventRequest(successful=True, data=hive.FireEventRequestData(
-        insertData=hive.InsertEventRequestData(filesAdded=["file:/wh/web.db/clicks/day=2024-01-02/f0"])),
-        dbName="web", tableName="clicks", partitionVals=["2024-01-02"]))
+    client.fire_listener_event(
+        hive.FireEventRequest(
+            successful=True,
+            data=hive.FireEventRequestData(
+                insertData=hive.InsertEventRequestData(filesAdded=["file:/wh/web.db/clicks/day=2024-01-02/f0"])
+            ),
+            dbName="web",
+            tableName="clicks",
+            partitionVals=["2024-01-02"],
+        )
+    )
     renamed = client.get_table("web", "clicks")
     renamed.tableName = "visits"
     client.alter_table("web", "clicks", renamed)

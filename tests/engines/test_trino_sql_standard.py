@@ -16,23 +16,35 @@ ADMIN = "admin"  # the Trino user running the statements, a member of Trino's ad
 
 
 def _table_ref() -> hive.HiveObjectRef:
-    return hive.HiveObjectRef(objectType=hive.HiveObjectType.TABLE, dbName="default", objectName="orders",
-                              partValues=None, columnName=None)
+    return hive.HiveObjectRef(
+        objectType=hive.HiveObjectType.TABLE, dbName="default", objectName="orders", partValues=None, columnName=None
+    )
 
 
 def _bag(grantee: str, grantee_type: int, privileges: list[str], grant_option: bool) -> hive.PrivilegeBag:
     """``buildPrivilegeBag``: one privilege per grant, its name in lower case, created 0, granted by the Trino
     user, authorizer ``SQL``."""
-    return hive.PrivilegeBag(privileges=[hive.HiveObjectPrivilege(
-        hiveObject=_table_ref(), principalName=grantee, principalType=grantee_type, authorizer="SQL",
-        grantInfo=hive.PrivilegeGrantInfo(privilege=p.lower(), createTime=0, grantor=ADMIN, grantorType=USER,
-                                          grantOption=grant_option)) for p in privileges])
+    return hive.PrivilegeBag(
+        privileges=[
+            hive.HiveObjectPrivilege(
+                hiveObject=_table_ref(),
+                principalName=grantee,
+                principalType=grantee_type,
+                authorizer="SQL",
+                grantInfo=hive.PrivilegeGrantInfo(
+                    privilege=p.lower(), createTime=0, grantor=ADMIN, grantorType=USER, grantOption=grant_option
+                ),
+            )
+            for p in privileges
+        ]
+    )
 
 
 def _role_grants(client, name: str, kind: int) -> list:
     """``listRoleGrants``."""
-    return client.get_role_grants_for_principal(hive.GetRoleGrantsForPrincipalRequest(
-        principal_name=name, principal_type=kind)).principalGrants
+    return client.get_role_grants_for_principal(
+        hive.GetRoleGrantsForPrincipalRequest(principal_name=name, principal_type=kind)
+    ).principalGrants
 
 
 def _grant_role(client, role: str, grantee: str, kind: int, admin_option: bool) -> None:
@@ -44,9 +56,17 @@ def _grant_role(client, role: str, grantee: str, kind: int, admin_option: bool) 
             if admin_option:
                 _revoke_role(client, role, grantee, kind, False)
                 break
-    answer = client.grant_revoke_role(hive.GrantRevokeRoleRequest(
-        requestType=hive.GrantRevokeType.GRANT, roleName=role, principalName=grantee, principalType=kind,
-        grantor=ADMIN, grantorType=USER, grantOption=admin_option))
+    answer = client.grant_revoke_role(
+        hive.GrantRevokeRoleRequest(
+            requestType=hive.GrantRevokeType.GRANT,
+            roleName=role,
+            principalName=grantee,
+            principalType=kind,
+            grantor=ADMIN,
+            grantorType=USER,
+            grantOption=admin_option,
+        )
+    )
     assert answer.success is not None  # Trino: "GrantRevokeResponse missing success field"
 
 
@@ -55,9 +75,15 @@ def _revoke_role(client, role: str, grantee: str, kind: int, admin_option: bool)
     current = next((g for g in _role_grants(client, grantee, kind) if g.roleName == role), None)
     if current is None or (admin_option and not current.grantOption):
         return
-    answer = client.grant_revoke_role(hive.GrantRevokeRoleRequest(
-        requestType=hive.GrantRevokeType.REVOKE, roleName=role, principalName=grantee, principalType=kind,
-        grantOption=admin_option))
+    answer = client.grant_revoke_role(
+        hive.GrantRevokeRoleRequest(
+            requestType=hive.GrantRevokeType.REVOKE,
+            roleName=role,
+            principalName=grantee,
+            principalType=kind,
+            grantOption=admin_option,
+        )
+    )
     assert answer.success is not None
 
 
@@ -70,8 +96,7 @@ def _table_privileges(client, grantee: str | None = None, kind: int | None = Non
     found = client.list_privileges(grantee, kind, _table_ref())
     names = {p.grantInfo.privilege.upper() for p in found}
     assert names <= TRINO_PRIVILEGES | {"ALL"}, names
-    return {(p.principalName, p.principalType, p.grantInfo.privilege.upper(), p.grantInfo.grantOption)
-            for p in found}
+    return {(p.principalName, p.principalType, p.grantInfo.privilege.upper(), p.grantInfo.grantOption) for p in found}
 
 
 def _grant_privileges(client, grantee: str, kind: int, privileges: list[str], grant_option: bool) -> None:
@@ -79,8 +104,11 @@ def _grant_privileges(client, grantee: str, kind: int, privileges: list[str], gr
     held = {privilege for _, _, privilege, _ in _table_privileges(client, grantee, kind)}
     wanted = [p for p in privileges if p not in held]
     if wanted:
-        client.grant_revoke_privileges(hive.GrantRevokePrivilegeRequest(
-            requestType=hive.GrantRevokeType.GRANT, privileges=_bag(grantee, kind, wanted, grant_option)))
+        client.grant_revoke_privileges(
+            hive.GrantRevokePrivilegeRequest(
+                requestType=hive.GrantRevokeType.GRANT, privileges=_bag(grantee, kind, wanted, grant_option)
+            )
+        )
 
 
 def _revoke_privileges(client, grantee: str, kind: int, privileges: list[str], grant_option: bool) -> None:
@@ -89,9 +117,13 @@ def _revoke_privileges(client, grantee: str, kind: int, privileges: list[str], g
     held = {privilege for _, _, privilege, _ in _table_privileges(client, grantee, kind)}
     wanted = [p for p in privileges if p in held]
     if wanted:
-        answer = client.grant_revoke_privileges(hive.GrantRevokePrivilegeRequest(
-            requestType=hive.GrantRevokeType.REVOKE, privileges=_bag(grantee, kind, wanted, grant_option),
-            revokeGrantOption=grant_option))
+        answer = client.grant_revoke_privileges(
+            hive.GrantRevokePrivilegeRequest(
+                requestType=hive.GrantRevokeType.REVOKE,
+                privileges=_bag(grantee, kind, wanted, grant_option),
+                revokeGrantOption=grant_option,
+            )
+        )
         assert answer.success is True
 
 
@@ -113,8 +145,11 @@ def test_trinos_role_and_grant_statements(client):
     _grant_privileges(client, "analysts", ROLE, ["SELECT", "INSERT"], False)  # GRANT SELECT, INSERT ... TO ROLE
     _grant_privileges(client, "analysts", ROLE, ["SELECT"], False)  # already held: no call
     _grant_privileges(client, "carol", USER, ["DELETE"], True)  # ... TO USER carol WITH GRANT OPTION
-    assert _table_privileges(client) == {("analysts", ROLE, "SELECT", False), ("analysts", ROLE, "INSERT", False),
-                                         ("carol", USER, "DELETE", True)}  # SHOW GRANTS ON orders
+    assert _table_privileges(client) == {
+        ("analysts", ROLE, "SELECT", False),
+        ("analysts", ROLE, "INSERT", False),
+        ("carol", USER, "DELETE", True),
+    }  # SHOW GRANTS ON orders
 
     _revoke_privileges(client, "carol", USER, ["DELETE"], True)  # REVOKE GRANT OPTION FOR DELETE
     assert _table_privileges(client, "carol", USER) == {("carol", USER, "DELETE", False)}
@@ -123,7 +158,9 @@ def test_trinos_role_and_grant_statements(client):
 
     _revoke_role(client, "analysts", "bob", USER, True)  # REVOKE ADMIN OPTION FOR analysts FROM bob
     assert {(g.roleName, bool(g.grantOption)) for g in _role_grants(client, "bob", USER)} == {
-        ("analysts", False), ("public", False)}
+        ("analysts", False),
+        ("public", False),
+    }
     _revoke_role(client, "analysts", "bob", USER, False)  # REVOKE analysts FROM bob
     assert [g.roleName for g in _role_grants(client, "bob", USER)] == ["public"]
 

@@ -38,18 +38,39 @@ class PrivateMariaDB:
         for folder in (data, run):
             folder.mkdir()
             shutil.chown(folder, "mysql", "mysql")
-        subprocess.run(["mariadb-install-db", "--no-defaults", "--user=mysql", f"--datadir={data}",
-                        "--auth-root-authentication-method=normal", "--skip-test-db"],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                "mariadb-install-db",
+                "--no-defaults",
+                "--user=mysql",
+                f"--datadir={data}",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
     def start(self) -> None:
         """Start the server and wait until it answers."""
         self.process = subprocess.Popen(
-            ["mariadbd", "--no-defaults", "--user=mysql", f"--datadir={self.home / 'data'}",
-             f"--socket={self.home / 'run' / 's.sock'}", f"--port={self.port}", f"--bind-address={self.bind_address}",
-             f"--pid-file={self.home / 'run' / 'm.pid'}", f"--log-error={self.home / 'run' / 'error.log'}",
-             "--skip-grant-tables", "--innodb-buffer-pool-size=64M"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "mariadbd",
+                "--no-defaults",
+                "--user=mysql",
+                f"--datadir={self.home / 'data'}",
+                f"--socket={self.home / 'run' / 's.sock'}",
+                f"--port={self.port}",
+                f"--bind-address={self.bind_address}",
+                f"--pid-file={self.home / 'run' / 'm.pid'}",
+                f"--log-error={self.home / 'run' / 'error.log'}",
+                "--skip-grant-tables",
+                "--innodb-buffer-pool-size=64M",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -58,7 +79,7 @@ class PrivateMariaDB:
             except pymysql.err.OperationalError:
                 if self.process.poll() is not None:
                     log = self.home / "run" / "error.log"
-                    raise RuntimeError(log.read_text()[-2000:] if log.exists() else "mariadbd exited")
+                    raise RuntimeError(log.read_text()[-2000:] if log.exists() else "mariadbd exited") from None
                 time.sleep(0.2)
         raise RuntimeError("the private MariaDB did not start within 60 s")
 

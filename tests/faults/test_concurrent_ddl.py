@@ -1,9 +1,9 @@
-"""Sixteen clients of mixed DDL for a minute against ``serve --workers 2`` on MariaDB: tables of their own
+"""Sixteen clients of mixed DDL for 20 seconds against ``serve --workers 2`` on MariaDB: tables of their own
 created and dropped, tables of one shared name fought over, partitions added to and dropped from one shared
 table. Every acknowledged create is there and every acknowledged drop is not, and no client saw an error
 but the expected ``AlreadyExistsException`` and ``NoSuchObjectException``.
 
-``HMS_DDL_SECONDS`` sets the duration (default 60)."""
+``HMS_DDL_SECONDS`` sets the duration (default 20; longer runs, e.g. 600, find rarer races)."""
 
 from __future__ import annotations
 
@@ -20,17 +20,19 @@ from tests.conftest import hive
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
 CLIENTS = 16
-SECONDS = float(os.environ.get("HMS_DDL_SECONDS", "60"))
+SECONDS = float(os.environ.get("HMS_DDL_SECONDS", "20"))
 SHARED_NAMES = [f"shared_{i}" for i in range(4)]
 EXPECTED = (hive.AlreadyExistsException, hive.NoSuchObjectException)
 
 
 def _table(name: str, partitioned: bool = False):
-    sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], parameters={},
-                                serdeInfo=hive.SerDeInfo(parameters={}))
+    sd = hive.StorageDescriptor(
+        cols=[hive.FieldSchema(name="x", type="int")], parameters={}, serdeInfo=hive.SerDeInfo(parameters={})
+    )
     keys = [hive.FieldSchema(name="k", type="string")] if partitioned else []
-    return hive.Table(tableName=name, dbName="ddl", sd=sd, partitionKeys=keys, parameters={},
-                      tableType="EXTERNAL_TABLE")
+    return hive.Table(
+        tableName=name, dbName="ddl", sd=sd, partitionKeys=keys, parameters={}, tableType="EXTERNAL_TABLE"
+    )
 
 
 @dataclass
@@ -69,8 +71,7 @@ def _client_loop(port: int, number: int, deadline: float, record: Record) -> Non
                     client.drop_table("ddl", name, False)
             elif action == "partition":
                 value = f"{number}-{step}"
-                client.add_partition(hive.Partition(values=[value], dbName="ddl", tableName="events",
-                                                    parameters={}))
+                client.add_partition(hive.Partition(values=[value], dbName="ddl", tableName="events", parameters={}))
                 record.added.add(value)
             elif action == "unpartition" and record.added - record.removed:
                 value = rng.choice(sorted(record.added - record.removed))
@@ -87,9 +88,26 @@ def _client_loop(port: int, number: int, deadline: float, record: Record) -> Non
 def test_sixteen_clients_of_mixed_ddl_over_two_workers(mysql_db_url, tmp_path):
     port = free_port()
     log = open(tmp_path / "server.log", "w")
-    server = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                     "--workers", "2", "--db-url", mysql_db_url, "--warehouse", str(tmp_path / "wh")],
-                              stdout=log, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--workers",
+            "2",
+            "--db-url",
+            mysql_db_url,
+            "--warehouse",
+            str(tmp_path / "wh"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for_port(port, server)
         setup = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
@@ -97,8 +115,7 @@ def test_sixteen_clients_of_mixed_ddl_over_two_workers(mysql_db_url, tmp_path):
         setup.create_table(_table("events", partitioned=True))
         records = [Record() for _ in range(CLIENTS)]
         deadline = time.monotonic() + SECONDS
-        threads = [threading.Thread(target=_client_loop, args=(port, n, deadline, records[n]))
-                   for n in range(CLIENTS)]
+        threads = [threading.Thread(target=_client_loop, args=(port, n, deadline, records[n])) for n in range(CLIENTS)]
         for thread in threads:
             thread.start()
         for thread in threads:

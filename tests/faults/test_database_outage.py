@@ -26,12 +26,22 @@ def _columns():
 
 
 def _table(db: str, name: str, location: str):
-    sd = hive.StorageDescriptor(cols=_columns(), location=location, serdeInfo=hive.SerDeInfo(parameters={}),
-                                inputFormat="org.apache.hadoop.mapred.TextInputFormat",
-                                outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
-                                parameters={})
-    return hive.Table(tableName=name, dbName=db, sd=sd, partitionKeys=[hive.FieldSchema(name="k", type="string")],
-                      parameters={}, tableType="MANAGED_TABLE")
+    sd = hive.StorageDescriptor(
+        cols=_columns(),
+        location=location,
+        serdeInfo=hive.SerDeInfo(parameters={}),
+        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        parameters={},
+    )
+    return hive.Table(
+        tableName=name,
+        dbName=db,
+        sd=sd,
+        partitionKeys=[hive.FieldSchema(name="k", type="string")],
+        parameters={},
+        tableType="MANAGED_TABLE",
+    )
 
 
 @dataclass
@@ -52,9 +62,16 @@ def _work(port: int, worker: int, warehouse: str, stop: threading.Event, ledger:
     while not stop.is_set():
         step += 1
         started = time.monotonic()
-        parts = [hive.Partition(values=[f"{step:05d}-{j:02d}"], dbName="load", tableName=table, parameters={},
-                                sd=_table("load", table, f"{warehouse}/load.db/{table}").sd)
-                 for j in range(BATCH)]
+        parts = [
+            hive.Partition(
+                values=[f"{step:05d}-{j:02d}"],
+                dbName="load",
+                tableName=table,
+                parameters={},
+                sd=_table("load", table, f"{warehouse}/load.db/{table}").sd,
+            )
+            for j in range(BATCH)
+        ]
         try:
             client.add_partitions(parts)
             ledger.batches.append(step)
@@ -74,9 +91,24 @@ def _work(port: int, worker: int, warehouse: str, stop: threading.Event, ledger:
 def test_a_database_crash_mid_load_costs_latency_not_errors(private_mariadb, tmp_path):
     port, warehouse = free_port(), str(tmp_path / "warehouse")
     log = open(tmp_path / "server.log", "w")
-    server = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                     "--db-url", private_mariadb.url, "--warehouse", warehouse],
-                              stdout=log, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            private_mariadb.url,
+            "--warehouse",
+            warehouse,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for_port(port, server)
         setup = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
@@ -86,8 +118,7 @@ def test_a_database_crash_mid_load_costs_latency_not_errors(private_mariadb, tmp
 
         stop, outage = threading.Event(), []
         ledgers = [Ledger() for _ in range(WORKERS)]
-        threads = [threading.Thread(target=_work, args=(port, w, warehouse, stop, ledgers[w]))
-                   for w in range(WORKERS)]
+        threads = [threading.Thread(target=_work, args=(port, w, warehouse, stop, ledgers[w])) for w in range(WORKERS)]
         for thread in threads:
             thread.start()
         time.sleep(2.0)
@@ -110,8 +141,9 @@ def test_a_database_crash_mid_load_costs_latency_not_errors(private_mariadb, tmp
         server.wait(60)
         log.close()
 
-    unexpected = [(call, message) for ledger in ledgers for call, message in ledger.failed
-                  if "while committing" not in message]
+    unexpected = [
+        (call, message) for ledger in ledgers for call, message in ledger.failed if "while committing" not in message
+    ]
     assert not unexpected, unexpected
     for worker, ledger in enumerate(ledgers):
         table = f"t{worker}"
@@ -123,8 +155,9 @@ def test_a_database_crash_mid_load_costs_latency_not_errors(private_mariadb, tmp
         assert set(ledger.batches) <= set(present_steps), "an acknowledged batch is missing"
         assert set(ledger.created) - set(ledger.dropped) <= tables
         assert not set(ledger.dropped) & tables
-    spanning = [(start, end) for ledger in ledgers for start, end in ledger.succeeded
-                if start <= outage[1] and end >= outage[0]]
+    spanning = [
+        (start, end) for ledger in ledgers for start, end in ledger.succeeded if start <= outage[1] and end >= outage[0]
+    ]
     assert len(spanning) >= WORKERS, "every client had a call in the outage, and it succeeded"
     assert sum(len(ledger.batches) for ledger in ledgers) > 4 * WORKERS
     assert "attempt 2 again" in (tmp_path / "server.log").read_text()

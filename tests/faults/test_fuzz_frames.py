@@ -32,8 +32,19 @@ from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 FRAMES = int(os.environ.get("HMS_FUZZ_FRAMES", "300"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))
 STRICT_CALL = 0x80010001
-TYPES = [TType.BOOL, TType.BYTE, TType.DOUBLE, TType.I16, TType.I32, TType.I64, TType.STRING, TType.STRUCT,
-         TType.MAP, TType.SET, TType.LIST]
+TYPES = [
+    TType.BOOL,
+    TType.BYTE,
+    TType.DOUBLE,
+    TType.I16,
+    TType.I32,
+    TType.I64,
+    TType.STRING,
+    TType.STRUCT,
+    TType.MAP,
+    TType.SET,
+    TType.LIST,
+]
 
 
 def _served(service, handler) -> list[str]:
@@ -49,9 +60,9 @@ def _value(rng: random.Random, ttype: int, depth: int) -> bytes:
     if ttype == TType.I16:
         return struct.pack(">h", rng.randint(-32768, 32767))
     if ttype == TType.I32:
-        return struct.pack(">i", rng.randint(-2**31, 2**31 - 1))
+        return struct.pack(">i", rng.randint(-(2**31), 2**31 - 1))
     if ttype == TType.I64:
-        return struct.pack(">q", rng.randint(-2**63, 2**63 - 1))
+        return struct.pack(">q", rng.randint(-(2**63), 2**63 - 1))
     if ttype == TType.STRING:
         text = rng.choice([b"", b"default", b"t", bytes(rng.randrange(256) for _ in range(rng.randint(0, 40)))])
         length = len(text) if rng.random() < 0.9 else rng.choice([2**31 - 1, -1, len(text) + 1000])
@@ -73,7 +84,9 @@ def _struct(rng: random.Random, depth: int = 0) -> bytes:
     fields = []
     for _ in range(rng.randint(0, 5)):
         ttype = rng.choice(TYPES)
-        fields.append(struct.pack(">bh", ttype, rng.choice([1, 2, 3, 4, rng.randint(-5, 40)])) + _value(rng, ttype, depth))
+        fields.append(
+            struct.pack(">bh", ttype, rng.choice([1, 2, 3, 4, rng.randint(-5, 40)])) + _value(rng, ttype, depth)
+        )
     return b"".join(fields) + (b"\x00" if rng.random() < 0.95 else b"")
 
 
@@ -97,7 +110,7 @@ def _frame(rng: random.Random, service, methods: list[str]) -> tuple[str, bytes]
         return kind, header + _struct(rng)
     real = _call_bytes(service, method)
     if kind == "truncated":
-        return kind, real[:rng.randint(1, max(1, len(real) - 1))]
+        return kind, real[: rng.randint(1, max(1, len(real) - 1))]
     if kind == "oversized":
         return kind, struct.pack(">Ii", STRICT_CALL, rng.choice([2**31 - 1, 2**30, 5_000_000])) + b"get_"
     return kind, real
@@ -115,7 +128,7 @@ def _exchange(port: int, payload: bytes) -> bytes:
         try:
             while chunk := sock.recv(65536):
                 chunks.append(chunk)
-        except (ConnectionResetError, socket.timeout):
+        except (TimeoutError, ConnectionResetError):
             pass
         return b"".join(chunks)
 
@@ -129,10 +142,27 @@ def _threads(pid: int) -> int:
 def server(tmp_path):
     port, metaserver_port = free_port(), free_port()
     log = tmp_path / "server.log"
-    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--metaserver-port",
-                                      str(metaserver_port), "--db-url", f"sqlite:///{tmp_path / 'c.db'}",
-                                      "--warehouse", str(tmp_path / "wh"), "--threads", "8"],
-                               stdout=open(log, "w"), stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--metaserver-port",
+            str(metaserver_port),
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--threads",
+            "8",
+        ],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for_port(port, process)
         _wait_for_port(metaserver_port, process)
@@ -145,8 +175,11 @@ def server(tmp_path):
 @pytest.mark.parametrize("port_name", ["hive", "metaserver"])
 def test_fuzzed_frames_leave_the_server_up_and_answering(server, port_name):
     process, hive_port, metaserver_port, log = server
-    service, handler = ((hive.ThriftHiveMetastore, MetastoreHandler) if port_name == "hive"
-                        else (metaserver.ThriftHoodieMetaserver, MetaserverHandler))
+    service, handler = (
+        (hive.ThriftHiveMetastore, MetastoreHandler)
+        if port_name == "hive"
+        else (metaserver.ThriftHoodieMetaserver, MetaserverHandler)
+    )
     port = hive_port if port_name == "hive" else metaserver_port
     methods = _served(service, handler)
     rng = random.Random(f"{SEED}-{port_name}")
@@ -156,7 +189,7 @@ def test_fuzzed_frames_leave_the_server_up_and_answering(server, port_name):
         answer = _exchange(port, payload)
         kinds[kind] = kinds.get(kind, 0) + 1
         if answer:  # an answer is a Thrift message: a reply or an exception
-            version, = struct.unpack(">I", answer[:4])
+            (version,) = struct.unpack(">I", answer[:4])
             assert version & 0xFFFF0000 == 0x80010000 and version & 0xFF in (2, 3), (kind, payload[:60], answer[:60])
         if i % 250 == 0:
             client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", hive_port, timeout=10_000)

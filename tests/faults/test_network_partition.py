@@ -94,8 +94,12 @@ def _load(address: str, port: int, table: str, first: int, stop: threading.Event
         try:
             if client is None:
                 client = make_client(hive.ThriftHiveMetastore, address, port, timeout=40_000)
-            client.add_partitions([hive.Partition(values=[f"{step:06d}-{j}"], dbName="net", tableName=table,
-                                                  parameters={}) for j in range(BATCH)])
+            client.add_partitions(
+                [
+                    hive.Partition(values=[f"{step:06d}-{j}"], dbName="net", tableName=table, parameters={})
+                    for j in range(BATCH)
+                ]
+            )
             load.acknowledged.append(step)
             load.calls.append((started, time.monotonic()))
         except Exception as error:  # a cut link: recorded; a new connection next time
@@ -129,20 +133,48 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
             log = open(tmp_path / f"server-{host.namespace}.log", "w")
             logs.append(log)
             db_url = f"mysql+pymysql://root@{host.gateway}:{private_mariadb.port}/faults"
-            servers.append(subprocess.Popen(
-                ["ip", "netns", "exec", host.namespace, *CLI, "serve", "--host", host.address, "--port", str(port),
-                 "--no-metaserver", "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
-                stdout=log, stderr=subprocess.STDOUT, text=True))
+            servers.append(
+                subprocess.Popen(
+                    [
+                        "ip",
+                        "netns",
+                        "exec",
+                        host.namespace,
+                        *CLI,
+                        "serve",
+                        "--host",
+                        host.address,
+                        "--port",
+                        str(port),
+                        "--no-metaserver",
+                        "--db-url",
+                        db_url,
+                        "--warehouse",
+                        str(tmp_path / "wh"),
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+            )
         for host, server in zip(hosts, servers):
             _wait_for(host.address, port, server)
         setup = make_client(hive.ThriftHiveMetastore, hosts[1].address, port, timeout=60_000)
         setup.create_database(hive.Database(name="net", parameters={}))
         for table in ("ta", "tb"):
-            sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], parameters={},
-                                        serdeInfo=hive.SerDeInfo(parameters={}))
-            setup.create_table(hive.Table(tableName=table, dbName="net", sd=sd, parameters={},
-                                          partitionKeys=[hive.FieldSchema(name="k", type="string")],
-                                          tableType="EXTERNAL_TABLE"))
+            sd = hive.StorageDescriptor(
+                cols=[hive.FieldSchema(name="x", type="int")], parameters={}, serdeInfo=hive.SerDeInfo(parameters={})
+            )
+            setup.create_table(
+                hive.Table(
+                    tableName=table,
+                    dbName="net",
+                    sd=sd,
+                    parameters={},
+                    partitionKeys=[hive.FieldSchema(name="k", type="string")],
+                    tableType="EXTERNAL_TABLE",
+                )
+            )
 
         stop = threading.Event()
         loads = {"a": [Load(), Load()], "b": [Load(), Load()]}
@@ -163,7 +195,8 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
         restored = time.monotonic()
         deadline = restored + 60
         while time.monotonic() < deadline and not any(
-                start > restored for load in loads["a"] for start, _ in load.calls):
+            start > restored for load in loads["a"] for start, _ in load.calls
+        ):
             time.sleep(0.5)
         time.sleep(1.0)
         stop.set()
@@ -190,7 +223,7 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
             batch = f"{table}:{name.split('=')[1].split('-')[0]}"
             per_batch[batch] = per_batch.get(batch, 0) + 1
     assert all(count == BATCH for count in per_batch.values()), "a batch was half-written"
-    for name, table_loads in loads.items():
+    for table_loads in loads.values():
         for i, load in enumerate(table_loads):
             table = "ta" if i == 0 else "tb"
             assert {f"{table}:{step:06d}" for step in load.acknowledged} <= set(per_batch)

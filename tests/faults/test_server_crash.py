@@ -21,9 +21,24 @@ KILLS = 3
 
 
 def _serve(db_url: str, warehouse: str, port: int, log) -> subprocess.Popen:
-    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                      "--db-url", db_url, "--warehouse", warehouse],
-                               stdout=log, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            db_url,
+            "--warehouse",
+            warehouse,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     _wait_for_port(port, process)
     return process
 
@@ -34,8 +49,10 @@ def _load(port: int, first_batch: int, acknowledged: list[int], stop: threading.
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
         batch = first_batch
         while not stop.is_set():
-            parts = [hive.Partition(values=[f"{batch:04d}", f"{i:04d}"], dbName="crash", tableName="t",
-                                    parameters={}) for i in range(BATCH)]
+            parts = [
+                hive.Partition(values=[f"{batch:04d}", f"{i:04d}"], dbName="crash", tableName="t", parameters={})
+                for i in range(BATCH)
+            ]
             client.add_partitions(parts)
             acknowledged.append(batch)
             batch += 1
@@ -54,12 +71,19 @@ def test_a_server_killed_mid_batch_leaves_each_batch_whole_or_absent(store, requ
     try:
         setup = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
         setup.create_database(hive.Database(name="crash", parameters={}))
-        sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], parameters={},
-                                    serdeInfo=hive.SerDeInfo(parameters={}))
-        setup.create_table(hive.Table(tableName="t", dbName="crash", sd=sd, parameters={},
-                                      partitionKeys=[hive.FieldSchema(name="a", type="string"),
-                                                     hive.FieldSchema(name="b", type="string")],
-                                      tableType="EXTERNAL_TABLE"))
+        sd = hive.StorageDescriptor(
+            cols=[hive.FieldSchema(name="x", type="int")], parameters={}, serdeInfo=hive.SerDeInfo(parameters={})
+        )
+        setup.create_table(
+            hive.Table(
+                tableName="t",
+                dbName="crash",
+                sd=sd,
+                parameters={},
+                partitionKeys=[hive.FieldSchema(name="a", type="string"), hive.FieldSchema(name="b", type="string")],
+                tableType="EXTERNAL_TABLE",
+            )
+        )
         setup.close()
         for round_ in range(KILLS):
             stop = threading.Event()

@@ -33,8 +33,7 @@ def parquet_sd(columns=None, location=None, **extra):
         outputFormat=PARQUET_OUTPUT,
         compressed=False,
         numBuckets=-1,
-        serdeInfo=hive.SerDeInfo(name=None, serializationLib=PARQUET_SERDE,
-                                 parameters={"serialization.format": "1"}),
+        serdeInfo=hive.SerDeInfo(name=None, serializationLib=PARQUET_SERDE, parameters={"serialization.format": "1"}),
         bucketCols=[],
         sortCols=[],
         parameters={},
@@ -44,8 +43,13 @@ def parquet_sd(columns=None, location=None, **extra):
     )
 
 
-def make_database(name: str, location: str | None = None, params: dict | None = None,
-                  owner: str | None = "alice", description: str | None = None):
+def make_database(
+    name: str,
+    location: str | None = None,
+    params: dict | None = None,
+    owner: str | None = "alice",
+    description: str | None = None,
+):
     return hive.Database(
         name=name,
         description=description,
@@ -56,8 +60,16 @@ def make_database(name: str, location: str | None = None, params: dict | None = 
     )
 
 
-def make_table(db: str, name: str, columns=None, partition_keys=None, location: str | None = None,
-               table_type: str = "MANAGED_TABLE", params: dict | None = None, owner: str = "alice"):
+def make_table(
+    db: str,
+    name: str,
+    columns=None,
+    partition_keys=None,
+    location: str | None = None,
+    table_type: str = "MANAGED_TABLE",
+    params: dict | None = None,
+    owner: str = "alice",
+):
     params = dict(params or {})
     if table_type == "EXTERNAL_TABLE":
         params.setdefault("EXTERNAL", "TRUE")
@@ -75,8 +87,9 @@ def make_table(db: str, name: str, columns=None, partition_keys=None, location: 
     )
 
 
-def make_partition(db: str, table: str, values: list[str], columns=None, location: str | None = None,
-                   params: dict | None = None):
+def make_partition(
+    db: str, table: str, values: list[str], columns=None, location: str | None = None, params: dict | None = None
+):
     return hive.Partition(
         values=list(values),
         dbName=db,

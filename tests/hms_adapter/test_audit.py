@@ -14,10 +14,26 @@ from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
 def test_every_call_is_one_line_of_the_audit_log(tmp_path):
     port, audit = free_port(), tmp_path / "audit.log"
-    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                      "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse",
-                                      str(tmp_path / "wh"), "--audit-log", str(audit)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--audit-log",
+            str(audit),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for_port(port, process)
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000)

@@ -52,9 +52,13 @@ def _password(user: str) -> str:
 def _connect(port: int, user: str):
     sock = TSocket.TSocket("127.0.0.1", port)
     sock.setTimeout(20_000)
-    transport = TSaslClientTransport(lambda: _SaslClient(SASLClient("localhost", "hive", mechanism="PLAIN",
-                                                                    username=user, password=_password(user))),
-                                     "PLAIN", sock)
+    transport = TSaslClientTransport(
+        lambda: _SaslClient(
+            SASLClient("localhost", "hive", mechanism="PLAIN", username=user, password=_password(user))
+        ),
+        "PLAIN",
+        sock,
+    )
     transport.open()
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
 
@@ -67,15 +71,42 @@ def serve(tmp_path):
     def start(mode: str) -> dict[str, ThriftHiveMetastore.Client]:
         passwords, port = tmp_path / "passwords", free_port()
         for user in USERS:
-            subprocess.run(CLI + ["passwd", str(passwords), user], input=_password(user) + "\n", text=True,
-                           check=True, capture_output=True, timeout=60)
+            subprocess.run(
+                CLI + ["passwd", str(passwords), user],
+                input=_password(user) + "\n",
+                text=True,
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
         log = open(tmp_path / "server.log", "w")
         process = subprocess.Popen(
-            CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--db-url",
-                   f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh"), "--auth", "password",
-                   "--password-file", str(passwords), "--allow-plaintext-passwords", "--authorization", mode,
-                   "--admin", "root"],
-            stdout=log, stderr=subprocess.STDOUT, text=True)
+            CLI
+            + [
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-metaserver",
+                "--db-url",
+                f"sqlite:///{tmp_path / 'c.db'}",
+                "--warehouse",
+                str(tmp_path / "wh"),
+                "--auth",
+                "password",
+                "--password-file",
+                str(passwords),
+                "--allow-plaintext-passwords",
+                "--authorization",
+                mode,
+                "--admin",
+                "root",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         started.append((process, log))
         _wait_for_port(port, process)
         clients = {}
@@ -94,11 +125,21 @@ def serve(tmp_path):
 
 def _table(db: str, name: str, owner: str = "mallory") -> Table:
     """A partitioned table whose struct names ``owner`` (a creator who is not an admin owns it anyway)."""
-    sd = StorageDescriptor(cols=[FieldSchema("x", "int", None)], serdeInfo=SerDeInfo(parameters={}),
-                           inputFormat="org.apache.hadoop.mapred.TextInputFormat",
-                           outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat")
-    return Table(tableName=name, dbName=db, owner=owner, sd=sd, partitionKeys=[FieldSchema("ds", "string", None)],
-                 parameters={}, tableType="MANAGED_TABLE")
+    sd = StorageDescriptor(
+        cols=[FieldSchema("x", "int", None)],
+        serdeInfo=SerDeInfo(parameters={}),
+        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+    )
+    return Table(
+        tableName=name,
+        dbName=db,
+        owner=owner,
+        sd=sd,
+        partitionKeys=[FieldSchema("ds", "string", None)],
+        parameters={},
+        tableType="MANAGED_TABLE",
+    )
 
 
 def _table_ref(db: str, table: str) -> HiveObjectRef:
@@ -106,10 +147,22 @@ def _table_ref(db: str, table: str) -> HiveObjectRef:
 
 
 def _grant(ref: HiveObjectRef, grantee: str, grantee_type: int, privilege: str) -> PrivilegeBag:
-    return PrivilegeBag(privileges=[HiveObjectPrivilege(
-        hiveObject=ref, principalName=grantee, principalType=grantee_type,
-        grantInfo=PrivilegeGrantInfo(privilege=privilege, createTime=0, grantor="alice",
-                                     grantorType=PrincipalType.USER, grantOption=False))])
+    return PrivilegeBag(
+        privileges=[
+            HiveObjectPrivilege(
+                hiveObject=ref,
+                principalName=grantee,
+                principalType=grantee_type,
+                grantInfo=PrivilegeGrantInfo(
+                    privilege=privilege,
+                    createTime=0,
+                    grantor="alice",
+                    grantorType=PrincipalType.USER,
+                    grantOption=False,
+                ),
+            )
+        ]
+    )
 
 
 def _setup(clients) -> None:
@@ -154,63 +207,167 @@ def _same(none=None, owner=None, privileges=None) -> dict[str, object]:
 
 ROWS = [
     # listings first: the rows after them change what there is
-    Row("carol", "lists the tables of sales", lambda c: sorted(c.get_all_tables("sales")),
-        _same(["drop_a", "drop_b", "orders"], ["drop_a", "drop_b", "orders"], [])),
-    Row("bob", "lists the tables of sales", lambda c: sorted(c.get_all_tables("sales")),
-        _same(["drop_a", "drop_b", "orders"], ["drop_a", "drop_b", "orders"], ["orders"])),
-    Row("bob", "lists databases", lambda c: c.get_all_databases(),
-        _same(["default", "hr", "sales"], ["default", "hr", "sales"], ["default", "sales"])),
-    Row("carol", "lists databases", lambda c: c.get_all_databases(),
-        _same(["default", "hr", "sales"], ["default", "hr", "sales"], ["default"])),
-    Row("bob", "reads tables by name", lambda c: sorted(t.tableName for t in c.get_table_objects_by_name(
-        "sales", ["orders", "drop_a"])), _same(["drop_a", "orders"], ["drop_a", "orders"], ["orders"])),
-    Row("bob", "lists table metas", lambda c: sorted(m.tableName for m in c.get_table_meta("*", "*", [])),
-        _same(["drop_a", "drop_b", "orders", "staff"], ["drop_a", "drop_b", "orders", "staff"], ["orders"])),
-    Row("alice", "owns what she made, whatever owner she named",
+    Row(
+        "carol",
+        "lists the tables of sales",
+        lambda c: sorted(c.get_all_tables("sales")),
+        _same(["drop_a", "drop_b", "orders"], ["drop_a", "drop_b", "orders"], []),
+    ),
+    Row(
+        "bob",
+        "lists the tables of sales",
+        lambda c: sorted(c.get_all_tables("sales")),
+        _same(["drop_a", "drop_b", "orders"], ["drop_a", "drop_b", "orders"], ["orders"]),
+    ),
+    Row(
+        "bob",
+        "lists databases",
+        lambda c: c.get_all_databases(),
+        _same(["default", "hr", "sales"], ["default", "hr", "sales"], ["default", "sales"]),
+    ),
+    Row(
+        "carol",
+        "lists databases",
+        lambda c: c.get_all_databases(),
+        _same(["default", "hr", "sales"], ["default", "hr", "sales"], ["default"]),
+    ),
+    Row(
+        "bob",
+        "reads tables by name",
+        lambda c: sorted(t.tableName for t in c.get_table_objects_by_name("sales", ["orders", "drop_a"])),
+        _same(["drop_a", "orders"], ["drop_a", "orders"], ["orders"]),
+    ),
+    Row(
+        "bob",
+        "lists table metas",
+        lambda c: sorted(m.tableName for m in c.get_table_meta("*", "*", [])),
+        _same(["drop_a", "drop_b", "orders", "staff"], ["drop_a", "drop_b", "orders", "staff"], ["orders"]),
+    ),
+    Row(
+        "alice",
+        "owns what she made, whatever owner she named",
         lambda c: (c.get_database("sales").ownerName, c.get_table("sales", "orders").owner),
-        _same(("mallory", "mallory"), ("alice", "alice"), ("alice", "alice"))),
-    Row("bob", "reads orders (SELECT through analysts)", lambda c: c.get_table("sales", "orders").tableName,
-        _same("orders", "orders", "orders")),
-    Row("carol", "reads orders", lambda c: c.get_table("sales", "orders").tableName,
-        _same("orders", "orders", DENIED), ("get_table", "sales.orders")),
-    Row("carol", "reads orders' partitions", lambda c: len(c.get_partitions("sales", "orders", -1)),
-        _same(1, 1, DENIED), ("get_partitions", "sales.orders")),
-    Row("bob", "adds a partition to orders", lambda c: c.add_partition(
-        Partition(values=["2"], dbName="sales", tableName="orders", parameters={})).values,
-        _same(["2"], DENIED, DENIED), ("add_partition", "sales.orders")),
-    Row("bob", "alters orders", lambda c: _alter(c, "sales", "orders"),
-        _same(None, DENIED, DENIED), ("alter_table", "sales.orders")),
+        _same(("mallory", "mallory"), ("alice", "alice"), ("alice", "alice")),
+    ),
+    Row(
+        "bob",
+        "reads orders (SELECT through analysts)",
+        lambda c: c.get_table("sales", "orders").tableName,
+        _same("orders", "orders", "orders"),
+    ),
+    Row(
+        "carol",
+        "reads orders",
+        lambda c: c.get_table("sales", "orders").tableName,
+        _same("orders", "orders", DENIED),
+        ("get_table", "sales.orders"),
+    ),
+    Row(
+        "carol",
+        "reads orders' partitions",
+        lambda c: len(c.get_partitions("sales", "orders", -1)),
+        _same(1, 1, DENIED),
+        ("get_partitions", "sales.orders"),
+    ),
+    Row(
+        "bob",
+        "adds a partition to orders",
+        lambda c: c.add_partition(Partition(values=["2"], dbName="sales", tableName="orders", parameters={})).values,
+        _same(["2"], DENIED, DENIED),
+        ("add_partition", "sales.orders"),
+    ),
+    Row(
+        "bob",
+        "alters orders",
+        lambda c: _alter(c, "sales", "orders"),
+        _same(None, DENIED, DENIED),
+        ("alter_table", "sales.orders"),
+    ),
     Row("root", "alters orders (admin)", lambda c: _alter(c, "sales", "orders"), _same()),
-    Row("bob", "drops drop_b", lambda c: c.drop_table("sales", "drop_b", False),
-        _same(None, DENIED, DENIED), ("drop_table", "sales.drop_b")),
+    Row(
+        "bob",
+        "drops drop_b",
+        lambda c: c.drop_table("sales", "drop_b", False),
+        _same(None, DENIED, DENIED),
+        ("drop_table", "sales.drop_b"),
+    ),
     Row("alice", "drops drop_a (owner)", lambda c: c.drop_table("sales", "drop_a", False), _same()),
-    Row("carol", "creates a table in sales", lambda c: c.create_table(_table("sales", "carols")),
-        _same(None, None, DENIED), ("create_table", "sales")),
-    Row("carol", "creates a table in default (owned by public)", lambda c: c.create_table(_table("default", "c")),
-        _same()),
-    Row("carol", "creates a database", lambda c: c.create_database(Database(name="carols", parameters={})),
-        _same()),
-    Row("bob", "creates a role", lambda c: c.create_role(Role(roleName="bobs", createTime=0, ownerName="bob")),
-        _same(True, DENIED, DENIED), ("CREATEROLE",)),
-    Row("bob", "claims to be root with set_ugi and creates a role", _escalate,
-        _same(None, DENIED, DENIED), ("CREATEROLE",)),
-    Row("bob", "reads notification events", lambda c: c.get_next_notification(
-        NotificationEventRequest(lastEvent=0, maxEvents=10)).events is not None,
-        _same(True, DENIED, DENIED), ("get_next_notification",)),
-    Row("bob", "lists his own grants", lambda c: [(p.hiveObject.objectName, p.grantInfo.privilege) for p in
-                                                 c.list_privileges("analysts", PrincipalType.ROLE, None)],
-        _same([("orders", "SELECT")], [("orders", "SELECT")], [("orders", "SELECT")])),
-    Row("bob", "lists carol's grants", lambda c: c.list_privileges("carol", PrincipalType.USER, None),
-        _same([], DENIED, DENIED), ("carol",)),
-    Row("bob", "asks what he holds on orders", lambda c: {
-        name: [g.privilege for g in grants] for name, grants in
-        (c.get_privilege_set(_table_ref("sales", "orders"), "bob", []).rolePrivileges or {}).items()},
-        _same(*[{"analysts": ["SELECT"], "public": []}] * 3)),
-    Row("bob", "grants SELECT on orders to carol", lambda c: c.grant_privileges(
-        _grant(_table_ref("sales", "orders"), "carol", PrincipalType.USER, "SELECT")),
-        _same(True, DENIED, DENIED), ("GRANT_PRIVILEGE", "sales.orders")),
-    Row("bob", "drops the hr database", lambda c: c.drop_database("hr", False, True),
-        _same(None, DENIED, DENIED), ("drop_database", "hr")),
+    Row(
+        "carol",
+        "creates a table in sales",
+        lambda c: c.create_table(_table("sales", "carols")),
+        _same(None, None, DENIED),
+        ("create_table", "sales"),
+    ),
+    Row(
+        "carol",
+        "creates a table in default (owned by public)",
+        lambda c: c.create_table(_table("default", "c")),
+        _same(),
+    ),
+    Row("carol", "creates a database", lambda c: c.create_database(Database(name="carols", parameters={})), _same()),
+    Row(
+        "bob",
+        "creates a role",
+        lambda c: c.create_role(Role(roleName="bobs", createTime=0, ownerName="bob")),
+        _same(True, DENIED, DENIED),
+        ("CREATEROLE",),
+    ),
+    Row(
+        "bob",
+        "claims to be root with set_ugi and creates a role",
+        _escalate,
+        _same(None, DENIED, DENIED),
+        ("CREATEROLE",),
+    ),
+    Row(
+        "bob",
+        "reads notification events",
+        lambda c: c.get_next_notification(NotificationEventRequest(lastEvent=0, maxEvents=10)).events is not None,
+        _same(True, DENIED, DENIED),
+        ("get_next_notification",),
+    ),
+    Row(
+        "bob",
+        "lists his own grants",
+        lambda c: [
+            (p.hiveObject.objectName, p.grantInfo.privilege)
+            for p in c.list_privileges("analysts", PrincipalType.ROLE, None)
+        ],
+        _same([("orders", "SELECT")], [("orders", "SELECT")], [("orders", "SELECT")]),
+    ),
+    Row(
+        "bob",
+        "lists carol's grants",
+        lambda c: c.list_privileges("carol", PrincipalType.USER, None),
+        _same([], DENIED, DENIED),
+        ("carol",),
+    ),
+    Row(
+        "bob",
+        "asks what he holds on orders",
+        lambda c: {
+            name: [g.privilege for g in grants]
+            for name, grants in (
+                c.get_privilege_set(_table_ref("sales", "orders"), "bob", []).rolePrivileges or {}
+            ).items()
+        },
+        _same(*[{"analysts": ["SELECT"], "public": []}] * 3),
+    ),
+    Row(
+        "bob",
+        "grants SELECT on orders to carol",
+        lambda c: c.grant_privileges(_grant(_table_ref("sales", "orders"), "carol", PrincipalType.USER, "SELECT")),
+        _same(True, DENIED, DENIED),
+        ("GRANT_PRIVILEGE", "sales.orders"),
+    ),
+    Row(
+        "bob",
+        "drops the hr database",
+        lambda c: c.drop_database("hr", False, True),
+        _same(None, DENIED, DENIED),
+        ("drop_database", "hr"),
+    ),
 ]
 
 
@@ -241,9 +398,22 @@ def test_who_may_do_what(serve, mode):
 
 
 def test_authorization_needs_authenticated_callers(tmp_path):
-    done = subprocess.run(CLI + ["serve", "--port", str(free_port()), "--no-metaserver", "--db-url",
-                                 f"sqlite:///{tmp_path / 'c.db'}", "--authorization", "owner"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        CLI
+        + [
+            "serve",
+            "--port",
+            str(free_port()),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--authorization",
+            "owner",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode != 0
     assert "--authorization owner needs authenticated callers" in done.stderr
 

@@ -26,14 +26,32 @@ def free_port() -> int:
 
 def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
     for _ in range(2):
-        done = subprocess.run(CLI + ["init-db", "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            CLI + ["init-db", "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         assert f"catalog schema version {SCHEMA_VERSION} ready" in done.stdout
     tables = set(inspect(create_engine(db_url)).get_table_names())
-    assert {"db", "db_params", "tbl", "tbl_params", "schema", "partitions", "partition_params",
-            "partition_key_val", "tbl_timestamp", "instant", "instant_meta", "tbl_version", "files",
-            "functions", "schema_version"} <= tables
+    assert {
+        "db",
+        "db_params",
+        "tbl",
+        "tbl_params",
+        "schema",
+        "partitions",
+        "partition_params",
+        "partition_key_val",
+        "tbl_timestamp",
+        "instant",
+        "instant_meta",
+        "tbl_version",
+        "files",
+        "functions",
+        "schema_version",
+    } <= tables
 
 
 def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
@@ -56,10 +74,27 @@ def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protoco
 
     port, metaserver_port = free_port(), free_port()
     process = subprocess.Popen(
-        CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--db-url", db_url,
-               "--warehouse", str(tmp_path / "wh"), "--transport", transport, "--protocol", protocol,
-               "--metaserver-port", str(metaserver_port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db-url",
+            db_url,
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--transport",
+            transport,
+            "--protocol",
+            protocol,
+            "--metaserver-port",
+            str(metaserver_port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         _wait_for_port(port, process)
@@ -69,7 +104,10 @@ def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protoco
             hudi.getTable("from_hudi", "missing")
         hudi.close()
         client = make_client(
-            hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000,
+            hive.ThriftHiveMetastore,
+            "127.0.0.1",
+            port,
+            timeout=30_000,
             proto_factory=TCompactProtocolFactory() if protocol == "compact" else TBinaryProtocolFactory(),
             trans_factory=TFramedTransportFactory() if transport == "framed" else TBufferedTransportFactory(),
         )
@@ -89,9 +127,23 @@ def test_serve_on_a_port_in_use_says_so(tmp_path):
         taken.listen(1)
         port = taken.getsockname()[1]
         done = subprocess.run(
-            CLI + ["serve", "--host", "127.0.0.1", "--port", str(free_port()), "--metaserver-port", str(port),
-                   "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")],
-            capture_output=True, text=True, timeout=120,
+            CLI
+            + [
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(free_port()),
+                "--metaserver-port",
+                str(port),
+                "--db-url",
+                f"sqlite:///{tmp_path / 'c.db'}",
+                "--warehouse",
+                str(tmp_path / "wh"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert done.returncode == 1
     assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
@@ -102,9 +154,22 @@ def test_serve_on_a_port_in_use_says_so(tmp_path):
 def test_serve_warns_when_it_listens_beyond_loopback_without_authentication(tmp_path, host, warned):
     port = free_port()
     process = subprocess.Popen(
-        CLI + ["serve", "--host", host, "--port", str(port), "--no-metaserver",
-               "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        CLI
+        + [
+            "serve",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         _wait_for_port(port, process)

@@ -9,9 +9,16 @@ from tests.hms_adapter.helpers import cols, file_uri, make_database, make_partit
 
 
 def _function(db: str, name: str):
-    return hive.Function(functionName=name, dbName=db, className="com.example.Upper", ownerName="alice",
-                         ownerType=hive.PrincipalType.USER, createTime=0, functionType=hive.FunctionType.JAVA,
-                         resourceUris=[])
+    return hive.Function(
+        functionName=name,
+        dbName=db,
+        className="com.example.Upper",
+        ownerName="alice",
+        ownerType=hive.PrincipalType.USER,
+        createTime=0,
+        functionType=hive.FunctionType.JAVA,
+        resourceUris=[],
+    )
 
 
 # -- create and read ----------------------------------------------------------------------------------

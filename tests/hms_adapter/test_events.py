@@ -26,8 +26,9 @@ def _setup(client) -> int:
     client.create_database(hive.Database(name="shop"))
     client.create_table(make_table("shop", "orders", columns=cols("id:bigint"), partition_keys=cols("day:string")))
     client.create_table(make_table("shop", "items", columns=cols("id:bigint")))
-    client.add_partitions([hive.Partition(dbName="shop", tableName="orders", values=[d])
-                           for d in ("2024-01-01", "2024-01-02")])
+    client.add_partitions(
+        [hive.Partition(dbName="shop", tableName="orders", values=[d]) for d in ("2024-01-01", "2024-01-02")]
+    )
     return start
 
 
@@ -37,8 +38,12 @@ def test_each_committed_change_is_one_event_and_a_failed_one_none(client):
     with pytest.raises(hive.AlreadyExistsException):
         client.create_table(make_table("shop", "orders", columns=cols("id:bigint")))
     with pytest.raises(hive.AlreadyExistsException):
-        client.add_partitions([hive.Partition(dbName="shop", tableName="orders", values=["2024-01-03"]),
-                               hive.Partition(dbName="shop", tableName="orders", values=["2024-01-01"])])
+        client.add_partitions(
+            [
+                hive.Partition(dbName="shop", tableName="orders", values=["2024-01-03"]),
+                hive.Partition(dbName="shop", tableName="orders", values=["2024-01-01"]),
+            ]
+        )
     with pytest.raises(hive.InvalidOperationException):
         client.drop_database("shop", True, False)  # not empty
     assert client.get_current_notificationEventId().eventId == start + 4
@@ -55,21 +60,28 @@ def test_each_committed_change_is_one_event_and_a_failed_one_none(client):
 
     client.drop_database("shop", True, True)  # cascade: each table, then the database
     assert [(e.eventType, e.tableName) for e in _events(client, start + 4)] == [
-        ("DROP_TABLE", "items"), ("DROP_TABLE", "orders"), ("DROP_DATABASE", None)]
+        ("DROP_TABLE", "items"),
+        ("DROP_TABLE", "orders"),
+        ("DROP_DATABASE", None),
+    ]
 
 
 def test_hive_3_and_4_filters_and_counts(client):
     start = _setup(client)
     assert [e.eventType for e in _events(client, start, maxEvents=2)] == ["CREATE_DATABASE", "CREATE_TABLE"]
     assert [e.eventType for e in _events(client, start, eventTypeSkipList=["CREATE_TABLE", "OPEN_TXN"])] == [
-        "CREATE_DATABASE", "ADD_PARTITION"]
+        "CREATE_DATABASE",
+        "ADD_PARTITION",
+    ]
     assert [e.tableName for e in _events(client, start, dbName="@hive#shop", tableNames=["items"])] == ["items"]
     assert _events(client, start, catName="other") == []
     count = client.get_notification_events_count
     assert count(hive.NotificationEventsCountRequest(fromEventId=start, dbName="shop")).eventsCount == 4
     assert count(hive.NotificationEventsCountRequest(fromEventId=start, dbName="default")).eventsCount == 0
-    assert count(hive.NotificationEventsCountRequest(fromEventId=start, dbName="shop", toEventId=start + 2)
-                 ).eventsCount == 2
+    assert (
+        count(hive.NotificationEventsCountRequest(fromEventId=start, dbName="shop", toEventId=start + 2)).eventsCount
+        == 2
+    )
     assert count(hive.NotificationEventsCountRequest(fromEventId=start, dbName="shop", limit=3)).eventsCount == 3
 
 
@@ -85,26 +97,52 @@ def test_the_configuration_event_consumers_check(client):
 def test_insert_events_in_the_hive_2_and_hive_3_layouts(client):
     start = _setup(client)
     fire = client.fire_listener_event
-    hive2 = fire(hive.FireEventRequest(successful=True, data=hive.FireEventRequestData(
-        insertData=hive.InsertEventRequestData(filesAdded=["f1", "f2"], filesAddedChecksum=["c1", "c2"])),
-        dbName="shop", tableName="orders", partitionVals=["2024-01-01"]))
+    hive2 = fire(
+        hive.FireEventRequest(
+            successful=True,
+            data=hive.FireEventRequestData(
+                insertData=hive.InsertEventRequestData(filesAdded=["f1", "f2"], filesAddedChecksum=["c1", "c2"])
+            ),
+            dbName="shop",
+            tableName="orders",
+            partitionVals=["2024-01-01"],
+        )
+    )
     # Hive 3/4 send the files in field 2 and the checksums in field 3; a list of inserts is one event each
-    hive3 = fire(hive.FireEventRequest(successful=True, data=hive.FireEventRequestData(insertDatas=[
-        hive.InsertEventRequestData(filesAddedChecksum=["g1"], hive3FilesAddedChecksum=["d1"],
-                                    partitionVal=["2024-01-02"]),
-        hive.InsertEventRequestData(filesAddedChecksum=["g2"], partitionVal=["2024-01-01"])]),
-        dbName="@hive#shop", tableName="orders"))
+    hive3 = fire(
+        hive.FireEventRequest(
+            successful=True,
+            data=hive.FireEventRequestData(
+                insertDatas=[
+                    hive.InsertEventRequestData(
+                        filesAddedChecksum=["g1"], hive3FilesAddedChecksum=["d1"], partitionVal=["2024-01-02"]
+                    ),
+                    hive.InsertEventRequestData(filesAddedChecksum=["g2"], partitionVal=["2024-01-01"]),
+                ]
+            ),
+            dbName="@hive#shop",
+            tableName="orders",
+        )
+    )
     assert hive2.eventIds == [start + 5] and hive3.eventIds == [start + 6, start + 7]
     messages = [json.loads(e.message) for e in _events(client, start + 4)]
     assert [(m["files"], m["partKeyVals"]) for m in messages] == [
-        (["f1#c1", "f2#c2"], {"day": "2024-01-01"}), (["g1#d1"], {"day": "2024-01-02"}),
-        (["g2"], {"day": "2024-01-01"})]
+        (["f1#c1", "f2#c2"], {"day": "2024-01-01"}),
+        (["g1#d1"], {"day": "2024-01-02"}),
+        (["g2"], {"day": "2024-01-01"}),
+    ]
     assert all("ptnObjJson" in m and m["replace"] == "false" for m in messages)
     # the call declares no exception: Hive answers a missing partition with an application error too
     with pytest.raises(TApplicationException, match="day=2099-01-01 of shop.orders does not exist"):
-        fire(hive.FireEventRequest(successful=True, data=hive.FireEventRequestData(
-            insertData=hive.InsertEventRequestData(filesAdded=["f"])), dbName="shop", tableName="orders",
-            partitionVals=["2099-01-01"]))
+        fire(
+            hive.FireEventRequest(
+                successful=True,
+                data=hive.FireEventRequestData(insertData=hive.InsertEventRequestData(filesAdded=["f"])),
+                dbName="shop",
+                tableName="orders",
+                partitionVals=["2099-01-01"],
+            )
+        )
     assert client.get_current_notificationEventId().eventId == start + 7
 
 

@@ -65,7 +65,10 @@ def test_get_functions_with_patterns_and_get_all_functions(fdb):
 
     everything = fdb.get_all_functions().functions
     assert [(f.dbName, f.functionName) for f in everything] == [
-        ("fdb", "parse_json"), ("fdb", "to_lower"), ("fdb", "to_upper"), ("other", "to_title")
+        ("fdb", "parse_json"),
+        ("fdb", "to_lower"),
+        ("fdb", "to_upper"),
+        ("other", "to_title"),
     ]
 
 
@@ -73,8 +76,13 @@ def test_alter_function(fdb):
     fdb.create_function(function("fdb", "f"))
     created = fdb.get_function("fdb", "f")
 
-    changed = function("fdb", "f", class_name="com.example.udf.Upper2", owner="bob",
-                       resources=[hive.ResourceUri(resourceType=hive.ResourceType.JAR, uri="/new.jar")])
+    changed = function(
+        "fdb",
+        "f",
+        class_name="com.example.udf.Upper2",
+        owner="bob",
+        resources=[hive.ResourceUri(resourceType=hive.ResourceType.JAR, uri="/new.jar")],
+    )
     fdb.alter_function("fdb", "f", changed)
 
     got = fdb.get_function("fdb", "f")

@@ -21,33 +21,51 @@ PARQUET = {
 
 def _table(db: str, name: str) -> hive4.Table:
     return hive4.Table(
-        tableName=name, dbName=db, owner="alice", tableType="EXTERNAL_TABLE", parameters={"EXTERNAL": "TRUE"},
+        tableName=name,
+        dbName=db,
+        owner="alice",
+        tableType="EXTERNAL_TABLE",
+        parameters={"EXTERNAL": "TRUE"},
         sd=hive4.StorageDescriptor(cols=[hive4.FieldSchema("id", "bigint", None)], **PARQUET),
         partitionKeys=[hive4.FieldSchema("ds", "string", None)],
     )
 
 
 def test_database_requests(hive4_metastore, client):  # noqa: F811
-    client.create_database_req(hive.CreateDatabaseRequest(
-        databaseName="h4", description="made by Hive 4", parameters={"k": "v"}, ownerName="alice",
-        ownerType=hive.PrincipalType.USER, catalogName="hive"))
+    client.create_database_req(
+        hive.CreateDatabaseRequest(
+            databaseName="h4",
+            description="made by Hive 4",
+            parameters={"k": "v"},
+            ownerName="alice",
+            ownerType=hive.PrincipalType.USER,
+            catalogName="hive",
+        )
+    )
     made = hive4_metastore.get_database_req(hive4.GetDatabaseRequest(name="h4", catalogName="hive"))
-    assert (made.name, made.description, made.parameters, made.ownerName) == ("h4", "made by Hive 4", {"k": "v"},
-                                                                            "alice")
+    assert (made.name, made.description, made.parameters, made.ownerName) == (
+        "h4",
+        "made by Hive 4",
+        {"k": "v"},
+        "alice",
+    )
     assert made.locationUri.endswith("/h4.db")
     changed = client.get_database("h4")
     changed.parameters = {"k": "w"}
     client.alter_database_req(hive.AlterDatabaseRequest(oldDbName="h4", newDb=changed))
     assert hive4_metastore.get_database_req(hive4.GetDatabaseRequest(name="h4")).parameters == {"k": "w"}
-    hive4_metastore.drop_database_req(hive4.DropDatabaseRequest(
-        name="h4", ignoreUnknownDb=False, deleteData=True, cascade=False))
+    hive4_metastore.drop_database_req(
+        hive4.DropDatabaseRequest(name="h4", ignoreUnknownDb=False, deleteData=True, cascade=False)
+    )
     with pytest.raises(hive4.NoSuchObjectException):
         hive4_metastore.get_database_req(hive4.GetDatabaseRequest(name="h4"))
-    hive4_metastore.drop_database_req(hive4.DropDatabaseRequest(
-        name="h4", ignoreUnknownDb=True, deleteData=True, cascade=False))
+    hive4_metastore.drop_database_req(
+        hive4.DropDatabaseRequest(name="h4", ignoreUnknownDb=True, deleteData=True, cascade=False)
+    )
     with pytest.raises(hive4.NoSuchObjectException):
-        hive4_metastore.drop_database_req(hive4.DropDatabaseRequest(
-            name="h4", ignoreUnknownDb=False, deleteData=True, cascade=False))
+        hive4_metastore.drop_database_req(
+            hive4.DropDatabaseRequest(name="h4", ignoreUnknownDb=False, deleteData=True, cascade=False)
+        )
 
 
 def test_table_and_partition_requests(hive4_metastore, client, tmp_path):  # noqa: F811
@@ -57,26 +75,41 @@ def test_table_and_partition_requests(hive4_metastore, client, tmp_path):  # noq
     hive4_metastore.create_table_req(hive4.CreateTableRequest(table=table))
     with pytest.raises(hive4.AlreadyExistsException):
         hive4_metastore.create_table_req(hive4.CreateTableRequest(table=table))
-    assert [f.name for f in hive4_metastore.get_fields_req(
-        hive4.GetFieldsRequest(dbName="h4", tblName="t")).fields] == ["id"]
-    assert [f.name for f in hive4_metastore.get_schema_req(
-        hive4.GetSchemaRequest(dbName="h4", tblName="t")).fields] == ["id", "ds"]
+    assert [
+        f.name for f in hive4_metastore.get_fields_req(hive4.GetFieldsRequest(dbName="h4", tblName="t")).fields
+    ] == ["id"]
+    assert [
+        f.name for f in hive4_metastore.get_schema_req(hive4.GetSchemaRequest(dbName="h4", tblName="t")).fields
+    ] == ["id", "ds"]
 
-    partition = hive4.Partition(values=["2024-01-01"], dbName="h4", tableName="t", parameters={},
-                                sd=hive4.StorageDescriptor(cols=table.sd.cols, **PARQUET))
+    partition = hive4.Partition(
+        values=["2024-01-01"],
+        dbName="h4",
+        tableName="t",
+        parameters={},
+        sd=hive4.StorageDescriptor(cols=table.sd.cols, **PARQUET),
+    )
     hive4_metastore.add_partitions([partition])
     found = hive4_metastore.get_partition_req(
-        hive4.GetPartitionRequest(dbName="h4", tblName="t", partVals=["2024-01-01"])).partition
+        hive4.GetPartitionRequest(dbName="h4", tblName="t", partVals=["2024-01-01"])
+    ).partition
     assert (found.values, found.sd.location) == (["2024-01-01"], f"file:{tmp_path / 't'}/ds=2024-01-01")
     with pytest.raises(hive4.NoSuchObjectException):
         hive4_metastore.get_partition_req(hive4.GetPartitionRequest(dbName="h4", tblName="t", partVals=["x"]))
 
     # with constraints, in Hive 4's layout
-    hive4_metastore.create_table_req(hive4.CreateTableRequest(
-        table=_table("h4", "with_pk"),
-        primaryKeys=[hive4.SQLPrimaryKey("h4", "with_pk", "id", 1, "pk", True, False, True)]))
-    assert [k.pk_name for k in hive4_metastore.get_primary_keys(
-        hive4.PrimaryKeysRequest(db_name="h4", tbl_name="with_pk")).primaryKeys] == ["pk"]
+    hive4_metastore.create_table_req(
+        hive4.CreateTableRequest(
+            table=_table("h4", "with_pk"),
+            primaryKeys=[hive4.SQLPrimaryKey("h4", "with_pk", "id", 1, "pk", True, False, True)],
+        )
+    )
+    assert [
+        k.pk_name
+        for k in hive4_metastore.get_primary_keys(
+            hive4.PrimaryKeysRequest(db_name="h4", tbl_name="with_pk")
+        ).primaryKeys
+    ] == ["pk"]
     client.drop_table_req(hive.DropTableRequest(dbName="h4", tableName="with_pk", deleteData=False))
 
     client.drop_table_req(hive.DropTableRequest(dbName="h4", tableName="t", deleteData=False))
@@ -92,22 +125,32 @@ def test_hive_4_partition_request_forms(client):
     client.append_partition_req(hive.AppendPartitionsRequest(dbName="rq", tableName="t", name="d=2"))
     client.append_partition_req(hive.AppendPartitionsRequest(dbName="rq", tableName="t", name="d=3"))
     assert client.fetch_partition_names_req(hive.PartitionsRequest(dbName="rq", tblName="t", maxParts=2)) == [
-        "d=1", "d=2"]
+        "d=1",
+        "d=2",
+    ]
     part = client.get_partition("rq", "t", ["1"])
     part.parameters["k"] = "v"
     part.sd.cols = []
-    client.alter_partitions_req(hive.AlterPartitionsRequest(
-        dbName="rq", tableName="t", partitions=[part], skipColumnSchemaForPartition=True,
-        partitionColSchema=cols("id:bigint", "v:string")))
+    client.alter_partitions_req(
+        hive.AlterPartitionsRequest(
+            dbName="rq",
+            tableName="t",
+            partitions=[part],
+            skipColumnSchemaForPartition=True,
+            partitionColSchema=cols("id:bigint", "v:string"),
+        )
+    )
     altered = client.get_partition("rq", "t", ["1"])
     assert altered.parameters["k"] == "v" and [c.name for c in altered.sd.cols] == ["id", "v"]
     renamed = client.get_partition("rq", "t", ["2"])
     renamed.values = ["20"]
-    client.rename_partition_req(hive.RenamePartitionRequest(dbName="rq", tableName="t", partVals=["2"],
-                                                            newPart=renamed))
+    client.rename_partition_req(
+        hive.RenamePartitionRequest(dbName="rq", tableName="t", partVals=["2"], newPart=renamed)
+    )
     assert client.drop_partition_req(hive.DropPartitionRequest(dbName="rq", tblName="t", partName="d=3"))
-    assert client.drop_partition_req(hive.DropPartitionRequest(dbName="rq", tblName="t", partVals=["1"],
-                                                               deleteData=True))
+    assert client.drop_partition_req(
+        hive.DropPartitionRequest(dbName="rq", tblName="t", partVals=["1"], deleteData=True)
+    )
     assert client.get_partition_names("rq", "t", -1) == ["d=20"]
     assert client.partition_name_has_valid_characters(["a b", "ü"], True) is True
     client.flushCache()

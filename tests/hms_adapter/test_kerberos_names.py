@@ -9,13 +9,16 @@ import pytest
 from hms_adapter.kerberos import server_principal, short_name
 
 
-@pytest.mark.parametrize("principal, user", [
-    ("alice@EXAMPLE.COM", "alice"),
-    ("alice/admin@EXAMPLE.COM", "alice"),
-    ("hive/metastore.example.com@EXAMPLE.COM", "hive"),
-    ("alice@OTHER.ORG", "alice@OTHER.ORG"),  # another realm's alice is not ours
-    ("alice", "alice"),
-])
+@pytest.mark.parametrize(
+    "principal, user",
+    [
+        ("alice@EXAMPLE.COM", "alice"),
+        ("alice/admin@EXAMPLE.COM", "alice"),
+        ("hive/metastore.example.com@EXAMPLE.COM", "hive"),
+        ("alice@OTHER.ORG", "alice@OTHER.ORG"),  # another realm's alice is not ours
+        ("alice", "alice"),
+    ],
+)
 def test_user_names_follow_the_default_auth_to_local_rule(principal, user):
     assert short_name(principal, "EXAMPLE.COM") == user
 

@@ -15,13 +15,13 @@ ACQUIRED, WAITING = hive.LockState.ACQUIRED, hive.LockState.WAITING
 
 def component(lock_type, db, table=None, partition=None, **hive4):
     level = hive.LockLevel.PARTITION if partition else hive.LockLevel.TABLE if table else hive.LockLevel.DB
-    return hive.LockComponent(type=lock_type, level=level, dbname=db, tablename=table, partitionname=partition,
-                              **hive4)
+    return hive.LockComponent(type=lock_type, level=level, dbname=db, tablename=table, partitionname=partition, **hive4)
 
 
 def lock_request(*components, txnid=None, **hive4):
-    return hive.LockRequest(component=list(components), txnid=txnid, user="alice", hostname="host-a",
-                            agentInfo="agent-1", **hive4)
+    return hive.LockRequest(
+        component=list(components), txnid=txnid, user="alice", hostname="host-a", agentInfo="agent-1", **hive4
+    )
 
 
 def test_lock_check_unlock_and_show_locks_fields(client):
@@ -35,7 +35,12 @@ def test_lock_check_unlock_and_show_locks_fields(client):
     ]
     held, waiting = shown
     assert (held.user, held.hostname, held.agentInfo, held.lockIdInternal, held.txnid) == (
-        "alice", "host-a", "agent-1", 1, 0)
+        "alice",
+        "host-a",
+        "agent-1",
+        1,
+        0,
+    )
     assert held.acquiredat >= held.lastheartbeat > 1_600_000_000_000  # milliseconds
     assert (waiting.blockedByExtId, waiting.blockedByIntId, waiting.acquiredat) == (first.lockid, 1, None)
     client.heartbeat(hive.HeartbeatRequest(lockid=first.lockid))
@@ -48,9 +53,12 @@ def test_lock_check_unlock_and_show_locks_fields(client):
 def test_hive4_request_fields_are_accepted(client):
     """PyIceberg and Hive 4 send the extra optional fields of LockRequest and LockComponent."""
     request = lock_request(
-        component(EX, "db", "t", operationType=hive.DataOperationType.NO_TXN, isAcid=True,
-                  isDynamicPartitionWrite=False),
-        zeroWaitReadEnabled=False, exclusiveCTAS=False, locklessReadsEnabled=False,
+        component(
+            EX, "db", "t", operationType=hive.DataOperationType.NO_TXN, isAcid=True, isDynamicPartitionWrite=False
+        ),
+        zeroWaitReadEnabled=False,
+        exclusiveCTAS=False,
+        locklessReadsEnabled=False,
     )
     response = client.lock(request)
     assert response.state == ACQUIRED and response.errorMessage is None
@@ -79,11 +87,15 @@ def test_typed_errors(client):
     assert client.show_locks(hive.ShowLocksRequest()).locks == []
 
 
-@pytest.mark.parametrize("request_", [
-    hive.LockRequest(component=[], user="u", hostname="h"),
-    hive.LockRequest(component=[hive.LockComponent(type=99, level=1, dbname="d")], user="u", hostname="h"),
-    hive.LockRequest(component=[hive.LockComponent(type=1, level=1, dbname=None)], user="u", hostname="h"),
-], ids=["no components", "unknown lock type", "no database"])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        hive.LockRequest(component=[], user="u", hostname="h"),
+        hive.LockRequest(component=[hive.LockComponent(type=99, level=1, dbname="d")], user="u", hostname="h"),
+        hive.LockRequest(component=[hive.LockComponent(type=1, level=1, dbname=None)], user="u", hostname="h"),
+    ],
+    ids=["no components", "unknown lock type", "no database"],
+)
 def test_bad_lock_requests_are_refused_without_leaving_rows(client, request_):
     with pytest.raises(TApplicationException) as error:  # lock declares no exception Hive would use here
         client.lock(request_)
@@ -114,7 +126,9 @@ def test_transactions_over_the_wire(client):
     assert open_txns.abortedBits == b"\x01"  # position 0 of [2, 3] is aborted
     info = client.get_open_txns_info()
     assert [(t.id, t.state, t.user, t.hostname, t.agentInfo) for t in info.open_txns] == [
-        (2, hive.TxnState.ABORTED, "u", "h", "a"), (3, hive.TxnState.OPEN, "u", "h", "a")]
+        (2, hive.TxnState.ABORTED, "u", "h", "a"),
+        (3, hive.TxnState.OPEN, "u", "h", "a"),
+    ]
     assert sorted(client.get_open_txns_req(hive.GetOpenTxnsRequest()).open_txns) == [2, 3]
     ranged = client.heartbeat_txn_range(hive.HeartbeatTxnRangeRequest(min=1, max=4))
     assert (sorted(ranged.aborted), sorted(ranged.nosuch)) == ([2], [1, 4])
@@ -124,18 +138,24 @@ def test_transactions_over_the_wire(client):
 def test_write_ids_over_the_wire(client):
     t1, t2 = client.open_txns(hive.OpenTxnRequest(num_txns=2, user="u", hostname="h")).txn_ids
     allocated = client.allocate_table_write_ids(
-        hive.AllocateTableWriteIdsRequest(dbName="db", tableName="t", txnIds=[t2, t1])).txnToWriteIds
+        hive.AllocateTableWriteIdsRequest(dbName="db", tableName="t", txnIds=[t2, t1])
+    ).txnToWriteIds
     assert [(a.txnId, a.writeId) for a in allocated] == [(t1, 1), (t2, 2)]
     client.commit_txn(hive.CommitTxnRequest(txnid=t1))
     client.abort_txn(hive.AbortTxnRequest(txnid=t2))
     # the reader's transaction list as Hive 3 writes it: <hwm>:<min open>:<open>:<aborted>
-    [ids] = client.get_valid_write_ids(hive.GetValidWriteIdsRequest(
-        fullTableNames=["db.t"], validTxnList=f"2:9223372036854775807::{t2}")).tblValidWriteIds
-    assert (ids.fullTableName, ids.writeIdHighWaterMark, ids.invalidWriteIds, ids.minOpenWriteId,
-            ids.abortedBits) == ("db.t", 2, [2], None, b"\x01")
+    [ids] = client.get_valid_write_ids(
+        hive.GetValidWriteIdsRequest(fullTableNames=["db.t"], validTxnList=f"2:9223372036854775807::{t2}")
+    ).tblValidWriteIds
+    assert (ids.fullTableName, ids.writeIdHighWaterMark, ids.invalidWriteIds, ids.minOpenWriteId, ids.abortedBits) == (
+        "db.t",
+        2,
+        [2],
+        None,
+        b"\x01",
+    )
     with pytest.raises(hive.TxnAbortedException):
-        client.allocate_table_write_ids(
-            hive.AllocateTableWriteIdsRequest(dbName="db", tableName="t", txnIds=[t2]))
+        client.allocate_table_write_ids(hive.AllocateTableWriteIdsRequest(dbName="db", tableName="t", txnIds=[t2]))
 
 
 def _cas_table(client, location):
@@ -149,17 +169,32 @@ def test_compare_and_set_alter_as_iceberg_sends_it(client):
     client.create_table(make_table("cas", "t", columns=cols("x:int"), params={"metadata_location": "m1"}))
     expect = {"expected_parameter_key": "metadata_location", "expected_parameter_value": "m1"}
     client.alter_table_with_environment_context(
-        "cas", "t", _cas_table(client, "m2"), hive.EnvironmentContext(properties=expect))
+        "cas", "t", _cas_table(client, "m2"), hive.EnvironmentContext(properties=expect)
+    )
     with pytest.raises(hive.MetaException) as error:
         client.alter_table_with_environment_context(
-            "cas", "t", _cas_table(client, "m3"), hive.EnvironmentContext(properties=expect))
+            "cas", "t", _cas_table(client, "m3"), hive.EnvironmentContext(properties=expect)
+        )
     assert error.value.message.startswith(
-        "The table has been modified. The parameter value for key 'metadata_location' is 'm2'")
-    client.alter_table_req(hive.AlterTableRequest(
-        dbName="cas", tableName="t", table=_cas_table(client, "m3"),
-        expectedParameterKey="metadata_location", expectedParameterValue="m2"))
+        "The table has been modified. The parameter value for key 'metadata_location' is 'm2'"
+    )
+    client.alter_table_req(
+        hive.AlterTableRequest(
+            dbName="cas",
+            tableName="t",
+            table=_cas_table(client, "m3"),
+            expectedParameterKey="metadata_location",
+            expectedParameterValue="m2",
+        )
+    )
     with pytest.raises(hive.MetaException, match="The table has been modified"):
-        client.alter_table_req(hive.AlterTableRequest(
-            dbName="cas", tableName="t", table=_cas_table(client, "m4"),
-            expectedParameterKey="metadata_location", expectedParameterValue="m2"))
+        client.alter_table_req(
+            hive.AlterTableRequest(
+                dbName="cas",
+                tableName="t",
+                table=_cas_table(client, "m4"),
+                expectedParameterKey="metadata_location",
+                expectedParameterValue="m2",
+            )
+        )
     assert client.get_table("cas", "t").parameters["metadata_location"] == "m3"

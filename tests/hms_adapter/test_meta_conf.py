@@ -25,8 +25,11 @@ def test_settings_are_per_connection_and_apply_to_its_calls(server, client):
 
     client.setMetaConf(PATTERN, "[a-z0-9-]*")
     assert client.getMetaConf(PATTERN) == "[a-z0-9-]*" and other.getMetaConf(PATTERN) == ""
-    with pytest.raises(hive.MetaException, match=r"Partition value 'A B' contains a character not matched by "
-                                                 r"whitelist pattern '\[a-z0-9-\]\*'"):
+    with pytest.raises(
+        hive.MetaException,
+        match=r"Partition value 'A B' contains a character not matched by "
+        r"whitelist pattern '\[a-z0-9-\]\*'",
+    ):
         client.add_partition(hive.Partition(dbName="mc", tableName="t", values=["A B"]))
     client.add_partition(hive.Partition(dbName="mc", tableName="t", values=["2024-01-01"]))
     other.add_partition(hive.Partition(dbName="mc", tableName="t", values=["A B"]))

@@ -22,16 +22,33 @@ def cached_count(catalog) -> int:
 
 def as_tuples(partitions) -> list[tuple]:
     """What a client sees of partitions, with the storage descriptor as its thrift repr."""
-    return [(p.dbName, p.tableName, p.catName, p.values, p.createTime, p.parameters.get("k"), p.sd.location,
-             [(c.name, c.type) for c in p.sd.cols], repr(p.sd)) for p in partitions]
+    return [
+        (
+            p.dbName,
+            p.tableName,
+            p.catName,
+            p.values,
+            p.createTime,
+            p.parameters.get("k"),
+            p.sd.location,
+            [(c.name, c.type) for c in p.sd.cols],
+            repr(p.sd),
+        )
+        for p in partitions
+    ]
 
 
 @pytest.fixture
 def table(client, warehouse):
     client.create_database(make_database("enc", location=f"file:{warehouse}/enc.db"))
     client.create_table(make_table("enc", "t", partition_keys=cols("ds:string", "hr:int")))
-    client.add_partitions([make_partition("enc", "t", [f"2024-01-0{d}", str(h)], params={"k": f"{d}-{h}"})
-                           for d in (1, 2) for h in (9, 10)])
+    client.add_partitions(
+        [
+            make_partition("enc", "t", [f"2024-01-0{d}", str(h)], params={"k": f"{d}-{h}"})
+            for d in (1, 2)
+            for h in (9, 10)
+        ]
+    )
     return "t"
 
 
@@ -41,15 +58,24 @@ def test_cached_answer_equals_the_first_answer(client, catalog, table):
     assert cached_count(catalog) == 4
     again = client.get_partitions("enc", table, -1)
     assert as_tuples(again) == as_tuples(first)
-    assert [p.values for p in again] == [["2024-01-01", "10"], ["2024-01-01", "9"], ["2024-01-02", "10"],
-                                         ["2024-01-02", "9"]]
+    assert [p.values for p in again] == [
+        ["2024-01-01", "10"],
+        ["2024-01-01", "9"],
+        ["2024-01-02", "10"],
+        ["2024-01-02", "9"],
+    ]
     assert again[0].dbName == "enc" and again[0].tableName == "t" and again[0].catName == "hive"
     assert [p.values for p in client.get_partitions_by_filter("enc", table, "hr > 9", -1)] == [
-        ["2024-01-01", "10"], ["2024-01-02", "10"]]
+        ["2024-01-01", "10"],
+        ["2024-01-02", "10"],
+    ]
     assert [p.values for p in client.get_partitions_by_names("enc", table, ["ds=2024-01-02/hr=9"])] == [
-        ["2024-01-02", "9"]]
+        ["2024-01-02", "9"]
+    ]
     assert [p.values for p in client.get_partitions_ps("enc", table, ["", "9"], -1)] == [
-        ["2024-01-01", "9"], ["2024-01-02", "9"]]
+        ["2024-01-01", "9"],
+        ["2024-01-02", "9"],
+    ]
 
 
 def test_compact_protocol_gets_the_same_partitions(catalog, client, table):
@@ -121,24 +147,30 @@ def test_missing_table_and_bad_filter_keep_their_errors(client, table):
 
 def test_request_forms_answer_like_the_classic_calls(client, table):
     classic = as_tuples(client.get_partitions("enc", table, -1))
-    assert as_tuples(client.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table)).partitions) \
-        == classic
+    assert (
+        as_tuples(client.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table)).partitions) == classic
+    )
     limited = client.get_partitions_req(hive.PartitionsRequest(dbName="enc", tblName=table, maxParts=1))
     assert as_tuples(limited.partitions) == classic[:1]
     by_filter = client.get_partitions_by_filter_req(
-        hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="hr > 9"))
+        hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="hr > 9")
+    )
     assert [p.values for p in by_filter] == [["2024-01-01", "10"], ["2024-01-02", "10"]]
     ps = client.get_partitions_ps_with_auth_req(
-        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partVals=["2024-01-02", ""]))
+        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partVals=["2024-01-02", ""])
+    )
     assert [p.values for p in ps.partitions] == [["2024-01-02", "10"], ["2024-01-02", "9"]]
     named = client.get_partitions_ps_with_auth_req(
-        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partNames=["ds=2024-01-01/hr=9"]))
+        hive.GetPartitionsPsWithAuthRequest(dbName="enc", tblName=table, partNames=["ds=2024-01-01/hr=9"])
+    )
     assert [p.values for p in named.partitions] == [["2024-01-01", "9"]]
     by_names = client.get_partitions_by_names_req(
-        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-02/hr=10"]))
+        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-02/hr=10"])
+    )
     assert [p.values for p in by_names.partitions] == [["2024-01-02", "10"]]
     names = client.get_partition_names_ps_req(
-        hive.GetPartitionNamesPsRequest(dbName="enc", tblName=table, partValues=["", "9"]))
+        hive.GetPartitionNamesPsRequest(dbName="enc", tblName=table, partValues=["", "9"])
+    )
     assert names.names == ["ds=2024-01-01/hr=9", "ds=2024-01-02/hr=9"]
 
 
@@ -147,14 +179,20 @@ def test_request_forms_trim_columns_and_parameters(client, table):
     part.parameters.update({"keep.me": "1", "drop.me": "2"})
     client.alter_partition("enc", table, part)
     request = hive.GetPartitionsByFilterRequest(
-        dbName="enc", tblName=table, filter='ds = "2024-01-01" and hr = 9', skipColumnSchemaForPartition=True,
-        includeParamKeyPattern="%.me", excludeParamKeyPattern="drop%")
+        dbName="enc",
+        tblName=table,
+        filter='ds = "2024-01-01" and hr = 9',
+        skipColumnSchemaForPartition=True,
+        includeParamKeyPattern="%.me",
+        excludeParamKeyPattern="drop%",
+    )
     [trimmed] = client.get_partitions_by_filter_req(request)
     assert trimmed.sd.cols == []
     assert trimmed.parameters == {"keep.me": "1"}
     assert trimmed.sd.location == part.sd.location
     [full] = client.get_partitions_by_names_req(
-        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-01/hr=9"])).partitions
+        hive.GetPartitionsByNamesRequest(db_name="enc", tbl_name=table, names=["ds=2024-01-01/hr=9"])
+    ).partitions
     assert [c.name for c in full.sd.cols] == ["id", "name"]
     assert {"keep.me", "drop.me", "k"} <= set(full.parameters)
 
@@ -173,7 +211,9 @@ def test_request_forms_over_the_compact_protocol(catalog, client, table):
 def test_filter_request_errors(client, table):
     with pytest.raises(hive.MetaException, match="nope is not a partitioning key"):
         client.get_partitions_by_filter_req(
-            hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="nope = 1"))
+            hive.GetPartitionsByFilterRequest(dbName="enc", tblName=table, filter="nope = 1")
+        )
     with pytest.raises(hive.NoSuchObjectException):
         client.get_partitions_by_filter_req(
-            hive.GetPartitionsByFilterRequest(dbName="enc", tblName="missing", filter="hr = 1"))
+            hive.GetPartitionsByFilterRequest(dbName="enc", tblName="missing", filter="hr = 1")
+        )

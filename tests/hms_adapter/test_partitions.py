@@ -83,8 +83,9 @@ def test_add_partition_with_wrong_number_of_values_is_invalid_object(client, tdi
 
 
 def test_add_partitions_req(client, tdir):
-    request = hive.AddPartitionsRequest(dbName="db", tblName="t", parts=[part(["a", "1"]), part(["b", "2"])],
-                                        ifNotExists=False, needResult=True)
+    request = hive.AddPartitionsRequest(
+        dbName="db", tblName="t", parts=[part(["a", "1"]), part(["b", "2"])], ifNotExists=False, needResult=True
+    )
     result = client.add_partitions_req(request)
     assert values_of(result.partitions) == [["a", "1"], ["b", "2"]]
     assert result.partitions[0].sd.location == file_uri(tdir / "ds=a" / "hr=1")
@@ -92,8 +93,9 @@ def test_add_partitions_req(client, tdir):
 
 def test_add_partitions_req_if_not_exists_skips_existing(client, tdir):
     client.add_partition(part(["a", "1"], params={"orig": "yes"}))
-    request = hive.AddPartitionsRequest(dbName="db", tblName="t", parts=[part(["a", "1"]), part(["b", "2"])],
-                                        ifNotExists=True, needResult=True)
+    request = hive.AddPartitionsRequest(
+        dbName="db", tblName="t", parts=[part(["a", "1"]), part(["b", "2"])], ifNotExists=True, needResult=True
+    )
     result = client.add_partitions_req(request)
 
     assert values_of(result.partitions) == [["b", "2"]]
@@ -102,8 +104,9 @@ def test_add_partitions_req_if_not_exists_skips_existing(client, tdir):
 
 
 def test_add_partitions_req_without_result(client, tdir):
-    request = hive.AddPartitionsRequest(dbName="db", tblName="t", parts=[part(["a", "1"])],
-                                        ifNotExists=False, needResult=False)
+    request = hive.AddPartitionsRequest(
+        dbName="db", tblName="t", parts=[part(["a", "1"])], ifNotExists=False, needResult=False
+    )
     result = client.add_partitions_req(request)
     assert not result.partitions
     assert client.get_partition_names("db", "t", -1) == ["ds=a/hr=1"]
@@ -124,8 +127,9 @@ def test_batch_with_one_existing_partition_adds_none(client, tdir):
     with pytest.raises(hive.AlreadyExistsException):
         client.add_partitions(batch)
     with pytest.raises(hive.AlreadyExistsException):
-        client.add_partitions_req(hive.AddPartitionsRequest(dbName="db", tblName="t", parts=batch,
-                                                            ifNotExists=False, needResult=True))
+        client.add_partitions_req(
+            hive.AddPartitionsRequest(dbName="db", tblName="t", parts=batch, ifNotExists=False, needResult=True)
+        )
 
     assert client.get_partition_names("db", "t", -1) == ["ds=b/hr=2"]
     assert not (tdir / "ds=a").exists()
@@ -215,7 +219,8 @@ def test_partial_values_with_wildcards(client, grid):
     assert len(ps("db", "t", ["", ""], -1)) == 8
     assert ps("db", "t", ["2024-12-31"], -1) == []
     assert values_of(client.get_partitions_ps_with_auth("db", "t", ["", "8"], -1, "u", [])) == [
-        ["2024-01-01", "8"], ["2024-01-02", "8"]
+        ["2024-01-01", "8"],
+        ["2024-01-02", "8"],
     ]
 
     names = client.get_partition_names_ps
@@ -252,8 +257,7 @@ def test_get_partitions_by_names(client, grid):
         ("hr >= 10 and hr < 11", ["ds=2024-01-01/hr=10", "ds=2024-01-02/hr=10"]),
         ('ds = "2024-01-02" and hr = 8', ["ds=2024-01-02/hr=8"]),
         ('ds = "2024-01-02" and (hr = 8 or hr = 11)', ["ds=2024-01-02/hr=11", "ds=2024-01-02/hr=8"]),
-        ('hr = 8 or ds = "2024-01-01" and hr = 9', ["ds=2024-01-01/hr=8", "ds=2024-01-01/hr=9",
-                                                    "ds=2024-01-02/hr=8"]),
+        ('hr = 8 or ds = "2024-01-01" and hr = 9', ["ds=2024-01-01/hr=8", "ds=2024-01-01/hr=9", "ds=2024-01-02/hr=8"]),
         ('ds <> "2024-01-01" and hr <= 8', ["ds=2024-01-02/hr=8"]),
         ('ds > "2024-01-01"', [f"ds=2024-01-02/hr={h}" for h in ("10", "11", "8", "9")]),
         ("hr = 12", []),
@@ -269,7 +273,10 @@ def test_get_partitions_by_filter(client, grid, filter_text, expected):
 def test_integral_key_compares_numerically(client, grid):
     # lexically "10" < "9"; an int key must compare as a number
     assert sorted(p.values[1] for p in client.get_partitions_by_filter("db", "t", "hr > 9", -1)) == [
-        "10", "10", "11", "11"
+        "10",
+        "10",
+        "11",
+        "11",
     ]
     assert {p.values[1] for p in client.get_partitions_by_filter("db", "t", "hr < 10", -1)} == {"8", "9"}
 
@@ -381,8 +388,11 @@ def test_drop_partition_without_delete_data_keeps_the_directory(client, tdir):
 
 
 def test_drop_partition_of_external_table_keeps_data(client, tdir, tmp_path):
-    client.create_table(make_table("db", "ext", partition_keys=cols("ds:string"), location=str(tmp_path / "ext"),
-                                   table_type="EXTERNAL_TABLE"))
+    client.create_table(
+        make_table(
+            "db", "ext", partition_keys=cols("ds:string"), location=str(tmp_path / "ext"), table_type="EXTERNAL_TABLE"
+        )
+    )
     client.add_partition(make_partition("db", "ext", ["a"]))
     client.drop_partition("db", "ext", ["a"], True)
     assert client.get_partition_names("db", "ext", -1) == []
@@ -400,9 +410,12 @@ def test_drop_missing_partition_is_no_such_object(client, tdir):
 
 def test_drop_partitions_req_by_names(client, grid):
     request = hive.DropPartitionsRequest(
-        dbName="db", tblName="t",
+        dbName="db",
+        tblName="t",
         parts=hive.RequestPartsSpec(names=["ds=2024-01-01/hr=8", "ds=2024-01-02/hr=8"]),
-        deleteData=True, ifExists=False, needResult=True,
+        deleteData=True,
+        ifExists=False,
+        needResult=True,
     )
     result = client.drop_partitions_req(request)
 
@@ -415,16 +428,24 @@ def test_drop_partitions_req_by_names(client, grid):
 
 def test_drop_partitions_req_missing_names(client, grid):
     strict = hive.DropPartitionsRequest(
-        dbName="db", tblName="t", parts=hive.RequestPartsSpec(names=["ds=2024-01-01/hr=8", "ds=x/hr=1"]),
-        deleteData=True, ifExists=False, needResult=True,
+        dbName="db",
+        tblName="t",
+        parts=hive.RequestPartsSpec(names=["ds=2024-01-01/hr=8", "ds=x/hr=1"]),
+        deleteData=True,
+        ifExists=False,
+        needResult=True,
     )
     with pytest.raises(hive.NoSuchObjectException):
         client.drop_partitions_req(strict)
     assert len(client.get_partition_names("db", "t", -1)) == 8, "nothing is dropped when one name is missing"
 
     lenient = hive.DropPartitionsRequest(
-        dbName="db", tblName="t", parts=hive.RequestPartsSpec(names=["ds=2024-01-01/hr=8", "ds=x/hr=1"]),
-        deleteData=True, ifExists=True, needResult=False,
+        dbName="db",
+        tblName="t",
+        parts=hive.RequestPartsSpec(names=["ds=2024-01-01/hr=8", "ds=x/hr=1"]),
+        deleteData=True,
+        ifExists=True,
+        needResult=False,
     )
     result = client.drop_partitions_req(lenient)
     assert not result.partitions

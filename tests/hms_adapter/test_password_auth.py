@@ -14,11 +14,11 @@ import subprocess
 
 import pytest
 from hive_metastore import ThriftHiveMetastore
+from puresasl.client import SASLClient
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSSLSocket
 from thrift.transport.TTransport import TTransportException
 from thrift_sasl import TSaslClientTransport
-from puresasl.client import SASLClient
 
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.hms_adapter.test_tls import certs  # noqa: F401  (a fixture)
@@ -51,12 +51,15 @@ class _SaslClient:
 
 
 def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAIN"):
-    sock = TSSLSocket.TSSLSocket("127.0.0.1", port, ssl_context=ssl.create_default_context(cafile=ca),
-                                 server_hostname="localhost")
+    sock = TSSLSocket.TSSLSocket(
+        "127.0.0.1", port, ssl_context=ssl.create_default_context(cafile=ca), server_hostname="localhost"
+    )
     sock.setTimeout(10_000)
-    transport = TSaslClientTransport(lambda: _SaslClient(SASLClient("localhost", "hive", mechanism=mechanism,
-                                                                    username=user, password=password)),
-                                     mechanism, sock)
+    transport = TSaslClientTransport(
+        lambda: _SaslClient(SASLClient("localhost", "hive", mechanism=mechanism, username=user, password=password)),
+        mechanism,
+        sock,
+    )
     transport.open()
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
 
@@ -65,15 +68,43 @@ def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAI
 def password_server(certs, tmp_path):  # noqa: F811
     passwords, audit, port = tmp_path / "passwords", tmp_path / "audit.log", free_port()
     for user, password in (("alice", PASSWORD), ("bob", BOB_PASSWORD)):
-        subprocess.run(CLI + ["passwd", str(passwords), user], input=password + "\n", text=True, check=True,
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            CLI + ["passwd", str(passwords), user],
+            input=password + "\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
     log = open(tmp_path / "server.log", "w")
     process = subprocess.Popen(
-        CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--db-url",
-               f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh"), "--auth", "password",
-               "--password-file", str(passwords), "--tls-cert", str(certs / "server.pem"), "--tls-key",
-               str(certs / "server.key"), "--audit-log", str(audit)],
-        stdout=log, stderr=subprocess.STDOUT, text=True)
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--auth",
+            "password",
+            "--password-file",
+            str(passwords),
+            "--tls-cert",
+            str(certs / "server.pem"),
+            "--tls-key",
+            str(certs / "server.key"),
+            "--audit-log",
+            str(audit),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for_port(port, process)
         yield port, str(certs / "ca.pem"), audit, tmp_path / "server.log"
@@ -99,8 +130,9 @@ def test_users_authenticate_and_others_are_refused(password_server):
     def raw(payload: bytes, wait: float = 10) -> bytes:
         """Send bytes on a fresh TLS connection; what the server answers before it closes."""
         context = ssl.create_default_context(cafile=ca)
-        with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=wait),
-                                 server_hostname="localhost") as tls:
+        with context.wrap_socket(
+            socket.create_connection(("127.0.0.1", port), timeout=wait), server_hostname="localhost"
+        ) as tls:
             tls.sendall(payload)
             try:
                 return tls.recv(1024)
@@ -121,22 +153,44 @@ def test_users_authenticate_and_others_are_refused(password_server):
 
     lines = [dict(f.split("=", 1) for f in line.split("\t")) for line in audit.read_text().splitlines()]
     assert [(l["principal"], l["ugi"], l["method"]) for l in lines] == [
-        ("alice", "root", "set_ugi"), ("alice", "root", "get_all_databases"), ("alice", "root", "create_database"),
-        ("bob", "-", "get_all_databases"), ("alice", "root", "get_database")]
+        ("alice", "root", "set_ugi"),
+        ("alice", "root", "get_all_databases"),
+        ("alice", "root", "create_database"),
+        ("bob", "-", "get_all_databases"),
+        ("alice", "root", "get_database"),
+    ]
     for text in (audit.read_text(), server_log.read_text()):
         assert PASSWORD not in text and BOB_PASSWORD not in text
 
 
 def test_password_mode_refuses_unsafe_setups(certs, tmp_path):  # noqa: F811
     passwords = tmp_path / "passwords"
-    subprocess.run(CLI + ["passwd", str(passwords), "alice"], input="x\n", text=True, check=True, timeout=60,
-                   capture_output=True)
-    base = CLI + ["serve", "--port", str(free_port()), "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--auth",
-                  "password"]
+    subprocess.run(
+        CLI + ["passwd", str(passwords), "alice"], input="x\n", text=True, check=True, timeout=60, capture_output=True
+    )
+    base = CLI + [
+        "serve",
+        "--port",
+        str(free_port()),
+        "--db-url",
+        f"sqlite:///{tmp_path / 'c.db'}",
+        "--auth",
+        "password",
+    ]
     for extra, message in (
-            ([], "needs --password-file"),
-            (["--password-file", str(passwords), "--no-metaserver"], "sends passwords in clear without TLS"),
-            (["--password-file", str(passwords), "--tls-cert", str(certs / "server.pem"), "--tls-key",
-              str(certs / "server.key")], "metaserver protocol has no authentication")):
+        ([], "needs --password-file"),
+        (["--password-file", str(passwords), "--no-metaserver"], "sends passwords in clear without TLS"),
+        (
+            [
+                "--password-file",
+                str(passwords),
+                "--tls-cert",
+                str(certs / "server.pem"),
+                "--tls-key",
+                str(certs / "server.key"),
+            ],
+            "metaserver protocol has no authentication",
+        ),
+    ):
         refused = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
         assert refused.returncode != 0 and message in refused.stderr, refused.stderr

@@ -76,11 +76,14 @@ def test_get_config_value_refuses_other_keys(client, key):
 # -- unknown methods and errors -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method, args", [
-    ("show_compact", (hive.ShowCompactRequest(),)),
-    ("get_index_names", ("default", "t", -1)),
-    ("get_type", ("t",)),
-])
+@pytest.mark.parametrize(
+    "method, args",
+    [
+        ("show_compact", (hive.ShowCompactRequest(),)),
+        ("get_index_names", ("default", "t", -1)),
+        ("get_type", ("t",)),
+    ],
+)
 def test_method_in_the_idl_but_not_served_is_unknown_method(client, method, args):
     with pytest.raises(TApplicationException) as e:
         getattr(client, method)(*args)
@@ -142,11 +145,14 @@ def test_a_client_that_disconnects_does_not_affect_others(server):
 # -- transports and protocols -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("transport, protocol", [
-    ("framed", "compact"),
-    ("framed", "binary"),
-    ("buffered", "compact"),
-])
+@pytest.mark.parametrize(
+    "transport, protocol",
+    [
+        ("framed", "compact"),
+        ("framed", "binary"),
+        ("buffered", "compact"),
+    ],
+)
 def test_other_transports_and_protocols(catalog, warehouse, transport, protocol):
     running = RunningServer(catalog, transport=transport, protocol=protocol)
     client = running.client(
@@ -288,9 +294,14 @@ def test_concurrent_creates_of_the_same_objects(server, warehouse, attempt):
     assert_one_winner(race(server, lambda c: c.add_partition(make_partition("race", "same", ["a"]))))
     assert (warehouse / "race.db" / "same" / "ds=a").is_dir()
 
-    function = hive.Function(functionName="f", dbName="race", className="com.example.F",
-                             ownerType=hive.PrincipalType.USER, functionType=hive.FunctionType.JAVA,
-                             resourceUris=[])
+    function = hive.Function(
+        functionName="f",
+        dbName="race",
+        className="com.example.F",
+        ownerType=hive.PrincipalType.USER,
+        functionType=hive.FunctionType.JAVA,
+        resourceUris=[],
+    )
     assert_one_winner(race(server, lambda c: c.create_function(function)))
 
     check = server.client()
@@ -312,8 +323,9 @@ def test_concurrent_add_partitions_if_not_exists_all_succeed(server, warehouse):
 
     def add(client):
         parts = [make_partition("sync", "t", [v]) for v in wanted]
-        client.add_partitions_req(hive.AddPartitionsRequest(dbName="sync", tblName="t", parts=parts,
-                                                            ifNotExists=True, needResult=True))
+        client.add_partitions_req(
+            hive.AddPartitionsRequest(dbName="sync", tblName="t", parts=parts, ifNotExists=True, needResult=True)
+        )
 
     assert race(server, add) == ["ok"] * THREADS
 

@@ -21,10 +21,26 @@ def served(tmp_path):
     warehouse, data_root, port = tmp_path / "warehouse", tmp_path / "lake", free_port()
     data_root.mkdir()
     log = tmp_path / "server.log"
-    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                      "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(warehouse),
-                                      "--data-root", str(data_root)],
-                               stdout=open(log, "w"), stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(warehouse),
+            "--data-root",
+            str(data_root),
+        ],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for_port(port, process)
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)

@@ -27,9 +27,24 @@ def serve(tmp_path):
     def start(*options: str):
         port, log = free_port(), tmp_path / f"server-{len(started)}.log"
         process = subprocess.Popen(
-            CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--db-url",
-                   f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh"), *options],
-            stdout=open(log, "w"), stderr=subprocess.STDOUT, text=True)
+            CLI
+            + [
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-metaserver",
+                "--db-url",
+                f"sqlite:///{tmp_path / 'c.db'}",
+                "--warehouse",
+                str(tmp_path / "wh"),
+                *options,
+            ],
+            stdout=open(log, "w"),
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         started.append(process)
         _wait_for_port(port, process)
         return process, port, log
@@ -55,7 +70,7 @@ def _closed_by_server(sock: socket.socket, within: float) -> bool:
     sock.settimeout(within)
     try:
         return sock.recv(1) == b""
-    except socket.timeout:
+    except TimeoutError:
         return False
     except ConnectionResetError:
         return True
@@ -115,13 +130,23 @@ def test_idle_connections_are_closed_and_busy_ones_kept(serve):
     assert "idle for" in log.read_text()
 
 
-@pytest.mark.parametrize("stalled", [
-    # a call that declares a list of 2^31 - 1 table names, then sends nothing more
-    STRICT_CALL + struct.pack(">I", 25) + b"get_table_objects_by_name" + struct.pack(">i", 1)
-    + struct.pack(">bh", 11, 1) + struct.pack(">I", 7) + b"default" + struct.pack(">bhbI", 15, 2, 11, 2**31 - 1),
-    # half a method name
-    STRICT_CALL + struct.pack(">I", 9) + b"get_t",
-], ids=["huge-list", "half-a-name"])
+@pytest.mark.parametrize(
+    "stalled",
+    [
+        # a call that declares a list of 2^31 - 1 table names, then sends nothing more
+        STRICT_CALL
+        + struct.pack(">I", 25)
+        + b"get_table_objects_by_name"
+        + struct.pack(">i", 1)
+        + struct.pack(">bh", 11, 1)
+        + struct.pack(">I", 7)
+        + b"default"
+        + struct.pack(">bhbI", 15, 2, 11, 2**31 - 1),
+        # half a method name
+        STRICT_CALL + struct.pack(">I", 9) + b"get_t",
+    ],
+    ids=["huge-list", "half-a-name"],
+)
 def test_a_request_that_stalls_is_dropped(serve, stalled):
     _process, port, log = serve("--read-timeout", "1")
     sock = _connect(port)

@@ -122,25 +122,34 @@ def test_view_has_text_and_no_location(client, db):
 
 
 def test_storage_descriptor_round_trip(client, db):
-    table = make_table("db", "full", columns=cols("id:bigint", "name:string", "score:double"),
-                       partition_keys=cols("ds:string", "hr:int"), params={"p1": "v1"})
+    table = make_table(
+        "db",
+        "full",
+        columns=cols("id:bigint", "name:string", "score:double"),
+        partition_keys=cols("ds:string", "hr:int"),
+        params={"p1": "v1"},
+    )
     table.sd.cols[0].comment = "the id"
     table.sd.compressed = True
     table.sd.numBuckets = 8
     table.sd.bucketCols = ["id"]
     table.sd.sortCols = [hive.Order(col="id", order=1), hive.Order(col="name", order=0)]
     table.sd.parameters = {"sd.key": "sd.value"}
-    table.sd.serdeInfo = hive.SerDeInfo(name="serde-name", serializationLib=PARQUET_SERDE,
-                                        parameters={"serialization.format": "1", "path": "x"})
-    table.sd.skewedInfo = hive.SkewedInfo(skewedColNames=["name"], skewedColValues=[["a"], ["b"]],
-                                          skewedColValueLocationMaps={})
+    table.sd.serdeInfo = hive.SerDeInfo(
+        name="serde-name", serializationLib=PARQUET_SERDE, parameters={"serialization.format": "1", "path": "x"}
+    )
+    table.sd.skewedInfo = hive.SkewedInfo(
+        skewedColNames=["name"], skewedColValues=[["a"], ["b"]], skewedColValueLocationMaps={}
+    )
     table.sd.storedAsSubDirectories = True
     client.create_table(table)
 
     got = client.get_table("db", "full")
     sd = got.sd
     assert [(c.name, c.type, c.comment) for c in sd.cols] == [
-        ("id", "bigint", "the id"), ("name", "string", None), ("score", "double", None)
+        ("id", "bigint", "the id"),
+        ("name", "string", None),
+        ("score", "double", None),
     ]
     assert col_pairs(got.partitionKeys) == [("ds", "string"), ("hr", "int")]
     assert sd.inputFormat == PARQUET_INPUT
@@ -205,8 +214,7 @@ def listed(client, db, tmp_path):
     client.create_database(make_database("other"))
     client.create_table(make_table("db", "sales_2023", params={"comment": "old sales"}))
     client.create_table(make_table("db", "sales_2024"))
-    client.create_table(make_table("db", "orders", location=str(tmp_path / "orders"),
-                                   table_type="EXTERNAL_TABLE"))
+    client.create_table(make_table("db", "orders", location=str(tmp_path / "orders"), table_type="EXTERNAL_TABLE"))
     view = make_table("db", "sales_view", table_type="VIRTUAL_VIEW")
     view.sd.location = None
     view.viewOriginalText = view.viewExpandedText = "select 1"
@@ -250,16 +258,15 @@ def test_get_table_meta(listed):
 def test_get_table_names_by_filter(client, db, tmp_path):
     client.create_table(make_table("db", "a", owner="bob", params={"hudi": "true", "tier": "gold"}))
     client.create_table(make_table("db", "b", owner="carol", params={"tier": "silver"}))
-    client.create_table(make_table("db", "c", owner="bob", location=str(tmp_path / "c"),
-                                   table_type="EXTERNAL_TABLE"))
+    client.create_table(make_table("db", "c", owner="bob", location=str(tmp_path / "c"), table_type="EXTERNAL_TABLE"))
 
     by_filter = client.get_table_names_by_filter
     assert by_filter("db", 'hive_filter_field_owner__ = "bob"', -1) == ["a", "c"]
     assert by_filter("db", 'hive_filter_field_params__EXTERNAL = "TRUE"', -1) == ["c"]
-    assert by_filter("db", 'hive_filter_field_params__tier = "gold" or hive_filter_field_params__tier = "silver"',
-                     -1) == ["a", "b"]
-    assert by_filter("db", 'hive_filter_field_owner__ = "bob" and hive_filter_field_params__hudi = "true"',
-                     -1) == ["a"]
+    assert by_filter(
+        "db", 'hive_filter_field_params__tier = "gold" or hive_filter_field_params__tier = "silver"', -1
+    ) == ["a", "b"]
+    assert by_filter("db", 'hive_filter_field_owner__ = "bob" and hive_filter_field_params__hudi = "true"', -1) == ["a"]
     assert by_filter("db", 'hive_filter_field_params__tier like "s.*"', -1) == ["b"]
     assert by_filter("db", 'hive_filter_field_owner__ <> "bob"', -1) == ["b"]
     assert by_filter("db", 'hive_filter_field_owner__ = "bob"', 1) == ["a"]
@@ -268,12 +275,10 @@ def test_get_table_names_by_filter(client, db, tmp_path):
 
 
 def test_get_fields_and_get_schema(client, db):
-    client.create_table(make_table("db", "t", columns=cols("id:bigint", "v:string"),
-                                   partition_keys=cols("ds:string")))
+    client.create_table(make_table("db", "t", columns=cols("id:bigint", "v:string"), partition_keys=cols("ds:string")))
     assert col_pairs(client.get_fields("db", "t")) == [("id", "bigint"), ("v", "string")]
     assert col_pairs(client.get_schema("db", "t")) == [("id", "bigint"), ("v", "string"), ("ds", "string")]
-    assert col_pairs(client.get_fields_with_environment_context("db", "T", None)) == [("id", "bigint"),
-                                                                                     ("v", "string")]
+    assert col_pairs(client.get_fields_with_environment_context("db", "T", None)) == [("id", "bigint"), ("v", "string")]
     assert col_pairs(client.get_schema_with_environment_context("db", "t", None))[-1] == ("ds", "string")
 
 

@@ -31,12 +31,39 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 
 def _signed(cwd: Path, name: str, ca: str, subject: str, server: bool) -> None:
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
-             "-subj", f"/CN={subject}", cwd=cwd)
+    _openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.csr",
+        "-subj",
+        f"/CN={subject}",
+        cwd=cwd,
+    )
     extensions = cwd / f"{name}.ext"
     extensions.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n" if server else "extendedKeyUsage=clientAuth\n")
-    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key", "-CAcreateserial",
-             "-days", "2", "-out", f"{name}.pem", "-extfile", extensions.name, cwd=cwd)
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        f"{name}.csr",
+        "-CA",
+        f"{ca}.pem",
+        "-CAkey",
+        f"{ca}.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-out",
+        f"{name}.pem",
+        "-extfile",
+        extensions.name,
+        cwd=cwd,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +72,22 @@ def certs(tmp_path_factory) -> Path:
     if shutil.which("openssl") is None:
         skip_or_fail("openssl is needed to make test certificates")
     cwd = tmp_path_factory.mktemp("tls")
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-             "-subj", "/CN=test-ca", cwd=cwd)
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test-ca",
+        cwd=cwd,
+    )
     _signed(cwd, "server", "ca", "hudi-metastore", server=True)
     _signed(cwd, "server2", "ca", "hudi-metastore-renewed", server=True)
     _signed(cwd, "client", "ca", "alice", server=False)
@@ -71,8 +112,10 @@ def tls_servers(catalog, certs, tmp_path):
     shutil.copy(certs / "server.pem", cert)
     shutil.copy(certs / "server.key", key)
     tls = ServerTls(TlsFiles(str(cert), str(key)))
-    servers = [Served(make_server(catalog, "127.0.0.1", 0, tls=tls)), Served(make_metaserver(catalog, "127.0.0.1", 0,
-                                                                                              tls=tls))]
+    servers = [
+        Served(make_server(catalog, "127.0.0.1", 0, tls=tls)),
+        Served(make_metaserver(catalog, "127.0.0.1", 0, tls=tls)),
+    ]
     yield servers[0].server.port, servers[1].server.port, cert, key
     for served in servers:
         served.stop()
@@ -124,8 +167,7 @@ def test_only_modern_tls_and_a_ca_option_requires_client_certificates(catalog, c
             _client(port, certs).get_all_databases()
         context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
         context.load_cert_chain(str(certs / "client.pem"), str(certs / "client.key"))
-        with_certificate = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000,
-                                       ssl_context=context)
+        with_certificate = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000, ssl_context=context)
         assert with_certificate.get_all_databases() == ["default"]
     finally:
         served.stop()
@@ -136,18 +178,40 @@ def test_only_modern_tls_and_a_ca_option_requires_client_certificates(catalog, c
 def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp_path):  # noqa: F811
     hms_port = tls_servers[0]
     truststore = tmp_path / "trust.jks"
-    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", str(certs / "ca.pem"),
-                    "-keystore", str(truststore), "-storepass", "changeit"], check=True, capture_output=True,
-                   timeout=60)
+    subprocess.run(
+        [
+            "keytool",
+            "-importcert",
+            "-noprompt",
+            "-alias",
+            "ca",
+            "-file",
+            str(certs / "ca.pem"),
+            "-keystore",
+            str(truststore),
+            "-storepass",
+            "changeit",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     statements = tmp_path / "statements.json"
-    statements.write_text('["CREATE DATABASE tls_db", "CREATE TABLE tls_db.t (id INT) STORED AS PARQUET", '
-                          '"INSERT INTO tls_db.t VALUES (1), (2)", "SELECT count(*) FROM tls_db.t", '
-                          '"SHOW TABLES IN tls_db"]')
-    results = run_statements(tmp_path, f"thrift://localhost:{hms_port}", statements, {
-        "spark.hadoop.hive.metastore.use.SSL": "true",
-        "spark.hadoop.hive.metastore.truststore.path": str(truststore),
-        "spark.hadoop.hive.metastore.truststore.password": "changeit",
-    })
+    statements.write_text(
+        '["CREATE DATABASE tls_db", "CREATE TABLE tls_db.t (id INT) STORED AS PARQUET", '
+        '"INSERT INTO tls_db.t VALUES (1), (2)", "SELECT count(*) FROM tls_db.t", '
+        '"SHOW TABLES IN tls_db"]'
+    )
+    results = run_statements(
+        tmp_path,
+        f"thrift://localhost:{hms_port}",
+        statements,
+        {
+            "spark.hadoop.hive.metastore.use.SSL": "true",
+            "spark.hadoop.hive.metastore.truststore.path": str(truststore),
+            "spark.hadoop.hive.metastore.truststore.password": "changeit",
+        },
+    )
     assert results["SELECT count(*) FROM tls_db.t"] == {"rows": [["2"]]}
     assert results["SHOW TABLES IN tls_db"]["rows"] == [["tls_db", "t", "False"]]
 
@@ -155,16 +219,67 @@ def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp
 def test_serve_takes_the_tls_options_from_the_command_line_and_the_environment(certs, tmp_path):
     port = free_port()
     env = {**os.environ, "HUDI_METASTORE_TLS_KEY": str(certs / "server.key")}
-    process = subprocess.Popen(CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                                      "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse",
-                                      str(tmp_path / "wh"), "--tls-cert", str(certs / "server.pem")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--tls-cert",
+            str(certs / "server.pem"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         _wait_for_port(port, process)
         assert _client(port, certs).get_all_databases() == ["default"]
     finally:
         process.terminate()
         process.wait(30)
-    refused = subprocess.run(CLI + ["serve", "--port", str(port), "--db-url", f"sqlite:///{tmp_path / 'd.db'}",
-                                    "--tls-ca", str(certs / "ca.pem")], capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        CLI
+        + [
+            "serve",
+            "--port",
+            str(port),
+            "--db-url",
+            f"sqlite:///{tmp_path / 'd.db'}",
+            "--tls-ca",
+            str(certs / "ca.pem"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode != 0 and "--tls-cert and --tls-key go together" in refused.stderr
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_status_checks_a_server_that_requires_client_certificates(catalog, certs):
+    tls = ServerTls(TlsFiles(str(certs / "server.pem"), str(certs / "server.key"), str(certs / "ca.pem")))
+    served = Served(make_server(catalog, "127.0.0.1", 0, tls=tls))
+    try:
+        uri = f"thrift://127.0.0.1:{served.server.port}"
+        status = CLI + ["status", "--uri", uri, "--tls-ca", str(certs / "ca.pem")]
+        with_certificate = subprocess.run(
+            status + ["--tls-cert", str(certs / "client.pem"), "--tls-key", str(certs / "client.key")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert with_certificate.returncode == 0, with_certificate.stderr
+        assert with_certificate.stdout.startswith(f"ok {uri}: get_all_databases answered in ")
+        without = subprocess.run(status, capture_output=True, text=True, timeout=60)
+        assert without.returncode == 1 and without.stderr.startswith("failed: thrift://127.0.0.1:")
+    finally:
+        served.stop()

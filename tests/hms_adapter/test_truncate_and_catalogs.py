@@ -13,7 +13,6 @@ from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 
 
-
 def _data_file(location: str, name: str) -> Path:
     path = Path(location.removeprefix("file:")) / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -25,16 +24,28 @@ def test_truncating_deletes_the_data_and_keeps_the_metadata(client, hive3_metast
     client.create_database(hive.Database(name="shop"))
     client.create_table(make_table("shop", "flat", columns=cols("id:bigint")))
     client.create_table(make_table("shop", "daily", columns=cols("id:bigint"), partition_keys=cols("day:string")))
-    client.add_partitions([hive.Partition(dbName="shop", tableName="daily", values=[d])
-                           for d in ("2024-01-01", "2024-01-02")])
+    client.add_partitions(
+        [hive.Partition(dbName="shop", tableName="daily", values=[d]) for d in ("2024-01-01", "2024-01-02")]
+    )
     flat = client.get_table("shop", "flat")
     flat_file = _data_file(flat.sd.location, "part-0.parquet")
-    days = {p.values[0]: _data_file(p.sd.location, "part-0.parquet")
-            for p in client.get_partitions("shop", "daily", -1)}
-    client.update_table_column_statistics(hive.ColumnStatistics(
-        hive.ColumnStatisticsDesc(isTblLevel=True, dbName="shop", tableName="flat"),
-        [hive.ColumnStatisticsObj("id", "bigint", hive.ColumnStatisticsData(
-            longStats=hive.LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=9)))]))
+    days = {
+        p.values[0]: _data_file(p.sd.location, "part-0.parquet") for p in client.get_partitions("shop", "daily", -1)
+    }
+    client.update_table_column_statistics(
+        hive.ColumnStatistics(
+            hive.ColumnStatisticsDesc(isTblLevel=True, dbName="shop", tableName="flat"),
+            [
+                hive.ColumnStatisticsObj(
+                    "id",
+                    "bigint",
+                    hive.ColumnStatisticsData(
+                        longStats=hive.LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=9)
+                    ),
+                )
+            ],
+        )
+    )
     start = client.get_current_notificationEventId().eventId
 
     hive3_metastore.truncate_table("shop", "flat", None)
@@ -49,7 +60,9 @@ def test_truncating_deletes_the_data_and_keeps_the_metadata(client, hive3_metast
     assert client.get_partition("shop", "daily", ["2024-01-02"]).parameters["numFiles"] == "0"
     events = client.get_next_notification(hive.NotificationEventRequest(lastEvent=start)).events
     assert [(e.eventType, json.loads(e.message)["isTruncateOp"]) for e in events] == [
-        ("ALTER_TABLE", "true"), ("ALTER_PARTITION", "true")]
+        ("ALTER_TABLE", "true"),
+        ("ALTER_PARTITION", "true"),
+    ]
 
     with pytest.raises(hive.MetaException, match="Partition doesn't exist. day=2099-01-01"):  # all it declares
         client.truncate_table("shop", "daily", ["day=2099-01-01"])
@@ -70,8 +83,13 @@ def test_the_one_catalog_and_hive_4_table_lists(client, hive3_metastore):
     client.create_database(hive.Database(name="shop"))
     for name in ("orders", "order_items", "users"):
         client.create_table(make_table("shop", name, columns=cols("id:bigint")))
-    found = client.get_tables_ext(hive.GetTablesExtRequest(catalog="hive", database="shop",
-                                                           tableNamePattern="order*", requestedFields=1))
+    found = client.get_tables_ext(
+        hive.GetTablesExtRequest(catalog="hive", database="shop", tableNamePattern="order*", requestedFields=1)
+    )
     assert [(t.tblName, t.accessType) for t in found] == [("order_items", 8), ("orders", 8)]
-    assert client.get_tables_ext(hive.GetTablesExtRequest(catalog="hive", database="shop", tableNamePattern="*",
-                                                          requestedFields=3, limit=1))[0].requiredReadCapabilities == []
+    assert (
+        client.get_tables_ext(
+            hive.GetTablesExtRequest(catalog="hive", database="shop", tableNamePattern="*", requestedFields=3, limit=1)
+        )[0].requiredReadCapabilities
+        == []
+    )

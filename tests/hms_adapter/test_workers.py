@@ -67,9 +67,25 @@ def wait_until(condition, seconds: float = 60, message: str = "condition") -> No
 def workers(db_url, tmp_path):
     """A ``serve --workers 2`` process on port 0; yields (process, port, metaserver port)."""
     process = subprocess.Popen(
-        CLI + ["serve", "--workers", "2", "--host", "127.0.0.1", "--port", "0", "--metaserver-port", "0",
-               "--db-url", db_url, "--warehouse", str(tmp_path / "wh")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        CLI
+        + [
+            "serve",
+            "--workers",
+            "2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--metaserver-port",
+            "0",
+            "--db-url",
+            db_url,
+            "--warehouse",
+            str(tmp_path / "wh"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         lines = [process.stdout.readline() for _ in range(2)]
@@ -115,8 +131,9 @@ def test_a_dead_worker_is_replaced_and_sigterm_stops_all(workers):
     os.kill(victim, signal.SIGKILL)
     wait_until(lambda: len(children(process.pid) - {victim}) == 2, message="a replacement worker")
     replacement = (children(process.pid) - before).pop()
-    wait_until(lambda: socket_inodes_of(replacement) & listening_socket_inodes(port),
-               message="the replacement to listen")
+    wait_until(
+        lambda: socket_inodes_of(replacement) & listening_socket_inodes(port), message="the replacement to listen"
+    )
 
     client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
     assert client.get_all_databases() == ["default"]
@@ -134,13 +151,26 @@ def test_a_port_in_use_is_one_error_before_any_worker_starts(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         done = subprocess.run(
-            CLI + ["serve", "--workers", "2", "--host", "127.0.0.1", "--port", str(taken.getsockname()[1]),
-                   "--no-metaserver", "--db-url", f"sqlite:///{tmp_path / 'c.db'}",
-                   "--warehouse", str(tmp_path / "wh")],
-            capture_output=True, text=True, timeout=120,
+            CLI
+            + [
+                "serve",
+                "--workers",
+                "2",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(taken.getsockname()[1]),
+                "--no-metaserver",
+                "--db-url",
+                f"sqlite:///{tmp_path / 'c.db'}",
+                "--warehouse",
+                str(tmp_path / "wh"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert done.returncode == 1
     assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "c.db").exists()
-

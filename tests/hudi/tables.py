@@ -21,10 +21,34 @@ def table_names() -> list[str]:
     return sorted(p.stem for p in TABLES_DIR.glob("*.zip"))
 
 
-def all_tables():
-    """``pytest.mark.parametrize`` values for every table (one placeholder that skips when there are none)."""
-    names = table_names()
+def all_tables(kind: str = ""):
+    """``pytest.mark.parametrize`` values for every table whose name holds ``kind`` (``_cow_``, ``_mor_``;
+    all by default), or one placeholder that skips when there are none."""
+    names = [name for name in table_names() if kind in name]
     return names or [pytest.param("missing", marks=pytest.mark.skip(reason=f"no Hudi tables in {TABLES_DIR}"))]
+
+
+SERVER_STORE_SAMPLE = (
+    "quickstart_trips_table_mor_avro_v6_trips_8i3d",  # table version 6, merge on read, deletes
+    "sample_table_mor_parquet_v6_nonpartitioned_rollback",  # a rollback, no partitions
+    "sample_table_cow_v6_simplekeygen_nonhivestyle_overwritetable",  # replacecommits
+    "sample_table_cow_v8_complexkeygen_hivestyle",  # table version 8, two partition fields
+    "sample_table_mor_avro_v9_txns_simple_meta",  # table version 9 with the metadata table
+    "sample_table_cow_v9_lance_txns_simple",  # Lance base files
+)
+"""The tables that the store-dependent all-tables tests also run on the server stores (MariaDB, PostgreSQL):
+what differs between stores is how rows are written and read, which these cover; every table runs on
+SQLite."""
+
+
+def tables_on_stores(stores: tuple[str, ...] = ("mysql", "postgresql")):
+    """``pytest.mark.parametrize(("db_url", "name"), ..., indirect=["db_url"])`` values: every table on
+    SQLite, and ``SERVER_STORE_SAMPLE`` on each of ``stores``."""
+    names = table_names()
+    if not names:
+        return [pytest.param("sqlite", "missing", marks=pytest.mark.skip(reason=f"no Hudi tables in {TABLES_DIR}"))]
+    sample = [name for name in SERVER_STORE_SAMPLE if name in names]
+    return [("sqlite", name) for name in names] + [(store, name) for store in stores for name in sample]
 
 
 def unpack(name: str, into: Path) -> Path:
@@ -36,7 +60,10 @@ def unpack(name: str, into: Path) -> Path:
     with zipfile.ZipFile(archive) as zf:
         zf.extractall(target)
     # the metadata table (.hoodie/metadata) has a hoodie.properties of its own
-    bases = [p.parent.parent for p in target.rglob("hoodie.properties")
-             if p.parent.name == ".hoodie" and "__MACOSX" not in p.parts and ".hoodie" not in p.parent.parent.parts]
+    bases = [
+        p.parent.parent
+        for p in target.rglob("hoodie.properties")
+        if p.parent.name == ".hoodie" and "__MACOSX" not in p.parts and ".hoodie" not in p.parent.parent.parts
+    ]
     assert len(bases) == 1, f"{name}: expected one table base path, found {bases}"
     return bases[0]

@@ -14,8 +14,11 @@ TABLE = "sample_table_mor_avro_v9_txns_simple_meta"
 
 
 def slices(catalog, database: str) -> set[tuple]:
-    return {(s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
-            for found in catalog.snapshot.latest_file_slices(database, "t").values() for s in found}
+    return {
+        (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
+        for found in catalog.snapshot.latest_file_slices(database, "t").values()
+        for s in found
+    }
 
 
 def test_async_sync_applies_pending_instants_once_and_after_a_restart(db_url, warehouse, tmp_path):
@@ -41,17 +44,23 @@ def test_async_sync_applies_pending_instants_once_and_after_a_restart(db_url, wa
 
 def test_background_syncer_catches_up(db_url, warehouse, tmp_path):
     base = unpack(TABLE, tmp_path)
+    inline = Catalog.open(f"sqlite:///{tmp_path / 'inline.db'}", str(tmp_path / "inline-wh"))
+    try:
+        HudiImporter(inline).run(str(base), database="bg", table="t")
+        expected = slices(inline, "bg")
+    finally:
+        inline.close()
+    assert expected
     catalog = Catalog.open(db_url, str(warehouse), snapshot_sync="async")
     syncer = SnapshotSyncer(catalog, interval_seconds=0.05)
     syncer.start()
     try:
         HudiImporter(catalog).run(str(base), database="bg", table="t")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not slices(catalog, "bg"):
+        deadline = time.monotonic() + 60  # the syncer alone brings the snapshot to what inline sync makes
+        while time.monotonic() < deadline and slices(catalog, "bg") != expected:
             time.sleep(0.05)
-        time.sleep(0.5)
+        assert slices(catalog, "bg") == expected
         assert catalog.snapshot.sync_pending() == 0
-        assert len(slices(catalog, "bg")) > 0
     finally:
         syncer.stop()
         catalog.close()

@@ -22,6 +22,11 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 import pytest
+
+from tests.conftest import require_module
+
+require_module("hudi")  # skips this module without the Spark extras
+
 from hudi import HudiTableBuilder
 
 from hudi_catalog import Catalog
@@ -36,6 +41,7 @@ from hudi_catalog.services.hudi_import import (
     PARQUET_OUTPUT,
     PARQUET_SERDE,
     HudiImporter,
+    timeline_entries,
 )
 from tests.conftest import RunningServer, hive
 from tests.hudi.tables import unpack
@@ -48,8 +54,11 @@ PUSHDOWN_MAX_SIZE = 1000
 LAST_COMMIT_SYNC = "last_commit_time_sync"
 LAST_COMPLETION_SYNC = "last_commit_completion_time_sync"
 WRITES = {"commit", "deltacommit", "replacecommit", "compaction", "clustering"}
-CHANGES = {"add_partitions_req", "alter_partitions_with_environment_context",
-           "drop_partition_by_name_with_environment_context"}
+CHANGES = {
+    "add_partitions_req",
+    "alter_partitions_with_environment_context",
+    "drop_partition_by_name_with_environment_context",
+}
 
 COW = "sample_table_cow_v6_complexkeygen_hivestyle"  # keys byteField, shortField (int), hive style
 MOR = "sample_table_mor_avro_v9_txns_simple_meta"  # key region (string); syncs t_ro, t_rt and t
@@ -78,14 +87,27 @@ def storage_of(base: Path, name: str = "t") -> Storage:
     fs = pafs.LocalFileSystem()
     config = read_table_config(fs, str(base))
     columns, keys = hive_columns(latest_schema(fs, str(base), config), config.partition_fields)
-    partitions = sorted(str(p.parent.relative_to(base)) for p in base.rglob(".hoodie_partition_metadata*")
-                        if ".hoodie" not in p.parent.relative_to(base).parts)
-    completed = [i for i, _ in HudiImporter.read_timeline(fs, str(base), config)
-                 if i.state is InstantState.COMPLETED and i.action in WRITES]
+    partitions = sorted(
+        str(p.parent.relative_to(base))
+        for p in base.rglob(".hoodie_partition_metadata*")
+        if ".hoodie" not in p.parent.relative_to(base).parts
+    )
+    completed = [
+        e.instant
+        for e in timeline_entries(fs, str(base), config)
+        if e.instant.state is InstantState.COMPLETED and e.instant.action in WRITES
+    ]
     last = max(completed, key=lambda i: i.requested_time, default=None)
-    return Storage(f"file:{base}", name, config.table_type == "MERGE_ON_READ",
-                   [(c.name, c.type) for c in columns], [(k.name, k.type) for k in keys], partitions,
-                   last and last.requested_time, last and last.completion_time)
+    return Storage(
+        f"file:{base}",
+        name,
+        config.table_type == "MERGE_ON_READ",
+        [(c.name, c.type) for c in columns],
+        [(k.name, k.type) for k in keys],
+        partitions,
+        last and last.requested_time,
+        last and last.completion_time,
+    )
 
 
 def values_of(path: str) -> list[str]:
@@ -119,8 +141,19 @@ def pushdown_filter(partitions: list[str], fields: list[tuple[str, str]]) -> str
     """The filter Hudi's ``PartitionFilterGenerator`` pushes down for the written partitions."""
     rows = [values_of(p) for p in partitions]
     if len(fields) * len(rows) <= PUSHDOWN_MAX_SIZE:
-        return _chain([_chain([f"{name} = {_literal(v, type_)}" if _literal(v, type_) else ""
-                               for (name, type_), v in zip(fields, row)], "AND") for row in rows], "OR")
+        return _chain(
+            [
+                _chain(
+                    [
+                        f"{name} = {_literal(v, type_)}" if _literal(v, type_) else ""
+                        for (name, type_), v in zip(fields, row)
+                    ],
+                    "AND",
+                )
+                for row in rows
+            ],
+            "OR",
+        )
     terms = []
     for i, (name, type_) in enumerate(fields):
         if type_ not in ("int", "bigint", "date", "string"):
@@ -154,8 +187,11 @@ class HiveSync:
         and ``<t>``. ``written``/``dropped``: partitions the timeline wrote/dropped since the last synced commit;
         ``full``: the last synced commit is before the active timeline, so every storage partition is listed."""
         name = self.storage.name
-        tables = ([(f"{name}_ro", False, True), (f"{name}_rt", True, False), (name, True, False)]
-                  if self.storage.merge_on_read else [(name, False, False)])
+        tables = (
+            [(f"{name}_ro", False, True), (f"{name}_rt", True, False), (name, True, False)]
+            if self.storage.merge_on_read
+            else [(name, False, False)]
+        )
         for table, realtime, read_optimized in tables:
             self.sync_table(table, realtime, read_optimized, written or [], dropped, full)
 
@@ -163,8 +199,9 @@ class HiveSync:
         try:
             self.call("get_database", self.database)
         except hive.NoSuchObjectException:
-            self.call("create_database", hive.Database(name=self.database,
-                                                       description="automatically created by hoodie"))
+            self.call(
+                "create_database", hive.Database(name=self.database, description="automatically created by hoodie")
+            )
         exists = self.table_exists(table)
         if exists:
             self.sync_schema(table)
@@ -193,15 +230,23 @@ class HiveSync:
         return MERGE_ON_READ_INPUT if realtime else COPY_ON_WRITE_INPUT
 
     def serde_properties(self, read_optimized: bool) -> dict[str, str]:
-        return {"hoodie.query.as.ro.table": str(read_optimized).lower(), "path": self.storage.base,
-                "serialization.format": "1"}
+        return {
+            "hoodie.query.as.ro.table": str(read_optimized).lower(),
+            "path": self.storage.base,
+            "serialization.format": "1",
+        }
 
     def table_properties(self) -> dict[str, str]:
-        fields = [{"name": n, "type": t, "nullable": True, "metadata": {}}
-                  for n, t in self.storage.columns + self.storage.partition_fields]
-        params = {"spark.sql.sources.provider": "hudi", "spark.sql.sources.schema.numParts": "1",
-                  "spark.sql.sources.schema.part.0": json.dumps({"type": "struct", "fields": fields}),
-                  "spark.sql.create.version": "3.5.1"}
+        fields = [
+            {"name": n, "type": t, "nullable": True, "metadata": {}}
+            for n, t in self.storage.columns + self.storage.partition_fields
+        ]
+        params = {
+            "spark.sql.sources.provider": "hudi",
+            "spark.sql.sources.schema.numParts": "1",
+            "spark.sql.sources.schema.part.0": json.dumps({"type": "struct", "fields": fields}),
+            "spark.sql.create.version": "3.5.1",
+        }
         if self.storage.partition_fields:
             params["spark.sql.sources.schema.numPartCols"] = str(len(self.storage.partition_fields))
             for i, (key, _) in enumerate(self.storage.partition_fields):
@@ -216,16 +261,31 @@ class HiveSync:
         data source properties; the create time is Java's ``(int) System.currentTimeMillis()``."""
         millis = int(time.time() * 1000)
         sd = hive.StorageDescriptor(
-            cols=self.columns(), location=self.storage.base, inputFormat=self.input_format(realtime),
-            outputFormat=PARQUET_OUTPUT, compressed=False, numBuckets=0, storedAsSubDirectories=False,
-            serdeInfo=hive.SerDeInfo(name=None, serializationLib=PARQUET_SERDE,
-                                     parameters=self.serde_properties(read_optimized)))
+            cols=self.columns(),
+            location=self.storage.base,
+            inputFormat=self.input_format(realtime),
+            outputFormat=PARQUET_OUTPUT,
+            compressed=False,
+            numBuckets=0,
+            storedAsSubDirectories=False,
+            serdeInfo=hive.SerDeInfo(
+                name=None, serializationLib=PARQUET_SERDE, parameters=self.serde_properties(read_optimized)
+            ),
+        )
         new = hive.Table(
-            tableName=table, dbName=self.database, owner="hudi", createTime=(millis + 2**31) % 2**32 - 2**31,
-            lastAccessTime=0, retention=0, sd=sd, tableType="EXTERNAL_TABLE",
-            partitionKeys=[hive.FieldSchema(name=k, type=t.lower(), comment="")
-                           for k, t in self.storage.partition_fields],
-            parameters={"EXTERNAL": "TRUE", **self.table_properties()})
+            tableName=table,
+            dbName=self.database,
+            owner="hudi",
+            createTime=(millis + 2**31) % 2**32 - 2**31,
+            lastAccessTime=0,
+            retention=0,
+            sd=sd,
+            tableType="EXTERNAL_TABLE",
+            partitionKeys=[
+                hive.FieldSchema(name=k, type=t.lower(), comment="") for k, t in self.storage.partition_fields
+            ],
+            parameters={"EXTERNAL": "TRUE", **self.table_properties()},
+        )
         self.call("create_table_with_environment_context", new, None)
 
     def sync_schema(self, table: str) -> None:
@@ -246,8 +306,11 @@ class HiveSync:
         current = self.call("get_table", self.database, table)
         wanted = self.serde_properties(read_optimized)
         serde = current.sd.serdeInfo
-        if (wanted.items() <= (serde.parameters or {}).items() and current.sd.inputFormat == self.input_format(realtime)
-                and current.sd.outputFormat == PARQUET_OUTPUT):
+        if (
+            wanted.items() <= (serde.parameters or {}).items()
+            and current.sd.inputFormat == self.input_format(realtime)
+            and current.sd.outputFormat == PARQUET_OUTPUT
+        ):
             return
         current.sd.inputFormat, current.sd.outputFormat = self.input_format(realtime), PARQUET_OUTPUT
         current.sd.serdeInfo = hive.SerDeInfo(name=serde.name, serializationLib=PARQUET_SERDE, parameters=wanted)
@@ -266,8 +329,11 @@ class HiveSync:
         if not self.pushdown:
             return self.call("get_partitions", self.database, table, -1)
         keys = {k for k, _ in self.storage.partition_fields}
-        fields = [(f.name, f.type) for f in self.call("get_schema_with_environment_context", self.database, table,
-                                                       None) if f.name in keys]
+        fields = [
+            (f.name, f.type)
+            for f in self.call("get_schema_with_environment_context", self.database, table, None)
+            if f.name in keys
+        ]
         return self.call("get_partitions_by_filter", self.database, table, pushdown_filter(written, fields), -1)
 
     def events(self, in_metastore, on_storage, dropped, drop_missing=False) -> list[tuple[str, str]]:
@@ -284,8 +350,11 @@ class HiveSync:
                 events.append(("UPDATE", partition))
         if drop_missing:
             on_storage_values = {", ".join(values_of(p)) for p in on_storage}
-            events += [("DROP", path_only(location)[len(path_only(self.storage.base)) + 1:])
-                       for values, location in locations.items() if values not in on_storage_values]
+            events += [
+                ("DROP", path_only(location)[len(path_only(self.storage.base)) + 1 :])
+                for values, location in locations.items()
+                if values not in on_storage_values
+            ]
         return events
 
     def apply(self, table: str, events: list[tuple[str, str]]) -> None:
@@ -301,15 +370,31 @@ class HiveSync:
             return
         sd = self.call("get_table", self.database, table).sd
         for start in range(0, len(partitions), BATCH_NUM):
-            batch = partitions[start:start + BATCH_NUM]
-            parts = [hive.Partition(
-                values=values_of(p), dbName=self.database, tableName=table, createTime=0, lastAccessTime=0,
-                sd=hive.StorageDescriptor(cols=sd.cols, inputFormat=sd.inputFormat, outputFormat=sd.outputFormat,
-                                          serdeInfo=sd.serdeInfo, location=f"{self.storage.base}/{p}",
-                                          compressed=False, numBuckets=0, storedAsSubDirectories=False),
-                parameters=None) for p in batch]
-            request = hive.AddPartitionsRequest(dbName=self.database, tblName=table, parts=parts, ifNotExists=True,
-                                                needResult=False)
+            batch = partitions[start : start + BATCH_NUM]
+            parts = [
+                hive.Partition(
+                    values=values_of(p),
+                    dbName=self.database,
+                    tableName=table,
+                    createTime=0,
+                    lastAccessTime=0,
+                    sd=hive.StorageDescriptor(
+                        cols=sd.cols,
+                        inputFormat=sd.inputFormat,
+                        outputFormat=sd.outputFormat,
+                        serdeInfo=sd.serdeInfo,
+                        location=f"{self.storage.base}/{p}",
+                        compressed=False,
+                        numBuckets=0,
+                        storedAsSubDirectories=False,
+                    ),
+                    parameters=None,
+                )
+                for p in batch
+            ]
+            request = hive.AddPartitionsRequest(
+                dbName=self.database, tblName=table, parts=parts, ifNotExists=True, needResult=False
+            )
             self.call("add_partitions_req", request)
             self.batches.append(len(batch))
 
@@ -322,8 +407,17 @@ class HiveSync:
         for p in partitions:
             partition_sd = copy.deepcopy(sd)
             partition_sd.location = f"{self.storage.base}/{p}"
-            parts.append(hive.Partition(values=values_of(p), dbName=self.database, tableName=table, createTime=0,
-                                        lastAccessTime=0, sd=partition_sd, parameters=None))
+            parts.append(
+                hive.Partition(
+                    values=values_of(p),
+                    dbName=self.database,
+                    tableName=table,
+                    createTime=0,
+                    lastAccessTime=0,
+                    sd=partition_sd,
+                    parameters=None,
+                )
+            )
         self.call("alter_partitions_with_environment_context", self.database, table, parts, None)
 
     def drop_partitions(self, table: str, partitions: list[str]) -> None:
@@ -353,14 +447,18 @@ class HiveSync:
 
 def hms_view(client, database: str, table: str) -> list[tuple]:
     """Each partition as HMS answers it: values, location, create time, columns."""
-    return sorted((tuple(p.values), p.sd.location, p.createTime, tuple(c.name for c in p.sd.cols))
-                  for p in client.get_partitions(database, table, -1))
+    return sorted(
+        (tuple(p.values), p.sd.location, p.createTime, tuple(c.name for c in p.sd.cols))
+        for p in client.get_partitions(database, table, -1)
+    )
 
 
 def hudi_view(catalog, database: str, table: str = "t") -> tuple[list[str], dict]:
     """The Hudi view: partition paths and, per path, the latest slices."""
-    slices = {path: sorted((s.file_id, s.base_file, tuple(s.log_files)) for s in found)
-              for path, found in catalog.snapshot.latest_file_slices(database, table).items()}
+    slices = {
+        path: sorted((s.file_id, s.base_file, tuple(s.log_files)) for s in found)
+        for path, found in catalog.snapshot.latest_file_slices(database, table).items()
+    }
     return catalog.snapshot.partition_paths(database, table), slices
 
 
@@ -376,13 +474,23 @@ def imported(catalog, tmp_path, name: str) -> Storage:
 
 def record(catalog, table: str, ts: str, action: str, metadata: dict, database: str = "h") -> None:
     """Complete an instant on the catalog's timeline, as a Hudi writer (metaserver) or an import would."""
-    catalog.timeline.record(database, table, Instant(ts, action, InstantState.COMPLETED, ts),
-                            {InstantState.COMPLETED: json.dumps(metadata).encode()})
+    catalog.timeline.record(
+        database,
+        table,
+        Instant(ts, action, InstantState.COMPLETED, ts),
+        {InstantState.COMPLETED: json.dumps(metadata).encode()},
+    )
 
 
 def write_stat(path: str, file_id: str, ts: str) -> dict:
-    return {"fileId": file_id, "path": f"{path}/{file_id}_0-1-1_{ts}.parquet", "partitionPath": path,
-            "prevCommit": "null", "numWrites": 1, "fileSizeInBytes": 100}
+    return {
+        "fileId": file_id,
+        "path": f"{path}/{file_id}_0-1-1_{ts}.parquet",
+        "partitionPath": path,
+        "prevCommit": "null",
+        "numWrites": 1,
+        "fileSizeInBytes": 100,
+    }
 
 
 # -- the tests -------------------------------------------------------------------------------------------
@@ -453,13 +561,15 @@ def test_hive_semantics_of_the_sync_calls(catalog, client, tmp_path):
     assert schema[-2:] == [("byteField", "int"), ("shortField", "int")] and schema[0][0] == "_hoodie_commit_time"
     part = hive.Partition(values=values, dbName="h", tableName="t", sd=client.get_table("h", "t").sd)
     with pytest.raises(hive.AlreadyExistsException, match="already exists"):
-        client.add_partitions_req(hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[part],
-                                                            ifNotExists=False, needResult=False))
+        client.add_partitions_req(
+            hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[part], ifNotExists=False, needResult=False)
+        )
     with pytest.raises(hive.AlreadyExistsException):
         client.add_partitions([part])
     with pytest.raises(hive.MetaException, match="Duplicate partitions"):
-        client.add_partitions_req(hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[part, part],
-                                                            ifNotExists=True, needResult=False))
+        client.add_partitions_req(
+            hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[part, part], ifNotExists=True, needResult=False)
+        )
     missing = ["99", "999"]
     with pytest.raises(hive.NoSuchObjectException):
         client.get_partition("h", "t", missing)
@@ -467,16 +577,19 @@ def test_hive_semantics_of_the_sync_calls(catalog, client, tmp_path):
         client.drop_partition_by_name_with_environment_context("h", "t", "byteField=99/shortField=999", False, None)
     with pytest.raises(hive.InvalidOperationException, match="alter is not possible"):
         client.alter_partitions_with_environment_context(
-            "h", "t", [hive.Partition(values=missing, dbName="h", tableName="t", sd=part.sd)], None)
+            "h", "t", [hive.Partition(values=missing, dbName="h", tableName="t", sd=part.sd)], None
+        )
     # a failed call changes nothing: an add of a new and an existing partition adds neither
     new = hive.Partition(values=missing, dbName="h", tableName="t", sd=part.sd)
     with pytest.raises(hive.AlreadyExistsException):
-        client.add_partitions_req(hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[new, part],
-                                                            ifNotExists=False, needResult=True))
+        client.add_partitions_req(
+            hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[new, part], ifNotExists=False, needResult=True)
+        )
     assert (hms_view(client, "h", "t"), hudi_view(catalog, "h")) == before
     # the answer with needResult: only what was added
-    added = client.add_partitions_req(hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[new, part],
-                                                                ifNotExists=True, needResult=True))
+    added = client.add_partitions_req(
+        hive.AddPartitionsRequest(dbName="h", tblName="t", parts=[new, part], ifNotExists=True, needResult=True)
+    )
     assert [p.values for p in added.partitions] == [missing]
     assert catalog.snapshot.partition_paths("h", "t") == before[1][0]  # a Hive-only partition
 
@@ -504,9 +617,18 @@ def test_location_change_drop_and_recreation(catalog, client, tmp_path):
     # Hudi deletes a partition (a replacecommit replacing all its file groups), hive sync drops it
     groups = [file_id for file_id, _, _ in slices_before[dropped]]
     delete_time = "20991231000000000"
-    record(catalog, "t", delete_time, "replacecommit", {
-        "partitionToWriteStats": {}, "partitionToReplaceFileIds": {dropped: groups},
-        "operationType": "DELETE_PARTITION", "extraMetadata": {}})
+    record(
+        catalog,
+        "t",
+        delete_time,
+        "replacecommit",
+        {
+            "partitionToWriteStats": {},
+            "partitionToReplaceFileIds": {dropped: groups},
+            "operationType": "DELETE_PARTITION",
+            "extraMetadata": {},
+        },
+    )
     assert hudi_view(catalog, "h")[1][dropped] == []
     old_files = catalog.snapshot.live_files("h", "t", dropped)
     storage.last_commit = storage.last_completion = delete_time
@@ -522,24 +644,54 @@ def test_location_change_drop_and_recreation(catalog, client, tmp_path):
     assert (Path(urlparse(storage.base).path) / dropped).is_dir()  # external, deleteData false: data stays
     with pytest.raises(hive.NoSuchObjectException):  # Hive: dropping it again is an error
         client.drop_partition_by_name_with_environment_context(
-            "h", "t", "/".join(f"{k}={v}" for (k, _), v in zip(storage.partition_fields, values_of(dropped))),
-            False, None)
+            "h",
+            "t",
+            "/".join(f"{k}={v}" for (k, _), v in zip(storage.partition_fields, values_of(dropped))),
+            False,
+            None,
+        )
 
     # the cleaner then deletes the replaced files of the dropped partition: accepted, nothing to change
-    record(catalog, "t", "20991231000000001", "clean", {
-        "partitionMetadata": {dropped: {"partitionPath": dropped, "successDeleteFiles": old_files}},
-        "earliestCommitToRetain": delete_time})
+    record(
+        catalog,
+        "t",
+        "20991231000000001",
+        "clean",
+        {
+            "partitionMetadata": {dropped: {"partitionPath": dropped, "successDeleteFiles": old_files}},
+            "earliestCommitToRetain": delete_time,
+        },
+    )
     # a clean of files this table never wrote, in a partition it never had, is still refused
     with pytest.raises(HudiMetadataError, match="does not have"):
-        record(catalog, "t", "20991231000000002", "clean", {
-            "partitionMetadata": {"byteField=1/shortField=1": {
-                "partitionPath": "byteField=1/shortField=1", "successDeleteFiles": ["x-0_0-1-1_1.parquet"]}}})
+        record(
+            catalog,
+            "t",
+            "20991231000000002",
+            "clean",
+            {
+                "partitionMetadata": {
+                    "byteField=1/shortField=1": {
+                        "partitionPath": "byteField=1/shortField=1",
+                        "successDeleteFiles": ["x-0_0-1-1_1.parquet"],
+                    }
+                }
+            },
+        )
 
     # a later commit writes into the dropped partition: it is back in both views, with only the new files
     write_time = "20991231000000003"
-    record(catalog, "t", write_time, "commit", {
-        "partitionToWriteStats": {dropped: [write_stat(dropped, "new-group-0", write_time)]},
-        "operationType": "INSERT", "extraMetadata": {}})
+    record(
+        catalog,
+        "t",
+        write_time,
+        "commit",
+        {
+            "partitionToWriteStats": {dropped: [write_stat(dropped, "new-group-0", write_time)]},
+            "operationType": "INSERT",
+            "extraMetadata": {},
+        },
+    )
     assert client.get_partition("h", "t", values_of(dropped)).sd.location == f"{storage.base}/{dropped}"
     assert catalog.snapshot.partition_paths("h", "t") == paths_before
     assert hudi_view(catalog, "h")[1][dropped] == [("new-group-0", f"new-group-0_0-1-1_{write_time}.parquet", ())]
@@ -554,14 +706,20 @@ def _synthetic(root: Path, partitions: int) -> tuple[Path, list[str]]:
     (base / ".hoodie" / "hoodie.properties").write_text(
         "hoodie.table.name=synth\nhoodie.table.type=COPY_ON_WRITE\nhoodie.table.version=6\n"
         "hoodie.table.partition.fields=ds\nhoodie.datasource.write.hive_style_partitioning=true\n"
-        "hoodie.timeline.layout.version=1\nhoodie.archivelog.folder=archived\n")
+        "hoodie.timeline.layout.version=1\nhoodie.archivelog.folder=archived\n"
+    )
     paths = [f"ds=d{i:05d}" for i in range(partitions)]
     _commit(base, "20240101000000000", paths)
     return base, paths
 
 
-_SCHEMA = json.dumps({"type": "record", "name": "synth_record", "fields": [
-    {"name": "id", "type": ["int", "null"]}, {"name": "ds", "type": ["string", "null"]}]})
+_SCHEMA = json.dumps(
+    {
+        "type": "record",
+        "name": "synth_record",
+        "fields": [{"name": "id", "type": ["int", "null"]}, {"name": "ds", "type": ["string", "null"]}],
+    }
+)
 
 
 def _commit(base: Path, ts: str, paths: list[str]) -> None:
@@ -569,8 +727,9 @@ def _commit(base: Path, ts: str, paths: list[str]) -> None:
     timeline = base / ".hoodie"
     (timeline / f"{ts}.commit.requested").write_bytes(b"")
     (timeline / f"{ts}.inflight").write_bytes(b"")
-    (timeline / f"{ts}.commit").write_text(json.dumps({
-        "partitionToWriteStats": stats, "operationType": "UPSERT", "extraMetadata": {"schema": _SCHEMA}}))
+    (timeline / f"{ts}.commit").write_text(
+        json.dumps({"partitionToWriteStats": stats, "operationType": "UPSERT", "extraMetadata": {"schema": _SCHEMA}})
+    )
 
 
 def test_many_partitions_sync_in_batches_of_1000(catalog, client, tmp_path):
@@ -599,10 +758,13 @@ def test_many_partitions_sync_in_batches_of_1000(catalog, client, tmp_path):
     assert catalog.snapshot.partition_paths("h", "t") == everything
     assert len(client.get_partition_names("h", "t", -1)) == 2500
     slices = hudi_view(catalog, "h")[1]
-    assert all(found == [(f"{p[3:]}-group-0", f"{p[3:]}-group-0_0-1-1_20240102000000000.parquet", ())]
-               for p, found in slices.items())
+    assert all(
+        found == [(f"{p[3:]}-group-0", f"{p[3:]}-group-0_0-1-1_20240102000000000.parquet", ())]
+        for p, found in slices.items()
+    )
     assert [p.sd.location for p in client.get_partitions_by_names("h", "t", ["ds=d02499"])] == [
-        f"{storage.base}/ds=d02499"]
+        f"{storage.base}/ds=d02499"
+    ]
 
     # 1000 written partitions: the nested OR form, one pair of parentheses per partition
     written = everything[700:1700]

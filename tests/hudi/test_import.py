@@ -13,12 +13,17 @@ import subprocess
 import sys
 
 import pytest
+
+from tests.conftest import require_module
+
+require_module("hudi")  # skips this module without the Spark extras
+
 from hudi import HudiReadOptions, HudiTableBuilder
 
 from hudi_catalog.errors import HudiMetadataError, NoSuchTableError
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import COPY_ON_WRITE_INPUT, LAST_COMMIT_SYNC, MERGE_ON_READ_INPUT, HudiImporter
-from tests.hudi.tables import all_tables, unpack
+from tests.hudi.tables import tables_on_stores, unpack
 
 WRITE_ACTIONS = {"commit", "deltacommit", "replacecommit", "compaction", "clustering"}
 LISTED_AS = {"compaction": "commit", "clustering": "replacecommit"}
@@ -26,17 +31,22 @@ LISTED_AS = {"compaction": "commit", "clustering": "replacecommit"}
 
 
 def our_slices(catalog, table: str, as_of: str | None = None) -> set[tuple]:
-    return {(s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
-            for found in catalog.snapshot.latest_file_slices("h", table, as_of=as_of).values() for s in found}
+    return {
+        (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
+        for found in catalog.snapshot.latest_file_slices("h", table, as_of=as_of).values()
+        for s in found
+    }
 
 
 def oracle_slices(oracle, as_of: str | None = None) -> set[tuple]:
     options = HudiReadOptions() if as_of is None else HudiReadOptions().with_as_of_timestamp(as_of)
-    return {(s.partition_path, s.file_id, s.base_file_name or None, tuple(s.log_file_names))
-            for s in oracle.get_file_slices(options)}
+    return {
+        (s.partition_path, s.file_id, s.base_file_name or None, tuple(s.log_file_names))
+        for s in oracle.get_file_slices(options)
+    }
 
 
-@pytest.mark.parametrize("name", all_tables())
+@pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
 def test_import_matches_hudi_rs(catalog, tmp_path, name):
     base = unpack(name, tmp_path)
     result = HudiImporter(catalog).run(str(base), database="h", table="t")
@@ -45,11 +55,17 @@ def test_import_matches_hudi_rs(catalog, tmp_path, name):
     assert our_slices(catalog, "t") == oracle_slices(oracle)
 
     timeline = oracle.get_timeline()
-    theirs = {(i.timestamp, i.action) for i in timeline.get_completed_commits()
-              + timeline.get_completed_deltacommits() + timeline.get_completed_replacecommits()}
-    ours = {(i.requested_time, LISTED_AS.get(i.action, i.action))
-            for i in catalog.timeline.instants("h", "t", states=[InstantState.COMPLETED])
-            if i.action in WRITE_ACTIONS}
+    theirs = {
+        (i.timestamp, i.action)
+        for i in timeline.get_completed_commits()
+        + timeline.get_completed_deltacommits()
+        + timeline.get_completed_replacecommits()
+    }
+    ours = {
+        (i.requested_time, LISTED_AS.get(i.action, i.action))
+        for i in catalog.timeline.instants("h", "t", states=[InstantState.COMPLETED])
+        if i.action in WRITE_ACTIONS
+    }
     assert ours == theirs
 
     for ts, _ in sorted(theirs):
@@ -65,8 +81,9 @@ def test_import_matches_hudi_rs(catalog, tmp_path, name):
     assert result.latest_commit == (max(ts for ts, _ in theirs) if theirs else None)
 
 
-@pytest.mark.parametrize("name", ["sample_table_cow_v6_complexkeygen_hivestyle",
-                                  "sample_table_mor_avro_v9_txns_simple_meta"])
+@pytest.mark.parametrize(
+    "name", ["sample_table_cow_v6_complexkeygen_hivestyle", "sample_table_mor_avro_v9_txns_simple_meta"]
+)
 def test_imported_table_is_registered_like_hive_sync(catalog, tmp_path, name):
     base = unpack(name, tmp_path)
     HudiImporter(catalog).run(str(base), database="h", table="t")
@@ -76,12 +93,18 @@ def test_imported_table_is_registered_like_hive_sync(catalog, tmp_path, name):
     assert table.parameters["spark.sql.sources.provider"] == "hudi"
     assert table.parameters["EXTERNAL"] == "TRUE"
     assert table.parameters[LAST_COMMIT_SYNC] == max(
-        i.requested_time for i in catalog.timeline.instants("h", "t", states=[InstantState.COMPLETED])
-        if i.action in WRITE_ACTIONS)
+        i.requested_time
+        for i in catalog.timeline.instants("h", "t", states=[InstantState.COMPLETED])
+        if i.action in WRITE_ACTIONS
+    )
     assert table.sd.location == f"file:{base}"
     assert [c.name for c in table.sd.columns[:5]] == [
-        "_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
-        "_hoodie_file_name"]
+        "_hoodie_commit_time",
+        "_hoodie_commit_seqno",
+        "_hoodie_record_key",
+        "_hoodie_partition_path",
+        "_hoodie_file_name",
+    ]
     names = [p.values for p in catalog.partitions.list("h", "t")]
     paths = catalog.snapshot.partition_paths("h", "t")
     assert len(names) == len(paths) == 3
@@ -100,7 +123,8 @@ def test_imported_table_is_registered_like_hive_sync(catalog, tmp_path, name):
         assert all(len(v) == 2 for v in names)
         smallest = min(int(v[0]) for v in names)
         assert [p.values[0] for p in catalog.partitions.by_filter("h", "t", f"byteField > {smallest}")] == sorted(
-            {v[0] for v in names if int(v[0]) > smallest})
+            {v[0] for v in names if int(v[0]) > smallest}
+        )
 
 
 def test_corrupt_instant_fails_naming_it_and_writes_nothing(catalog, tmp_path):
@@ -135,8 +159,9 @@ def test_cli_import_timeline_and_snapshot_json(db_url, tmp_path):
     common = ["--db-url", db_url, "--warehouse", str(tmp_path / "wh")]
 
     def run(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "hms_adapter.cli", *args, *common],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "hms_adapter.cli", *args, *common], capture_output=True, text=True, timeout=300
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -153,8 +178,15 @@ def test_cli_import_timeline_and_snapshot_json(db_url, tmp_path):
     assert snapshot == {
         "table": "h.t",
         "latest_instant": requested[-1],
-        "partitions": {"": [{"file_id": expected.file_id, "base_file": expected.base_file_name,
-                             "log_files": list(expected.log_file_names)}]},
+        "partitions": {
+            "": [
+                {
+                    "file_id": expected.file_id,
+                    "base_file": expected.base_file_name,
+                    "log_files": list(expected.log_file_names),
+                }
+            ]
+        },
     }
     assert run("timeline", "h.t").splitlines()[0].split() == ["requested", "completed", "action", "state"]
 

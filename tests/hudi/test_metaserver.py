@@ -16,11 +16,10 @@ from thriftpy2.rpc import make_client
 
 from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
-from hudi_catalog.model import InstantState
-from hudi_catalog.services.hudi_import import HudiImporter, open_path
 from hudi_catalog.hudi.properties import read_table_config
-from hudi_catalog.store.instants import ACTION_CODES, STATE_CODES
-from tests.hudi.tables import all_tables, unpack
+from hudi_catalog.model import InstantState
+from hudi_catalog.services.hudi_import import HudiImporter, open_path, timeline_entries
+from tests.hudi.tables import tables_on_stores, unpack
 
 REQUESTED, INFLIGHT, COMPLETED = InstantState.REQUESTED, InstantState.INFLIGHT, InstantState.COMPLETED
 
@@ -44,16 +43,25 @@ def client(metaserver):
 
 def at(instant_time: str) -> datetime:
     return datetime.strptime(instant_time[:14], "%Y%m%d%H%M%S").replace(
-        microsecond=int(instant_time[14:]) * 1000, tzinfo=timezone.utc)
+        microsecond=int(instant_time[14:]) * 1000, tzinfo=timezone.utc
+    )
+
+
+def wire_state(state) -> int:
+    """A state's code on the metaserver protocol, by its name in the IDL."""
+    return ms.TState._NAMES_TO_VALUES[state.name]
 
 
 def thrift_instant(ts: str, action: str, state: InstantState):
-    return ms.THoodieInstant(timestamp=ts, action=ACTION_CODES[action], state=STATE_CODES[state])
+    return ms.THoodieInstant(timestamp=ts, action=ms.TAction._NAMES_TO_VALUES[action.upper()], state=wire_state(state))
 
 
 def slices(catalog, database: str) -> set[tuple]:
-    return {(s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
-            for found in catalog.snapshot.latest_file_slices(database, "t").values() for s in found}
+    return {
+        (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
+        for found in catalog.snapshot.latest_file_slices(database, "t").values()
+        for s in found
+    }
 
 
 def replay(catalog, client, base, database: str, partition_keys) -> None:
@@ -62,14 +70,21 @@ def replay(catalog, client, base, database: str, partition_keys) -> None:
     fs, path = open_path(str(base))
     config = read_table_config(fs, path)
     client.createDatabase(database)
-    client.createTable(ms.Table(
-        tableName="t", databaseName=database, owner="writer", createTime=0, location=f"file:{base}",
-        tableType=config.table_type,
-        partitionKeys=[ms.FieldSchema(name=k.name, type=k.type, comments=None) for k in partition_keys],
-        parameters={"hoodie.table.version": str(config.version)},
-    ))
+    client.createTable(
+        ms.Table(
+            tableName="t",
+            databaseName=database,
+            owner="writer",
+            createTime=0,
+            location=f"file:{base}",
+            tableType=config.table_type,
+            partitionKeys=[ms.FieldSchema(name=k.name, type=k.type, comments=None) for k in partition_keys],
+            parameters={"hoodie.table.version": str(config.version)},
+        )
+    )
     events = []
-    for instant, metadata in HudiImporter.read_timeline(fs, path, config):
+    for entry in timeline_entries(fs, path, config):
+        instant, metadata = entry.instant, entry.read(fs, path, config)
         events.append((instant.requested_time, 0, instant, metadata))
         if instant.state is COMPLETED:
             events.append((instant.completion_time or instant.requested_time, 1, instant, metadata))
@@ -78,18 +93,27 @@ def replay(catalog, client, base, database: str, partition_keys) -> None:
         ts, action = instant.requested_time, instant.action
         if kind == 0:
             first = REQUESTED if REQUESTED in metadata or INFLIGHT not in metadata else INFLIGHT
-            client.createNewInstantWithTime(database, "t", thrift_instant(ts, action, first),
-                                            metadata.get(first, b""))
+            client.createNewInstantWithTime(database, "t", thrift_instant(ts, action, first), metadata.get(first, b""))
             if first is REQUESTED and instant.state is not REQUESTED:
-                client.transitionInstantState(database, "t", thrift_instant(ts, action, REQUESTED),
-                                              thrift_instant(ts, action, INFLIGHT), metadata.get(INFLIGHT, b""))
+                client.transitionInstantState(
+                    database,
+                    "t",
+                    thrift_instant(ts, action, REQUESTED),
+                    thrift_instant(ts, action, INFLIGHT),
+                    metadata.get(INFLIGHT, b""),
+                )
         else:
-            result = client.transitionInstantState(database, "t", thrift_instant(ts, action, INFLIGHT),
-                                                   thrift_instant(ts, action, COMPLETED), metadata.get(COMPLETED, b""))
-            assert result.success and result.instant.state == STATE_CODES[COMPLETED]
+            result = client.transitionInstantState(
+                database,
+                "t",
+                thrift_instant(ts, action, INFLIGHT),
+                thrift_instant(ts, action, COMPLETED),
+                metadata.get(COMPLETED, b""),
+            )
+            assert result.success and result.instant.state == wire_state(COMPLETED)
 
 
-@pytest.mark.parametrize("name", all_tables())
+@pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
 def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_path, name):
     base = unpack(name, tmp_path)
     HudiImporter(catalog).run(str(base), database="imported", table="t")
@@ -99,18 +123,31 @@ def test_replay_through_the_metaserver_equals_the_import(catalog, client, tmp_pa
     ours = [(i.requested_time, i.action, i.state) for i in catalog.timeline.instants("replayed", "t")]
     assert ours == [(i.requested_time, i.action, i.state) for i in catalog.timeline.instants("imported", "t")]
     listed = client.listInstants("replayed", "t", 0)
-    assert [(i.timestamp, i.state) for i in listed] == [(ts, STATE_CODES[state]) for ts, _, state in ours]
+    assert [(i.timestamp, i.state) for i in listed] == [(ts, wire_state(state)) for ts, _, state in ours]
     partitions = client.listPartitions("replayed", "t")
     assert sorted(partitions) == sorted(catalog.snapshot.partition_paths("imported", "t"))
-    over_thrift = {(s.partition, s.fileId, s.baseFile, tuple(s.logFiles))
-                   for p in partitions for s in client.getLatestFileSlices("replayed", "t", p, None)}
+    over_thrift = {
+        (s.partition, s.fileId, s.baseFile, tuple(s.logFiles))
+        for p in partitions
+        for s in client.getLatestFileSlices("replayed", "t", p, None)
+    }
     assert over_thrift == slices(catalog, "imported")
 
 
 def test_instant_lifecycle_and_errors(catalog, client):
     client.createDatabase("w")
-    client.createTable(ms.Table(tableName="t", databaseName="w", owner="o", createTime=0, location="file:/tmp/w/t",
-                                tableType="COPY_ON_WRITE", partitionKeys=[], parameters={}))
+    client.createTable(
+        ms.Table(
+            tableName="t",
+            databaseName="w",
+            owner="o",
+            createTime=0,
+            location="file:/tmp/w/t",
+            tableType="COPY_ON_WRITE",
+            partitionKeys=[],
+            parameters={},
+        )
+    )
     assert client.getTable("w", "t").tableType == "COPY_ON_WRITE"
     ts = client.createNewInstantTime("w", "t")
     assert len(ts) == 17 and client.createNewInstantTime("w", "t") > ts
@@ -118,10 +155,12 @@ def test_instant_lifecycle_and_errors(catalog, client):
     assert created.success
     assert client.getInstantMetadata("w", "t", thrift_instant(ts, "commit", REQUESTED)) == b"plan"
     with pytest.raises(ms.MetaserverException, match="is requested, not inflight"):
-        client.transitionInstantState("w", "t", thrift_instant(ts, "commit", INFLIGHT),
-                                      thrift_instant(ts, "commit", COMPLETED), b"")
-    client.transitionInstantState("w", "t", thrift_instant(ts, "commit", REQUESTED),
-                                  thrift_instant(ts, "commit", INFLIGHT), b"")
+        client.transitionInstantState(
+            "w", "t", thrift_instant(ts, "commit", INFLIGHT), thrift_instant(ts, "commit", COMPLETED), b""
+        )
+    client.transitionInstantState(
+        "w", "t", thrift_instant(ts, "commit", REQUESTED), thrift_instant(ts, "commit", INFLIGHT), b""
+    )
     with pytest.raises(ms.NoSuchObjectException):
         client.listInstants("w", "missing", 0)
     with pytest.raises(ms.AlreadyExistException):
@@ -135,8 +174,18 @@ def test_instant_lifecycle_and_errors(catalog, client):
 def test_concurrent_completions_over_the_wire_have_one_winner(catalog, metaserver):
     setup = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", metaserver.port, timeout=60_000)
     setup.createDatabase("c")
-    setup.createTable(ms.Table(tableName="t", databaseName="c", owner="o", createTime=0, location="file:/tmp/c/t",
-                               tableType="MERGE_ON_READ", partitionKeys=[], parameters={}))
+    setup.createTable(
+        ms.Table(
+            tableName="t",
+            databaseName="c",
+            owner="o",
+            createTime=0,
+            location="file:/tmp/c/t",
+            tableType="MERGE_ON_READ",
+            partitionKeys=[],
+            parameters={},
+        )
+    )
     ts = setup.createNewInstantTime("c", "t")
     setup.createNewInstantWithTime("c", "t", thrift_instant(ts, "deltacommit", INFLIGHT), b"")
     setup.close()
@@ -146,8 +195,9 @@ def test_concurrent_completions_over_the_wire_have_one_winner(catalog, metaserve
         writer = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", metaserver.port, timeout=60_000)
         barrier.wait()
         try:
-            writer.transitionInstantState("c", "t", thrift_instant(ts, "deltacommit", INFLIGHT),
-                                          thrift_instant(ts, "deltacommit", COMPLETED), b"")
+            writer.transitionInstantState(
+                "c", "t", thrift_instant(ts, "deltacommit", INFLIGHT), thrift_instant(ts, "deltacommit", COMPLETED), b""
+            )
             return "won"
         except ms.MetaserverException:
             return "lost"
@@ -174,10 +224,31 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
     ports, processes = [], []
     for _ in range(2):
         hms, port = free_port(), free_port()
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "hms_adapter.cli", "serve", "--host", "127.0.0.1", "--port", str(hms),
-             "--metaserver-port", str(port), "--db-url", mysql_db_url, "--warehouse", str(tmp_path / "wh"),
-             "--log-level", "WARNING"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        processes.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "hms_adapter.cli",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(hms),
+                    "--metaserver-port",
+                    str(port),
+                    "--db-url",
+                    mysql_db_url,
+                    "--warehouse",
+                    str(tmp_path / "wh"),
+                    "--log-level",
+                    "WARNING",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
         ports.append(port)
     try:
         for port in ports:
@@ -189,10 +260,18 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
                     threading.Event().wait(0.2)
         setup = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[0], timeout=60_000)
         setup.createDatabase("m")
-        setup.createTable(ms.Table(
-            tableName="t", databaseName="m", owner="o", createTime=0, location=f"file:{tmp_path}/t",
-            tableType="COPY_ON_WRITE", partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)],
-            parameters={}))
+        setup.createTable(
+            ms.Table(
+                tableName="t",
+                databaseName="m",
+                owner="o",
+                createTime=0,
+                location=f"file:{tmp_path}/t",
+                tableType="COPY_ON_WRITE",
+                partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)],
+                parameters={},
+            )
+        )
         setup.close()
 
         def writer(index: int) -> list[tuple[str, str]]:
@@ -201,13 +280,30 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
             for round_ in range(5):
                 ts = client.createNewInstantTime("m", "t")
                 file_id = f"w{index}-r{round_}"
-                commit = {"partitionToWriteStats": {"p=a": [{
-                    "fileId": file_id, "path": f"p=a/{file_id}_0-1-1_{ts}.parquet", "prevCommit": "null",
-                    "numWrites": 1, "fileSizeInBytes": 10, "partitionPath": "p=a"}]},
-                    "extraMetadata": {}, "operationType": "INSERT"}
+                commit = {
+                    "partitionToWriteStats": {
+                        "p=a": [
+                            {
+                                "fileId": file_id,
+                                "path": f"p=a/{file_id}_0-1-1_{ts}.parquet",
+                                "prevCommit": "null",
+                                "numWrites": 1,
+                                "fileSizeInBytes": 10,
+                                "partitionPath": "p=a",
+                            }
+                        ]
+                    },
+                    "extraMetadata": {},
+                    "operationType": "INSERT",
+                }
                 client.createNewInstantWithTime("m", "t", thrift_instant(ts, "commit", INFLIGHT), b"")
-                client.transitionInstantState("m", "t", thrift_instant(ts, "commit", INFLIGHT),
-                                              thrift_instant(ts, "commit", COMPLETED), json.dumps(commit).encode())
+                client.transitionInstantState(
+                    "m",
+                    "t",
+                    thrift_instant(ts, "commit", INFLIGHT),
+                    thrift_instant(ts, "commit", COMPLETED),
+                    json.dumps(commit).encode(),
+                )
                 written.append((ts, file_id))
             client.close()
             return written
@@ -233,33 +329,74 @@ def test_bad_instants_are_refused_naming_them_and_change_nothing(catalog, client
     from tests.hudi.test_decoding import CLEAN_PARTITION, _avro_file, _schema
 
     client.createDatabase("b")
-    client.createTable(ms.Table(tableName="t", databaseName="b", owner="o", createTime=0, location="file:/tmp/b/t",
-                                tableType="COPY_ON_WRITE", parameters={"hoodie.table.version": "8"},
-                                partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)]))
+    client.createTable(
+        ms.Table(
+            tableName="t",
+            databaseName="b",
+            owner="o",
+            createTime=0,
+            location="file:/tmp/b/t",
+            tableType="COPY_ON_WRITE",
+            parameters={"hoodie.table.version": "8"},
+            partitionKeys=[ms.FieldSchema(name="p", type="string", comments=None)],
+        )
+    )
     # createNewInstantWithTime declares no MetaserverException upstream: bad input comes as the storage one
     with pytest.raises(ms.MetaserverStorageException, match="not a valid instant"):
-        client.createNewInstantWithTime("b", "t", ms.THoodieInstant(timestamp=client.createNewInstantTime("b", "t"),
-                                                                   action=99, state=1), b"")
+        client.createNewInstantWithTime(
+            "b", "t", ms.THoodieInstant(timestamp=client.createNewInstantTime("b", "t"), action=99, state=1), b""
+        )
     corrupt = client.createNewInstantTime("b", "t")
     client.createNewInstantWithTime("b", "t", thrift_instant(corrupt, "commit", INFLIGHT), b"")
     with pytest.raises(ms.MetaserverException, match=f"{corrupt}.*commit"):
-        client.transitionInstantState("b", "t", thrift_instant(corrupt, "commit", INFLIGHT),
-                                      thrift_instant(corrupt, "commit", COMPLETED), b"Obj\x01 truncated")
+        client.transitionInstantState(
+            "b",
+            "t",
+            thrift_instant(corrupt, "commit", INFLIGHT),
+            thrift_instant(corrupt, "commit", COMPLETED),
+            b"Obj\x01 truncated",
+        )
 
     clean_time = client.createNewInstantTime("b", "t")
-    clean = _avro_file(_schema("HoodieCleanMetadata", [
-        ("startCleanTime", "string"), ("earliestCommitToRetain", "string"),
-        ("partitionMetadata", {"type": "map", "values": CLEAN_PARTITION})]), [{
-            "startCleanTime": clean_time, "earliestCommitToRetain": corrupt, "partitionMetadata": {
-                "p=missing": {"partitionPath": "p=missing", "policy": "KEEP_LATEST_COMMITS", "deletePathPatterns": [],
-                              "successDeleteFiles": ["f-0_0-1-1_1.parquet"], "failedDeleteFiles": [],
-                              "isPartitionDeleted": None}}}])
+    clean = _avro_file(
+        _schema(
+            "HoodieCleanMetadata",
+            [
+                ("startCleanTime", "string"),
+                ("earliestCommitToRetain", "string"),
+                ("partitionMetadata", {"type": "map", "values": CLEAN_PARTITION}),
+            ],
+        ),
+        [
+            {
+                "startCleanTime": clean_time,
+                "earliestCommitToRetain": corrupt,
+                "partitionMetadata": {
+                    "p=missing": {
+                        "partitionPath": "p=missing",
+                        "policy": "KEEP_LATEST_COMMITS",
+                        "deletePathPatterns": [],
+                        "successDeleteFiles": ["f-0_0-1-1_1.parquet"],
+                        "failedDeleteFiles": [],
+                        "isPartitionDeleted": None,
+                    }
+                },
+            }
+        ],
+    )
     client.createNewInstantWithTime("b", "t", thrift_instant(clean_time, "clean", INFLIGHT), b"")
     with pytest.raises(ms.MetaserverException, match=f"{clean_time}.*p=missing"):
-        client.transitionInstantState("b", "t", thrift_instant(clean_time, "clean", INFLIGHT),
-                                      thrift_instant(clean_time, "clean", COMPLETED), clean)
+        client.transitionInstantState(
+            "b",
+            "t",
+            thrift_instant(clean_time, "clean", INFLIGHT),
+            thrift_instant(clean_time, "clean", COMPLETED),
+            clean,
+        )
 
     assert [(i.timestamp, i.state) for i in client.listInstants("b", "t", 0)] == [
-        (corrupt, STATE_CODES[INFLIGHT]), (clean_time, STATE_CODES[INFLIGHT])]
+        (corrupt, wire_state(INFLIGHT)),
+        (clean_time, wire_state(INFLIGHT)),
+    ]
     assert client.listPartitions("b", "t") == []
     assert catalog.snapshot.latest_file_slices("b", "t") == {}

@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
+
+from tests.conftest import require_module
+
+require_module("hudi")  # skips this module without the Spark extras
+
 from hudi import HudiReadOptions, HudiTableBuilder
 
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.services.hudi_import import HudiImporter, open_path
-from tests.hudi.tables import all_tables, unpack
+from tests.hudi.tables import tables_on_stores, unpack
 from tests.hudi.test_metaserver import replay
 
 STATS = ("numFiles", "totalSize", "numRows")
@@ -36,19 +41,23 @@ def _ours(catalog, database: str) -> tuple[dict, dict[str, dict]]:
     table's, as the timeline made them)."""
     table = catalog.tables.get(database, "t")
     root = table.sd.location.rstrip("/") + "/"
-    partitions = {p.sd.location[len(root):]: {k: v for k, v in p.parameters.items() if k in STATS}
-                  for p in catalog.partitions.list(database, "t")}
+    partitions = {
+        p.sd.location[len(root) :]: {k: v for k, v in p.parameters.items() if k in STATS}
+        for p in catalog.partitions.list(database, "t")
+    }
     return {k: table.parameters.get(k) for k in STATS}, partitions
 
 
-@pytest.mark.parametrize("name", all_tables())
+@pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
 def test_statistics_equal_hudi_rs(catalog, tmp_path, name):
     base = unpack(name, tmp_path)
     HudiImporter(catalog).run(str(base), database="h", table="t")
     expected, rows = _hudi_rs(base)
     table_stats, partitions = _ours(catalog, "h")
     assert (int(table_stats["numFiles"]), int(table_stats["totalSize"])) == (
-        sum(f for f, _ in expected.values()), sum(b for _, b in expected.values()))
+        sum(f for f, _ in expected.values()),
+        sum(b for _, b in expected.values()),
+    )
     cow = read_table_config(*open_path(str(base))).table_type == "COPY_ON_WRITE"
     assert table_stats["numRows"] == (str(rows) if cow else None)
     for path, params in partitions.items():  # every partition, those whose data was replaced included
@@ -56,9 +65,9 @@ def test_statistics_equal_hudi_rs(catalog, tmp_path, name):
     assert set(expected) - {""} <= set(partitions)
 
 
-
 def test_commits_through_the_metaserver_keep_them_current_and_hive_sync_keeps_them(
-        catalog, metaserver_client, client, tmp_path):
+    catalog, metaserver_client, client, tmp_path
+):
     base = unpack("sample_table_cow_v8_simplekeygen_nonhivestyle", tmp_path)
     HudiImporter(catalog).run(str(base), database="imported", table="t")
     replay(catalog, metaserver_client, base, "written", catalog.tables.get("imported", "t").partition_keys)

@@ -10,6 +10,7 @@ before anything is written; an interrupted import resumes; pyspark stays optiona
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,14 +20,15 @@ import pytest
 from hudi_catalog.errors import HudiMetadataError, NoSuchObjectError, NoSuchTableError
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
-from tests.conftest import skip_or_fail
-from tests.hudi.tables import all_tables, unpack
+from tests.conftest import require_module, skip_or_fail
+from tests.hudi.tables import tables_on_stores, unpack
 
 pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
 def spark():
+    require_module("pyspark")
     if shutil.which("java") is None:
         skip_or_fail("Java is not installed; Spark cannot run")
     from hudi_catalog.spark.importer import spark_session
@@ -47,10 +49,12 @@ def spark_importer(catalog, spark, **options):
 def catalog_state(catalog, database: str, table: str = "t") -> dict:
     """Everything an import writes for a table, without its ids and creation times."""
     instants = catalog.timeline.instants(database, table)
-    metadata = {(i.requested_time, state): catalog.timeline.metadata(database, table, i.requested_time, i.action,
-                                                                        state)
-                for i in instants for state in InstantState
-                if _has_state(catalog, database, table, i, state)}
+    metadata = {
+        (i.requested_time, state): catalog.timeline.metadata(database, table, i.requested_time, i.action, state)
+        for i in instants
+        for state in InstantState
+        if _has_state(catalog, database, table, i, state)
+    }
     paths = catalog.snapshot.partition_paths(database, table)
     registered = catalog.tables.get(database, table)
     return {
@@ -59,8 +63,10 @@ def catalog_state(catalog, database: str, table: str = "t") -> dict:
         "partitions": [(p.values, p.sd.location) for p in catalog.partitions.list(database, table)],
         "paths": paths,
         "live_files": {p: catalog.snapshot.live_files(database, table, p) for p in paths},
-        "slices": {p: [(s.file_id, s.base_file, tuple(s.log_files)) for s in found]
-                   for p, found in catalog.snapshot.latest_file_slices(database, table).items()},
+        "slices": {
+            p: [(s.file_id, s.base_file, tuple(s.log_files)) for s in found]
+            for p, found in catalog.snapshot.latest_file_slices(database, table).items()
+        },
         "columns": [(c.name, c.type) for c in registered.sd.columns],
         "partition_keys": [(c.name, c.type) for c in registered.partition_keys],
         "parameters": {k: v for k, v in registered.parameters.items() if k != "transient_lastDdlTime"},
@@ -75,7 +81,7 @@ def _has_state(catalog, database, table, instant, state) -> bool:
         return False
 
 
-@pytest.mark.parametrize("name", all_tables())
+@pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
 def test_spark_import_equals_the_single_process_import(catalog, spark, tmp_path, name):
     base = unpack(name, tmp_path)
     single = HudiImporter(catalog).run(str(base), database="single", table="t")
@@ -128,11 +134,26 @@ def test_interrupted_import_resumes_and_refresh_records_only_new_instants(catalo
 
 def test_catalog_imports_without_pyspark_and_spark_import_says_what_is_missing(tmp_path):
     base = unpack("sample_table_cow_v8_nonpartitioned", tmp_path)
-    blocked = ("import sys; sys.modules['pyspark'] = None; "
-               "import hudi_catalog, hudi_catalog.spark.importer, hms_adapter.cli; ")
-    done = subprocess.run([sys.executable, "-c", blocked + "sys.exit(hms_adapter.cli.main(sys.argv[1:]))",
-                           "import", str(base), "--spark", "--db-url", f"sqlite:///{tmp_path / 'c.db'}",
-                           "--warehouse", str(tmp_path / "wh")], capture_output=True, text=True, timeout=120)
+    blocked = (
+        "import sys; sys.modules['pyspark'] = None; import hudi_catalog, hudi_catalog.spark.importer, hms_adapter.cli; "
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            blocked + "sys.exit(hms_adapter.cli.main(sys.argv[1:]))",
+            "import",
+            str(base),
+            "--spark",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "needs PySpark" in done.stderr and "Traceback" not in done.stderr
 
@@ -141,11 +162,43 @@ def test_cli_spark_import(db_url, spark, tmp_path):
     base = unpack("sample_table_mor_parquet_v6_nonpartitioned_rollback", tmp_path)
     common = ["--db-url", db_url, "--warehouse", str(tmp_path / "wh")]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-    done = subprocess.run([sys.executable, "-m", "hms_adapter.cli", "import", str(base), "--database", "h",
-                           "--table", "t", "--spark", "--master", "local[1]", *common],
-                          capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hms_adapter.cli",
+            "import",
+            str(base),
+            "--database",
+            "h",
+            "--table",
+            "t",
+            "--spark",
+            "--master",
+            "local[1]",
+            "--progress-interval",
+            "0",
+            *common,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "3 instants recorded" in done.stdout
-    wrong = subprocess.run([sys.executable, "-m", "hms_adapter.cli", "import", str(base), "--master", "local[1]",
-                            *common], capture_output=True, text=True, timeout=120)
+    progress = [
+        line.split("hms_adapter.import_progress: ", 1)[1]
+        for line in done.stderr.splitlines()
+        if "INFO hms_adapter.import_progress: " in line
+    ]  # stderr is no terminal: log lines
+    assert len(progress) == 2, progress  # the Spark tasks report their instants decoded at once
+    assert re.fullmatch(r"(\d+)/\1 instants decoded in \d+:\d\d", progress[0])
+    assert re.fullmatch(r"(\d+)/\1 instants written, \d+ commits applied in \d+:\d\d", progress[1])
+    wrong = subprocess.run(
+        [sys.executable, "-m", "hms_adapter.cli", "import", str(base), "--master", "local[1]", *common],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert wrong.returncode != 0 and "--master goes with --spark" in wrong.stderr

@@ -34,8 +34,14 @@ ORDERS = SecuredObject.of_table("sales", "orders")
 
 
 def _table(name: str, owner: str = "alice", owner_type: str = "USER") -> Table:
-    return Table("sales", name, sd=StorageDescriptor(columns=[Column("x", "int")]),
-                 partition_keys=[Column("ds", "string")], owner=owner, owner_type=owner_type)
+    return Table(
+        "sales",
+        name,
+        sd=StorageDescriptor(columns=[Column("x", "int")]),
+        partition_keys=[Column("ds", "string")],
+        owner=owner,
+        owner_type=owner_type,
+    )
 
 
 @pytest.fixture
@@ -106,10 +112,18 @@ def test_grants_are_listed_by_grantee_and_object_and_a_bad_batch_changes_nothing
     roles = sales.authorization
     partition = SecuredObject(ObjectType.PARTITION, "sales", "orders", ("2024",))
     column = SecuredObject(ObjectType.COLUMN, "sales", "orders", None, "x")
-    roles.grant_privileges([_grant(ORDERS, BOB, "select"), _grant(partition, BOB, "INSERT"),
-                            _grant(column, CAROL, "SELECT"), _grant(GLOBAL, CAROL, "ALL")], None)
-    listed = {(g.object.type, g.object.partition, g.object.column, g.privilege)
-              for g in roles.list_privileges(BOB, None)}
+    roles.grant_privileges(
+        [
+            _grant(ORDERS, BOB, "select"),
+            _grant(partition, BOB, "INSERT"),
+            _grant(column, CAROL, "SELECT"),
+            _grant(GLOBAL, CAROL, "ALL"),
+        ],
+        None,
+    )
+    listed = {
+        (g.object.type, g.object.partition, g.object.column, g.privilege) for g in roles.list_privileges(BOB, None)
+    }
     assert listed == {(ObjectType.TABLE, None, None, "SELECT"), (ObjectType.PARTITION, ("2024",), None, "INSERT")}
     assert [(g.grantee.name, g.privilege) for g in roles.list_privileges(None, column)] == [("carol", "SELECT")]
     assert [g.grantor.name for g in roles.list_privileges(CAROL, GLOBAL)] == ["root"]
@@ -117,8 +131,9 @@ def test_grants_are_listed_by_grantee_and_object_and_a_bad_batch_changes_nothing
     with pytest.raises(InvalidObjectError, match="already granted"):
         roles.grant_privileges([_grant(ORDERS, CAROL, "DELETE"), _grant(ORDERS, BOB, "SELECT")], None)
     with pytest.raises(NoSuchObjectError):
-        roles.grant_privileges([_grant(ORDERS, CAROL, "DELETE"), _grant(SecuredObject.of_table("sales", "nope"),
-                                                                         CAROL, "SELECT")], None)
+        roles.grant_privileges(
+            [_grant(ORDERS, CAROL, "DELETE"), _grant(SecuredObject.of_table("sales", "nope"), CAROL, "SELECT")], None
+        )
     assert roles.list_privileges(CAROL, ORDERS) == []  # neither batch left a grant behind
 
     roles.grant_privileges([_grant(ORDERS, BOB, "SELECT", grant_option=True)], None)  # adds the option
@@ -151,9 +166,15 @@ def test_privilege_set_holds_the_users_its_groups_and_its_roles_grants(sales):
     roles = sales.authorization
     roles.create_role(Role("analysts"), None)
     roles.grant_role("analysts", BOB, Principal("root"), False, None)
-    roles.grant_privileges([_grant(ORDERS, ANALYSTS, "SELECT"), _grant(ORDERS, BOB, "INSERT"),
-                            _grant(ORDERS, Principal("etl", PrincipalType.GROUP), "DELETE"),
-                            _grant(ORDERS, CAROL, "UPDATE")], None)
+    roles.grant_privileges(
+        [
+            _grant(ORDERS, ANALYSTS, "SELECT"),
+            _grant(ORDERS, BOB, "INSERT"),
+            _grant(ORDERS, Principal("etl", PrincipalType.GROUP), "DELETE"),
+            _grant(ORDERS, CAROL, "UPDATE"),
+        ],
+        None,
+    )
     held = roles.privilege_set(ORDERS, "bob", ["etl"])
     assert {n: [g.privilege for g in gs] for n, gs in held.users.items()} == {"bob": ["INSERT"]}
     assert {n: [g.privilege for g in gs] for n, gs in held.groups.items()} == {"etl": ["DELETE"]}
@@ -224,8 +245,15 @@ def test_privileges_mode(sales, user, action, target, allowed):
     roles.grant_role("admin", Principal("team", PrincipalType.ROLE), Principal("root"), False, None)
     sales.tables.create(_table("team_table", owner="team", owner_type="ROLE"))
     sales_db = SecuredObject.of_database("sales")
-    roles.grant_privileges([_grant(ORDERS, ANALYSTS, "SELECT"), _grant(sales_db, CAROL, "INSERT"),
-                            _grant(sales_db, CAROL, "DELETE"), _grant(sales_db, CAROL, "CREATE")], None)
+    roles.grant_privileges(
+        [
+            _grant(ORDERS, ANALYSTS, "SELECT"),
+            _grant(sales_db, CAROL, "INSERT"),
+            _grant(sales_db, CAROL, "DELETE"),
+            _grant(sales_db, CAROL, "CREATE"),
+        ],
+        None,
+    )
     _enforcing(sales, AccessMode.PRIVILEGES)
     _check(sales, user, action, target, allowed)
 

@@ -8,8 +8,14 @@ import pytest
 from hudi_catalog.errors import InvalidObjectError, InvalidOperationError, NoSuchObjectError, NoSuchTableError
 from hudi_catalog.model import Column, ConstraintKind, Database, StorageDescriptor, Table, TableConstraint
 
-PK, FK, UK, NN, DC, CC = (ConstraintKind.PRIMARY_KEY, ConstraintKind.FOREIGN_KEY, ConstraintKind.UNIQUE,
-                          ConstraintKind.NOT_NULL, ConstraintKind.DEFAULT, ConstraintKind.CHECK)
+PK, FK, UK, NN, DC, CC = (
+    ConstraintKind.PRIMARY_KEY,
+    ConstraintKind.FOREIGN_KEY,
+    ConstraintKind.UNIQUE,
+    ConstraintKind.NOT_NULL,
+    ConstraintKind.DEFAULT,
+    ConstraintKind.CHECK,
+)
 
 
 def _table(name: str, *columns: str) -> Table:
@@ -25,25 +31,42 @@ def shop(catalog):
 
 
 def fk(name, column="customer", parent_column="id", parent_key="pk_customers"):
-    return TableConstraint(FK, name, "shop", "orders", column, parent_database="shop", parent_table="customers",
-                           parent_column=parent_column, parent_key_name=parent_key, rely=True)
+    return TableConstraint(
+        FK,
+        name,
+        "shop",
+        "orders",
+        column,
+        parent_database="shop",
+        parent_table="customers",
+        parent_column=parent_column,
+        parent_key_name=parent_key,
+        rely=True,
+    )
 
 
 def test_every_kind_is_kept_and_handed_back(shop):
-    shop.constraints.add([
-        TableConstraint(PK, "pk_orders", "shop", "orders", "id", 1, enable=True, rely=True),
-        TableConstraint(UK, "uk_orders", "shop", "Orders", "CUSTOMER", 1),
-        TableConstraint(UK, "uk_orders", "shop", "orders", "amount", 2),
-        TableConstraint(NN, "nn_amount", "shop", "orders", "amount"),
-        TableConstraint(DC, "dc_amount", "shop", "orders", "amount", value="0"),
-        TableConstraint(CC, "cc_amount", "shop", "orders", "amount", value="amount >= 0"),
-    ])
-    assert [(c.name, c.column, c.position, c.enable, c.rely) for c in shop.constraints.of_table("shop", "orders", PK)] \
-        == [("pk_orders", "id", 1, True, True)]
+    shop.constraints.add(
+        [
+            TableConstraint(PK, "pk_orders", "shop", "orders", "id", 1, enable=True, rely=True),
+            TableConstraint(UK, "uk_orders", "shop", "Orders", "CUSTOMER", 1),
+            TableConstraint(UK, "uk_orders", "shop", "orders", "amount", 2),
+            TableConstraint(NN, "nn_amount", "shop", "orders", "amount"),
+            TableConstraint(DC, "dc_amount", "shop", "orders", "amount", value="0"),
+            TableConstraint(CC, "cc_amount", "shop", "orders", "amount", value="amount >= 0"),
+        ]
+    )
+    assert [
+        (c.name, c.column, c.position, c.enable, c.rely) for c in shop.constraints.of_table("shop", "orders", PK)
+    ] == [("pk_orders", "id", 1, True, True)]
     assert [(c.column, c.position) for c in shop.constraints.of_table("shop", "orders", UK)] == [
-        ("customer", 1), ("amount", 2)]
+        ("customer", 1),
+        ("amount", 2),
+    ]
     assert [(c.kind, c.value) for c in shop.constraints.of_table("shop", "orders") if c.kind in (DC, CC)] == [
-        (CC, "amount >= 0"), (DC, "0")]
+        (CC, "amount >= 0"),
+        (DC, "0"),
+    ]
     assert shop.constraints.of_table("shop", "missing") == []
 
 
@@ -54,7 +77,11 @@ def test_foreign_keys_reference_a_key_and_are_found_from_both_sides(shop):
     shop.constraints.add([fk("fk_customer")])
     [found] = shop.constraints.foreign_keys(None, None, "shop", "orders")
     assert (found.name, found.parent_table, found.parent_column, found.parent_key_name) == (
-        "fk_customer", "customers", "id", "pk_customers")
+        "fk_customer",
+        "customers",
+        "id",
+        "pk_customers",
+    )
     assert [c.name for c in shop.constraints.foreign_keys("shop", "customers", None, None)] == ["fk_customer"]
     assert shop.constraints.foreign_keys("shop", "other", "shop", "orders") == []
     with pytest.raises(InvalidOperationError, match="fk_customer"):
@@ -68,13 +95,22 @@ def test_bad_constraints_are_refused_whole(shop):
     shop.constraints.add([TableConstraint(PK, "pk_orders", "shop", "orders", "id")])
     cases = [
         ([TableConstraint(PK, "pk2", "shop", "orders", "customer")], InvalidObjectError, "Primary key already exists"),
-        ([TableConstraint(NN, "pk_orders", "shop", "customers", "id")], InvalidObjectError,
-         "Constraint name already exists: pk_orders"),
+        (
+            [TableConstraint(NN, "pk_orders", "shop", "customers", "id")],
+            InvalidObjectError,
+            "Constraint name already exists: pk_orders",
+        ),
         ([TableConstraint(NN, "nn_x", "shop", "orders", "nope")], InvalidObjectError, "Parent column not found: nope"),
         ([TableConstraint(NN, "nn_y", "shop", "missing", "id")], NoSuchTableError, "Parent table not found"),
         # the second fails: the first is not kept either
-        ([TableConstraint(NN, "nn_ok", "shop", "customers", "region"),
-          TableConstraint(NN, "nn_bad", "shop", "customers", "nope")], InvalidObjectError, "nope"),
+        (
+            [
+                TableConstraint(NN, "nn_ok", "shop", "customers", "region"),
+                TableConstraint(NN, "nn_bad", "shop", "customers", "nope"),
+            ],
+            InvalidObjectError,
+            "nope",
+        ),
     ]
     for constraints, error, message in cases:
         with pytest.raises(error, match=message):
@@ -85,10 +121,14 @@ def test_bad_constraints_are_refused_whole(shop):
 
 
 def test_unnamed_constraints_get_names_one_per_key(shop):
-    shop.constraints.add([TableConstraint(PK, None, "shop", "orders", "id", 1),
-                          TableConstraint(PK, None, "shop", "orders", "customer", 2),
-                          TableConstraint(NN, None, "shop", "orders", "id"),
-                          TableConstraint(NN, None, "shop", "orders", "amount")])
+    shop.constraints.add(
+        [
+            TableConstraint(PK, None, "shop", "orders", "id", 1),
+            TableConstraint(PK, None, "shop", "orders", "customer", 2),
+            TableConstraint(NN, None, "shop", "orders", "id"),
+            TableConstraint(NN, None, "shop", "orders", "amount"),
+        ]
+    )
     keys = shop.constraints.of_table("shop", "orders", PK)
     assert len({c.name for c in keys}) == 1 and keys[0].name.startswith("pk_orders_")
     assert len({c.name for c in shop.constraints.of_table("shop", "orders", NN)}) == 2
@@ -108,13 +148,25 @@ def test_constraints_follow_a_renamed_table_and_go_with_a_dropped_one(shop):
 
 
 def test_a_table_is_created_with_its_constraints_in_one_transaction(shop):
-    shop.tables.create(_table("items", "id", "order_id"), constraints=[
-        TableConstraint(PK, "pk_items", "shop", "items", "id"),
-        TableConstraint(UK, "uk_items", "shop", "items", "order_id"),
-        # a foreign key on a key of the same call
-        TableConstraint(FK, "fk_self", "shop", "items", "order_id", parent_database="shop", parent_table="items",
-                        parent_column="id", parent_key_name="pk_items"),
-    ])
+    shop.tables.create(
+        _table("items", "id", "order_id"),
+        constraints=[
+            TableConstraint(PK, "pk_items", "shop", "items", "id"),
+            TableConstraint(UK, "uk_items", "shop", "items", "order_id"),
+            # a foreign key on a key of the same call
+            TableConstraint(
+                FK,
+                "fk_self",
+                "shop",
+                "items",
+                "order_id",
+                parent_database="shop",
+                parent_table="items",
+                parent_column="id",
+                parent_key_name="pk_items",
+            ),
+        ],
+    )
     assert {c.name for c in shop.constraints.of_table("shop", "items")} == {"pk_items", "uk_items", "fk_self"}
     with pytest.raises(InvalidObjectError, match="Parent column not found"):
         shop.tables.create(_table("broken", "id"), constraints=[TableConstraint(NN, "nn", "shop", "broken", "x")])

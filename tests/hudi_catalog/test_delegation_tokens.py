@@ -25,10 +25,19 @@ from tests.hudi_catalog.test_locks import Clock
 DAY = 86400.0
 
 
-@pytest.mark.parametrize("value, encoded", [
-    (0, "00"), (127, "7f"), (-112, "90"), (128, "8f80"), (1000, "8e03e8"), (-113, "8770"),
-    (-1, "ff"), (2**31 - 1, "8c7fffffff"),
-])
+@pytest.mark.parametrize(
+    "value, encoded",
+    [
+        (0, "00"),
+        (127, "7f"),
+        (-112, "90"),
+        (128, "8f80"),
+        (1000, "8e03e8"),
+        (-113, "8770"),
+        (-1, "ff"),
+        (2**31 - 1, "8c7fffffff"),
+    ],
+)
 def test_variable_length_numbers_are_hadoops(value, encoded):
     """Hadoop's ``WritableUtils.writeVLong`` bytes (worked out from its rules)."""
     out = io.BytesIO()
@@ -37,8 +46,15 @@ def test_variable_length_numbers_are_hadoops(value, encoded):
     assert _read_vlong(io.BytesIO(out.getvalue())) == value
 
 
-@given(st.text(max_size=40), st.text(max_size=40), st.text(max_size=40), st.integers(-2**63, 2**63 - 1),
-       st.integers(-2**63, 2**63 - 1), st.integers(-2**31, 2**31 - 1), st.integers(-2**31, 2**31 - 1))
+@given(
+    st.text(max_size=40),
+    st.text(max_size=40),
+    st.text(max_size=40),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+)
 def test_identifiers_and_tokens_round_trip(owner, renewer, real_user, issued, max_date, sequence, key):
     identifier = TokenIdentifier(owner, renewer, real_user, issued, max_date, sequence, key)
     raw = identifier.encode()

@@ -69,8 +69,14 @@ def test_generated_filters_answer_as_the_independent_evaluator(catalog):
         rows.add(tuple(rng.choice(VALUES[t] + [DEFAULT_PARTITION_NAME] * (rng.random() < 0.1)) for t in TYPES))
     names = [f"k{i}" for i in range(len(TYPES))]
     catalog.databases.create(Database("diff"))
-    catalog.tables.create(Table("diff", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
-                                partition_keys=[Column(n, t) for n, t in zip(names, TYPES)]))
+    catalog.tables.create(
+        Table(
+            "diff",
+            "t",
+            sd=StorageDescriptor(columns=[Column("x", "int")]),
+            partition_keys=[Column(n, t) for n, t in zip(names, TYPES)],
+        )
+    )
     catalog.partitions.add("diff", "t", [Partition("diff", "t", list(r)) for r in rows])
     mismatches = []
     for _ in range(COUNT):

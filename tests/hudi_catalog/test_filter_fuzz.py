@@ -62,8 +62,15 @@ def _mutate(rng: random.Random, text: str) -> str:
     if not text or rng.random() < 0.5:
         return text
     i = rng.randrange(len(text))
-    return rng.choice([text[:i] + text[i + 1:], text[:i] + text[i] * 2 + text[i:], text[:i], text[i:],
-                       text[:i] + rng.choice("()'\"=<>,` \\") + text[i:]])
+    return rng.choice(
+        [
+            text[:i] + text[i + 1 :],
+            text[:i] + text[i] * 2 + text[i:],
+            text[:i],
+            text[i:],
+            text[:i] + rng.choice("()'\"=<>,` \\") + text[i:],
+        ]
+    )
 
 
 @pytest.fixture
@@ -72,9 +79,14 @@ def fuzz_table(catalog):
     keys = [Column(name, kind) for name, kind in KEYS.items()]
     catalog.tables.create(Table("fuzz", "t", sd=StorageDescriptor(columns=[Column("x", "int")]), partition_keys=keys))
     rng = random.Random(SEED)
-    catalog.partitions.add("fuzz", "t", [
-        Partition("fuzz", "t", [rng.choice(["a", "b", "2024"]), str(h), f"2024-01-0{1 + h % 3}", f"{h / 2:.2f}"])
-        for h in range(12)])
+    catalog.partitions.add(
+        "fuzz",
+        "t",
+        [
+            Partition("fuzz", "t", [rng.choice(["a", "b", "2024"]), str(h), f"2024-01-0{1 + h % 3}", f"{h / 2:.2f}"])
+            for h in range(12)
+        ],
+    )
     return catalog
 
 
@@ -92,15 +104,19 @@ def test_fuzzed_filters_answer_or_are_refused_with_a_typed_error(fuzz_table):
     assert answered > count // 50 and refused > count // 50  # the grammar reaches both outcomes
 
 
-@pytest.mark.parametrize("text", [
-    "(" * 3000 + "hr = 1" + ")" * 3000,
-    "not " * 3000 + "hr = 1",
-    " or ".join(f"hr = {i}" for i in range(20_000)),
-    " and ".join(f"(hr = {i} or ds = 'a')" for i in range(5_000)),
-    "hr in (" + ", ".join(str(i) for i in range(150_000)) + ")",
-    "ds = '" + "x" * 1_000_000 + "'",
-    "hr = 1 " + "and" * 10_000,
-], ids=["parentheses", "nots", "ors", "ands-of-ors", "huge-in", "long-string", "dangling-ands"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 3000 + "hr = 1" + ")" * 3000,
+        "not " * 3000 + "hr = 1",
+        " or ".join(f"hr = {i}" for i in range(20_000)),
+        " and ".join(f"(hr = {i} or ds = 'a')" for i in range(5_000)),
+        "hr in (" + ", ".join(str(i) for i in range(150_000)) + ")",
+        "ds = '" + "x" * 1_000_000 + "'",
+        "hr = 1 " + "and" * 10_000,
+    ],
+    ids=["parentheses", "nots", "ors", "ands-of-ors", "huge-in", "long-string", "dangling-ands"],
+)
 def test_pathological_filters_are_answered_or_refused(fuzz_table, text):
     try:
         fuzz_table.partitions.by_filter("fuzz", "t", text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -93,25 +94,27 @@ def test_a_request_gets_all_its_components_or_none(catalog):
     holder = catalog.locks.lock(request((EX, "d.t1")))
     both = catalog.locks.lock(request((EX, "d.t2"), (EX, "d.t1")))
     assert both.state == WAITING
-    assert {h.component: h.state for h in catalog.locks.show() if h.lock_id == both.lock_id} == {
-        1: WAITING, 2: WAITING}
+    assert {h.component: h.state for h in catalog.locks.show() if h.lock_id == both.lock_id} == {1: WAITING, 2: WAITING}
     catalog.locks.unlock(holder.lock_id)
     assert catalog.locks.check(both.lock_id).state == ACQUIRED
 
 
-@pytest.mark.parametrize("held, requested, granted", [
-    ((EX, "d"), (SR, "d.t.p=1"), False),          # a database lock covers its tables and partitions
-    ((SW, "d.t"), (SW, "d.t.p=1"), False),        # a table lock covers its partitions
-    ((EX, "d.t.p=1"), (EX, "d.t.p=2"), True),     # other partition
-    ((EX, "d.t"), (EX, "d.u"), True),             # other table
-    ((EX, "d.t"), (EX, "e.t"), True),             # other database
-    ((SR, "d.t"), (SW, "d.t"), True),
-    ((SW, "d.t"), (SR, "d.t"), True),
-    ((EW, "d.t"), (SR, "d.t"), True),
-    ((EW, "d.t"), (SW, "d.t"), False),
-    ((SR, "d"), (EX, "d.t"), True),               # Hive's exemption: dropping a table of a database in use
-    ((EX, "d.t"), (SR, "d"), True),
-])
+@pytest.mark.parametrize(
+    "held, requested, granted",
+    [
+        ((EX, "d"), (SR, "d.t.p=1"), False),  # a database lock covers its tables and partitions
+        ((SW, "d.t"), (SW, "d.t.p=1"), False),  # a table lock covers its partitions
+        ((EX, "d.t.p=1"), (EX, "d.t.p=2"), True),  # other partition
+        ((EX, "d.t"), (EX, "d.u"), True),  # other table
+        ((EX, "d.t"), (EX, "e.t"), True),  # other database
+        ((SR, "d.t"), (SW, "d.t"), True),
+        ((SW, "d.t"), (SR, "d.t"), True),
+        ((EW, "d.t"), (SR, "d.t"), True),
+        ((EW, "d.t"), (SW, "d.t"), False),
+        ((SR, "d"), (EX, "d.t"), True),  # Hive's exemption: dropping a table of a database in use
+        ((EX, "d.t"), (SR, "d"), True),
+    ],
+)
 def test_compatibility_by_type_and_level(catalog, held, requested, granted):
     assert catalog.locks.lock(request(held)).state == ACQUIRED
     assert catalog.locks.lock(request(requested)).state == (ACQUIRED if granted else WAITING)
@@ -229,7 +232,9 @@ def test_open_transactions_snapshot_and_infos(catalog):
     high, infos = catalog.txns.infos()
     assert high == 3
     assert [(i.txn_id, i.state.name, i.user, i.host, i.agent_info) for i in infos] == [
-        (first, "OPEN", "alice", "host1", "agent"), (second, "ABORTED", "alice", "host1", "agent")]
+        (first, "OPEN", "alice", "host1", "agent"),
+        (second, "ABORTED", "alice", "host1", "agent"),
+    ]
     with pytest.raises(InvalidObjectError):
         catalog.txns.open(0, "u", "h")
     assert len(catalog.txns.open(5000, "u", "h")) == 1000  # Hive's hive.txn.max.open.batch
@@ -246,6 +251,7 @@ def test_write_ids_and_the_valid_write_ids_a_reader_sees(catalog):
     assert (ids.table, ids.high_water_mark, ids.invalid, ids.aborted, ids.min_open) == ("d.t", 3, [2, 3], [3], 2)
     # a reader whose snapshot predates t3: t3's write id is above the high water mark
     from hudi_catalog.locks.model import OpenTxns
+
     [old] = catalog.txns.valid_write_ids(["d.t"], OpenTxns(high_water_mark=2, open=[2], aborted=[]))
     assert (old.high_water_mark, old.invalid, old.min_open) == (3, [2, 3], 2)
     with pytest.raises(TxnAbortedError):
@@ -271,7 +277,8 @@ def test_alter_with_an_expected_parameter_value_is_a_compare_and_set(catalog):
     with pytest.raises(ConcurrentModificationError) as error:
         catalog.tables.alter("cas", "t", _table("t", metadata_location="v3"), environment=expect_v1)
     assert str(error.value).startswith(
-        "The table has been modified. The parameter value for key 'metadata_location' is 'v2'")
+        "The table has been modified. The parameter value for key 'metadata_location' is 'v2'"
+    )
     assert catalog.tables.get("cas", "t").parameters["metadata_location"] == "v2"
     with pytest.raises(InvalidObjectError, match="New value for expected key metadata_location is not set"):
         catalog.tables.alter("cas", "t", _table("t"), environment={**expect_v1, EXPECTED_VALUE: "v2"})
@@ -288,8 +295,12 @@ def test_concurrent_compare_and_set_alters_across_catalogs_let_exactly_one_win(d
             for _ in range(10):
                 current = catalog.tables.get("cas", "t").parameters["metadata_location"]
                 try:
-                    catalog.tables.alter("cas", "t", _table("t", metadata_location=f"{current}.{name}"),
-                                         environment={EXPECTED_KEY: "metadata_location", EXPECTED_VALUE: current})
+                    catalog.tables.alter(
+                        "cas",
+                        "t",
+                        _table("t", metadata_location=f"{current}.{name}"),
+                        environment={EXPECTED_KEY: "metadata_location", EXPECTED_VALUE: current},
+                    )
                     wins.append(name)
                 except ConcurrentModificationError:
                     pass
@@ -300,8 +311,10 @@ def test_concurrent_compare_and_set_alters_across_catalogs_let_exactly_one_win(d
         for thread in threads:
             thread.join()
         final = catalogs[1].tables.get("cas", "t").parameters["metadata_location"]
-        # every successful commit is in the chain exactly once, in order: no lost update
-        assert final.split(".")[1:] == wins
+        # every successful commit is in the chain exactly once: no lost update. A thread records its win
+        # after its alter returns, so the list's order may differ from the commit order.
+        assert Counter(final.split(".")[1:]) == Counter(wins)
+        assert len(wins) >= 10
     finally:
         for catalog in catalogs:
             catalog.close()
@@ -371,7 +384,9 @@ def test_locks_of_thousands_of_partitions_meet_only_where_they_overlap(catalog):
     writer = catalog.locks.lock(request(*[(EX, f"d.t.p={i}") for i in range(4999, 10_000)]))
     assert writer.state == WAITING
     blocked = [h for h in catalog.locks.show() if h.lock_id == writer.lock_id and h.blocked_by_lock]
-    assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [(1, 2, 5000)]  # the nearest: lock 2's p=4999
+    assert [(h.component, h.blocked_by_lock, h.blocked_by_component) for h in blocked] == [
+        (1, 2, 5000)
+    ]  # the nearest: lock 2's p=4999
 
 
 def test_a_commit_after_the_timeout_finds_the_transaction_aborted(db_url, warehouse):

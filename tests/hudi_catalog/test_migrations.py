@@ -1,4 +1,5 @@
-"""Opening a store of an older layout version migrates it in place, data included."""
+"""A store of an older layout version is upgraded in place by ``hudi-metastore schema upgrade``, data included;
+opening it without the upgrade is refused."""
 
 from __future__ import annotations
 
@@ -7,25 +8,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, text, update
 
 from hudi_catalog import Catalog
-from hudi_catalog.locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
 from hudi_catalog.catalog_scope import catalog_scope
-from hudi_catalog.model import DatabaseCatalog
+from hudi_catalog.errors import SchemaVersionError
+from hudi_catalog.locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
 from hudi_catalog.model import (
     Column,
     ColumnStats,
     ColumnStatsSet,
     Database,
+    DatabaseCatalog,
     Partition,
     StatsKind,
     StorageDescriptor,
     Table,
 )
+from hudi_catalog.services.schema import SchemaService
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 from hudi_catalog.store import schema
 from tests.conftest import skip_or_fail
+
+
+def upgrade_with_cli(db_url: str) -> str:
+    """``hudi-metastore schema upgrade`` in its own process; returns what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "hms_adapter.cli", "schema", "upgrade", "--db-url", db_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
 
 
 def _downgrade_to_version_1(catalog: Catalog) -> None:
@@ -35,7 +51,7 @@ def _downgrade_to_version_1(catalog: Catalog) -> None:
     with catalog.store.engine.begin() as conn:
         conn.execute(text("ALTER TABLE tbl DROP COLUMN revision"))
         conn.execute(text("ALTER TABLE tbl DROP COLUMN partitions_revision"))
-        if conn.dialect.name == "sqlite":
+        if conn.dialect.name in ("sqlite", "postgresql"):
             conn.execute(text("DROP INDEX idx_partition_hudi_path"))
             conn.execute(text("DROP INDEX idx_files_instant"))
         else:
@@ -45,7 +61,7 @@ def _downgrade_to_version_1(catalog: Catalog) -> None:
         conn.execute(text("DROP TABLE replaced_file_group"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN encoded"))
         conn.execute(text("ALTER TABLE partitions DROP COLUMN revision"))
-        if conn.dialect.name == "sqlite":
+        if conn.dialect.name in ("sqlite", "postgresql"):
             conn.execute(text("DROP INDEX idx_pkv_typed"))
         else:
             conn.execute(text("DROP INDEX idx_pkv_typed ON partition_key_val"))
@@ -56,12 +72,30 @@ def _downgrade_to_version_1(catalog: Catalog) -> None:
 def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehouse):
     catalog = Catalog.open(db_url, str(warehouse))
     catalog.databases.create(Database("m"))
-    catalog.tables.create(Table("m", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
-                                partition_keys=[Column("ds", "string"), Column("hr", "int")]))
+    catalog.tables.create(
+        Table(
+            "m",
+            "t",
+            sd=StorageDescriptor(columns=[Column("x", "int")]),
+            partition_keys=[Column("ds", "string"), Column("hr", "int")],
+        )
+    )
     catalog.partitions.add("m", "t", [Partition("m", "t", ["a", str(h)]) for h in (2, 9, 10, 11)])
     _downgrade_to_version_1(catalog)
     catalog.close()
 
+    with pytest.raises(SchemaVersionError, match="schema upgrade"):
+        Catalog.open(db_url, str(warehouse))
+    schema_of_store = SchemaService.connect(db_url)
+    try:
+        result = schema_of_store.upgrade()
+    finally:
+        schema_of_store.close()
+    assert (result.from_version, result.applied[0], result.applied[-1]) == (
+        1,
+        "add_typed_partition_values",
+        "add_authorization",
+    )
     migrated = Catalog.open(db_url, str(warehouse))
     try:
         with migrated.store.read() as conn:
@@ -83,6 +117,8 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
 
 PREVIOUS_LAYOUT_COMMIT = "52f222d"
 """The last main commit with layout version 7 (before column statistics, events and catalogs)."""
+LAYOUT_13_COMMIT = "c811622"
+"""The main commit before the schema tool, with layout version 13 and the runner that created it."""
 
 MAKE_OLD_STORE = """
 import sys
@@ -90,7 +126,7 @@ from hudi_catalog import Catalog, catalog
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.store import schema
 assert catalog.__file__.startswith(sys.argv[3]), catalog.__file__
-assert schema.SCHEMA_VERSION == 7
+assert schema.SCHEMA_VERSION == int(sys.argv[4]), schema.SCHEMA_VERSION
 c = Catalog.open(sys.argv[1], sys.argv[2])
 c.databases.create(Database("old"))
 c.tables.create(Table("old", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
@@ -100,25 +136,41 @@ c.close()
 """
 
 
-def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehouse, tmp_path):
-    """The previous layout's code (from git) makes a store; this code opens it, migrates it, keeps its data
-    and serves locks, compare-and-set alters, statistics, events and a second catalog on it."""
+def make_previous_layout_store(
+    db_url: str, warehouse: Path, tmp_path: Path, commit: str = PREVIOUS_LAYOUT_COMMIT, layout: int = 7
+) -> None:
+    """A store of layout ``layout`` with a database, a table and two partitions, made by the code of main at
+    ``commit`` (from git)."""
     root = Path(__file__).resolve().parents[2]
-    old_code = tmp_path / "old_code"
-    old_code.mkdir()
-    try:
-        archive = subprocess.run(["git", "-C", str(root), "archive", PREVIOUS_LAYOUT_COMMIT, "hudi_catalog"],
-                                 capture_output=True, check=True, timeout=60).stdout
-    except (OSError, subprocess.CalledProcessError) as error:
-        skip_or_fail(f"the previous release's code is not in this checkout's git history: {error}")
-    subprocess.run(["tar", "-x", "-C", str(old_code)], input=archive, check=True, timeout=60)
+    old_code = tmp_path / f"code_{commit}"
+    if not old_code.exists():
+        old_code.mkdir()
+        try:
+            archive = subprocess.run(
+                ["git", "-C", str(root), "archive", commit, "hudi_catalog"], capture_output=True, check=True, timeout=60
+            ).stdout
+        except (OSError, subprocess.CalledProcessError) as error:
+            skip_or_fail(f"the previous release's code is not in this checkout's git history: {error}")
+        subprocess.run(["tar", "-x", "-C", str(old_code)], input=archive, check=True, timeout=60)
     made = subprocess.run(
-        [sys.executable, "-c", MAKE_OLD_STORE, db_url, str(warehouse), str(old_code)],
-        capture_output=True, text=True, timeout=120, cwd=old_code,
+        [sys.executable, "-c", MAKE_OLD_STORE, db_url, str(warehouse), str(old_code), str(layout)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=old_code,
         env={**os.environ, "PYTHONPATH": str(old_code)},
     )
     assert made.returncode == 0, made.stderr[-3000:]
 
+
+@pytest.mark.empty_database  # made by an older release's code
+def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehouse, tmp_path):
+    """The previous layout's code (from git) makes a store; this code upgrades it, keeps its data and serves
+    locks, compare-and-set alters, statistics, events and a second catalog on it."""
+    make_previous_layout_store(db_url, warehouse, tmp_path)
+    with pytest.raises(SchemaVersionError, match="layout 7, older"):
+        Catalog.open(db_url, str(warehouse))
+    assert "from layout 7 to layout" in upgrade_with_cli(db_url)
     migrated = Catalog.open(db_url, str(warehouse))
     try:
         with migrated.store.read() as conn:
@@ -129,8 +181,7 @@ def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehous
         assert migrated.txns.open(2, "u", "h") == [1, 2]
         table = migrated.tables.get("old", "t")
         table.parameters["metadata_location"] = "v2"
-        migrated.tables.alter("old", "t", table, environment={EXPECTED_KEY: "metadata_location",
-                                                              EXPECTED_VALUE: "v1"})
+        migrated.tables.alter("old", "t", table, environment={EXPECTED_KEY: "metadata_location", EXPECTED_VALUE: "v1"})
         assert migrated.tables.get("old", "t").parameters["metadata_location"] == "v2"
         assert [e.type for e in migrated.events.after(0)] == ["ALTER_TABLE"]
         migrated.column_stats.update(ColumnStatsSet("old", "t", "ds=a", [ColumnStats("x", "int", StatsKind.LONG)]))

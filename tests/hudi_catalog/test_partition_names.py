@@ -52,8 +52,23 @@ def test_escape_examples(value, escaped):
 
 @pytest.mark.parametrize(
     "value",
-    ["", "x", "a/b/c", "%", "%%", "%zz", "100%", "%41", "\x00\x01\x1f\x7f", "".join(sorted(HIVE_ESCAPED)),
-     "ñ%é", "'\"", "=/=", "a%2", "%G1"],
+    [
+        "",
+        "x",
+        "a/b/c",
+        "%",
+        "%%",
+        "%zz",
+        "100%",
+        "%41",
+        "\x00\x01\x1f\x7f",
+        "".join(sorted(HIVE_ESCAPED)),
+        "ñ%é",
+        "'\"",
+        "=/=",
+        "a%2",
+        "%G1",
+    ],
 )
 def test_round_trip(value):
     escaped = escape_path_name(value)
@@ -67,15 +82,18 @@ def test_escape_uses_upper_case_hex():
     assert escape_path_name("^") == "%5E"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("%zz", "%zz"),
-    ("%", "%"),
-    ("a%", "a%"),
-    ("a%4", "a%4"),
-    ("%41%42", "AB"),
-    ("%2f", "/"),
-    ("%252F", "%2F"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("%zz", "%zz"),
+        ("%", "%"),
+        ("a%", "a%"),
+        ("a%4", "a%4"),
+        ("%41%42", "AB"),
+        ("%2f", "/"),
+        ("%252F", "%2F"),
+    ],
+)
 def test_unescape_leaves_percent_signs_not_followed_by_two_hex_digits(text, expected):
     assert unescape_path_name(text) == expected
 
@@ -104,11 +122,14 @@ def test_partition_name_to_spec_keeps_order_and_unescapes():
     assert partition_name_to_spec("") == {}
 
 
-@pytest.mark.parametrize("keys, values", [
-    (["ds", "hr"], ["2024-01-01", "10"]),
-    (["k"], ["a/b:c=d%e"]),
-    (["p1", "p2", "p3"], ["#", "?", "\\"]),
-])
+@pytest.mark.parametrize(
+    "keys, values",
+    [
+        (["ds", "hr"], ["2024-01-01", "10"]),
+        (["k"], ["a/b:c=d%e"]),
+        (["p1", "p2", "p3"], ["#", "?", "\\"]),
+    ],
+)
 def test_name_round_trip(keys, values):
     name = make_partition_name(keys, values)
     assert partition_name_to_spec(name) == dict(zip(keys, values))

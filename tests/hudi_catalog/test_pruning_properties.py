@@ -88,8 +88,15 @@ class BoolOp:
     right: object
 
 
-OPS = {"=": lambda a, b: a == b, "<>": lambda a, b: a != b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-       "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+OPS = {
+    "=": lambda a, b: a == b,
+    "<>": lambda a, b: a != b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
 
 
 def leaf_strategy(types):
@@ -155,8 +162,10 @@ def evaluate(node, values, types):
         found = True if True in results else (None if None in results else False)
         return _not(found) if node.negated else found
     if isinstance(node, Between):
-        inside = _and(evaluate(Compare(node.key, ">=", node.low), values, types),
-                      evaluate(Compare(node.key, "<=", node.high), values, types))
+        inside = _and(
+            evaluate(Compare(node.key, ">=", node.low), values, types),
+            evaluate(Compare(node.key, "<=", node.high), values, types),
+        )
         return _not(inside) if node.negated else inside
     if isinstance(node, Not):
         return _not(evaluate(node.inner, values, types))
@@ -179,10 +188,14 @@ def _or(a, b):
 @st.composite
 def cases(draw):
     types = draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=4))
-    rows = draw(st.lists(
-        st.tuples(*[st.one_of(value_strategy(t), st.just(DEFAULT_PARTITION_NAME)) for t in types]),
-        min_size=1, max_size=12, unique=True,
-    ))
+    rows = draw(
+        st.lists(
+            st.tuples(*[st.one_of(value_strategy(t), st.just(DEFAULT_PARTITION_NAME)) for t in types]),
+            min_size=1,
+            max_size=12,
+            unique=True,
+        )
+    )
     return types, rows, draw(filter_strategy(types))
 
 
@@ -192,14 +205,21 @@ def create_random_table(catalog, database: str, types: list[str], rows) -> tuple
     table = f"t{next(_table_numbers)}"
     if database not in catalog.databases.names():
         catalog.databases.create(Database(database))
-    catalog.tables.create(Table(database, table, sd=StorageDescriptor(columns=[Column("payload", "int")]),
-                                partition_keys=[Column(n, t) for n, t in zip(names, types)]))
+    catalog.tables.create(
+        Table(
+            database,
+            table,
+            sd=StorageDescriptor(columns=[Column("payload", "int")]),
+            partition_keys=[Column(n, t) for n, t in zip(names, types)],
+        )
+    )
     catalog.partitions.add(database, table, [Partition(database, table, list(r)) for r in rows])
     return table, names
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(case=cases())
 def test_sql_pruning_equals_python_evaluation(catalog, case):
     types, rows, tree = case

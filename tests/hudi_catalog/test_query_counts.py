@@ -36,8 +36,10 @@ def sd(columns: list[Column]) -> StorageDescriptor:
         columns=columns,
         input_format="org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
         output_format="org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
-        serde=SerDe(serialization_lib="org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
-                    parameters={"serialization.format": "1"}),
+        serde=SerDe(
+            serialization_lib="org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+            parameters={"serialization.format": "1"},
+        ),
     )
 
 
@@ -46,8 +48,9 @@ KEYS = [Column("ds", "string"), Column("hr", "int")]
 
 
 def make_table(catalog, name: str, columns: list[Column] | None = None) -> Table:
-    return catalog.tables.create(Table("qc", name, sd=sd(columns or DATA_COLUMNS), partition_keys=KEYS,
-                                       parameters={"a": "1", "b": "2"}))
+    return catalog.tables.create(
+        Table("qc", name, sd=sd(columns or DATA_COLUMNS), partition_keys=KEYS, parameters={"a": "1", "b": "2"})
+    )
 
 
 def partitions(name: str, count: int, other_columns_every: int = 0) -> list[Partition]:
@@ -57,8 +60,15 @@ def partitions(name: str, count: int, other_columns_every: int = 0) -> list[Part
         columns = DATA_COLUMNS
         if other_columns_every and i % other_columns_every == 0:
             columns = DATA_COLUMNS + [Column("extra", "int")]
-        parts.append(Partition("qc", name, [f"2024-01-{i // 24 + 1:02d}", str(i % 24)], sd=sd(columns),
-                               parameters={"p": str(i), "q": "x"}))
+        parts.append(
+            Partition(
+                "qc",
+                name,
+                [f"2024-01-{i // 24 + 1:02d}", str(i % 24)],
+                sd=sd(columns),
+                parameters={"p": str(i), "q": "x"},
+            )
+        )
     return parts
 
 

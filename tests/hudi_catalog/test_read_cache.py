@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from hms_adapter.handler import MetastoreHandler
 from hudi_catalog import Catalog
 from hudi_catalog.errors import NoSuchTableError
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
-from hms_adapter.handler import MetastoreHandler
 from tests.hudi_catalog.test_query_counts import counting
 
 
@@ -24,8 +24,15 @@ def two_processes(db_url, warehouse):
 
 
 def make(catalog: Catalog, name: str, columns: list[str]) -> None:
-    catalog.tables.create(Table("rc", name, sd=StorageDescriptor(columns=[Column(c, "string") for c in columns]),
-                                partition_keys=[Column("ds", "string")], parameters={"v": "1"}))
+    catalog.tables.create(
+        Table(
+            "rc",
+            name,
+            sd=StorageDescriptor(columns=[Column(c, "string") for c in columns]),
+            partition_keys=[Column("ds", "string")],
+            parameters={"v": "1"},
+        )
+    )
 
 
 def test_a_cached_table_costs_one_statement_and_is_a_private_copy(two_processes):
@@ -76,12 +83,16 @@ def test_a_table_dropped_and_created_again_is_read_afresh(two_processes):
 # -- partition lists ------------------------------------------------------------------------------------
 
 
-def listed(handler: MetastoreHandler, filter_text: str | None = None,
-           table: str = "p") -> list[tuple[list[str], str, dict]]:
+def listed(
+    handler: MetastoreHandler, filter_text: str | None = None, table: str = "p"
+) -> list[tuple[list[str], str, dict]]:
     """What a client gets: values, location and parameters of each partition, through the handler's
     cached-encoding path."""
-    answer = (handler.get_partitions("rc", table, -1) if filter_text is None
-              else handler.get_partitions_by_filter("rc", table, filter_text, -1))
+    answer = (
+        handler.get_partitions("rc", table, -1)
+        if filter_text is None
+        else handler.get_partitions_by_filter("rc", table, filter_text, -1)
+    )
     return [(p.values, p.sd.location, p.parameters) for p in answer.to_thrift()]
 
 
@@ -89,8 +100,9 @@ def listed(handler: MetastoreHandler, filter_text: str | None = None,
 def partitioned(two_processes):
     reader, writer = two_processes
     make(reader, "p", ["a"])
-    reader.partitions.add("rc", "p", [Partition("rc", "p", [day], parameters={"n": "0"})
-                                      for day in ("2024-01-01", "2024-01-02")])
+    reader.partitions.add(
+        "rc", "p", [Partition("rc", "p", [day], parameters={"n": "0"}) for day in ("2024-01-01", "2024-01-02")]
+    )
     handler = MetastoreHandler(reader)
     for _ in range(3):  # encode and save, then read the encodings, then from the cache
         first = listed(handler)

@@ -20,7 +20,9 @@ def test_a_replace_of_many_file_groups_is_recorded(catalog):
         with catalog.store.write() as conn:
             snapshot_store.replace_file_groups(conn, tbl_id, groups, instant)
     with catalog.store.read() as conn:
-        rows = conn.execute(select(schema.replaced_file_group.c.instant_ts, func.count())
-                            .where(schema.replaced_file_group.c.tbl_id == tbl_id)
-                            .group_by(schema.replaced_file_group.c.instant_ts)).all()
+        rows = conn.execute(
+            select(schema.replaced_file_group.c.instant_ts, func.count())
+            .where(schema.replaced_file_group.c.tbl_id == tbl_id)
+            .group_by(schema.replaced_file_group.c.instant_ts)
+        ).all()
     assert rows == [("20240102000000000", 4500)]

@@ -45,7 +45,7 @@ def test_the_budget_ends_the_retries_with_the_database_error(catalog):
 
     def call():
         attempts.append(1)
-        raise TransientStorageError("catalog database error: (2003, \"Can't connect\")")
+        raise TransientStorageError('catalog database error: (2003, "Can\'t connect")')
 
     with pytest.raises(StorageError, match="Can't connect"):
         catalog.call(call)

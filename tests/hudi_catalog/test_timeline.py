@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime, timedelta, timezone
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -49,7 +49,11 @@ def test_instant_lifecycle_with_metadata_per_state(timeline):
     assert done.state is COMPLETED and done.completion_time > ts
     [listed] = timeline.instants("h", "t")
     assert (listed.requested_time, listed.action, listed.state, listed.completion_time) == (
-        ts, "commit", COMPLETED, done.completion_time)
+        ts,
+        "commit",
+        COMPLETED,
+        done.completion_time,
+    )
     assert timeline.metadata("h", "t", ts, "commit", REQUESTED) == b"plan"
     assert timeline.metadata("h", "t", ts, "commit", INFLIGHT) == b""
     assert timeline.metadata("h", "t", ts, "commit", COMPLETED) == b'{"partitionToWriteStats": {}}'
@@ -135,3 +139,45 @@ def test_latest_instants_with_a_limit_keep_timeline_order(timeline):
         timeline.create("h", "t", ts, "deltacommit")
     assert [i.requested_time for i in timeline.instants("h", "t", limit=2)] == times[-2:]
     assert [i.requested_time for i in timeline.instants("h", "t", states=[INFLIGHT])] == []
+
+
+STORED_ACTION_CODES = {
+    "commit": 1,
+    "deltacommit": 2,
+    "clean": 3,
+    "rollback": 4,
+    "savepoint": 5,
+    "replacecommit": 6,
+    "compaction": 7,
+    "restore": 8,
+    "clustering": 9,
+    "logcompaction": 10,
+    "indexing": 11,
+}
+"""The codes catalog databases hold (also Hudi's metaserver TAction values): never renumbered."""
+
+
+def test_every_action_is_stored_under_its_fixed_code_and_read_back(catalog, timeline):
+    from sqlalchemy import select
+
+    from hudi_catalog.model import Action
+    from hudi_catalog.store import schema
+
+    times = {}
+    for action in Action:
+        times[action] = timeline.new_instant_time("h", "t")
+        timeline.create("h", "t", times[action], action.value, INFLIGHT)
+    with catalog.store.read() as conn:
+        rows = conn.execute(select(schema.instant.c.ts, schema.instant.c.action, schema.instant.c.state)).all()
+    stored = {ts: (code, state) for ts, code, state in rows}
+    assert {action.value: stored[ts] for action, ts in times.items()} == {
+        name: (code, 2) for name, code in STORED_ACTION_CODES.items()
+    }
+    listed = timeline.instants("h", "t", actions=[Action.CLUSTERING, Action.INDEXING])
+    assert [(i.requested_time, i.action) for i in listed] == [
+        (times[Action.CLUSTERING], Action.CLUSTERING),
+        (times[Action.INDEXING], Action.INDEXING),
+    ]
+    assert all(type(i.action) is Action and i.state is INFLIGHT for i in timeline.instants("h", "t"))
+    with pytest.raises(InvalidOperationError, match="unknown Hudi action"):
+        timeline.create("h", "t", timeline.new_instant_time("h", "t"), "frobnicate")

@@ -56,7 +56,7 @@ def matching(catalog, text):
         ("n in (9, 100)", ["100", "9"]),
         ("(n) in (9, 100)", ["100", "9"]),
         ("d >= 2024-01-06", ["100", "9"]),
-        ("d = 2024-01-05 or s = \"2024-01-05\"", ["-5"]),
+        ('d = 2024-01-05 or s = "2024-01-05"', ["-5"]),
         ("(struct(n, s)) IN (const struct(9, 'a'), const struct(10, 'x'), CONST struct(-5, 'b'))", ["-5", "9"]),
         ("(struct(n, s)) NOT IN (const struct(9, 'a'))", ["-5", "10", "100", DEFAULT_PARTITION_NAME]),
         ("N > 9 AnD s LIKE 'c'", ["10"]),

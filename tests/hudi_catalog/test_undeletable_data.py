@@ -35,8 +35,9 @@ def immutable():
 
 def test_drops_succeed_when_their_data_cannot_be_deleted(catalog, immutable, caplog):
     catalog.databases.create(Database("u"))
-    catalog.tables.create(Table("u", "t", sd=StorageDescriptor(columns=[Column("x", "int")]),
-                                partition_keys=[Column("ds", "string")]))
+    catalog.tables.create(
+        Table("u", "t", sd=StorageDescriptor(columns=[Column("x", "int")]), partition_keys=[Column("ds", "string")])
+    )
     catalog.partitions.add("u", "t", [Partition("u", "t", ["1"]), Partition("u", "t", ["2"])])
     table_dir = Path(catalog.tables.get("u", "t").sd.location.removeprefix("file:"))
     kept = immutable(table_dir / "ds=1" / "part-0.parquet")

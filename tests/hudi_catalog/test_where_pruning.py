@@ -27,12 +27,14 @@ from tests.hudi_catalog.test_pruning_properties import (
     value_strategy,
 )
 
+
 @pytest.fixture
 def events(catalog):
     catalog.databases.create(Database("w"))
     keys = [Column("date", "string"), Column("hour", "int")]
-    catalog.tables.create(Table("w", "events", sd=StorageDescriptor(columns=[Column("ts", "string")]),
-                                partition_keys=keys))
+    catalog.tables.create(
+        Table("w", "events", sd=StorageDescriptor(columns=[Column("ts", "string")]), partition_keys=keys)
+    )
     rows = [["20220101", "0"], ["20220101", "1"], ["20220102", "0"], ["20220103", "23"]]
     catalog.partitions.add("w", "events", [Partition("w", "events", r) for r in rows])
     return catalog
@@ -63,9 +65,23 @@ def test_where_clauses(events, where, expected):
 
 def test_cli_prints_pruned_partitions_as_json(events, db_url, warehouse):
     done = subprocess.run(
-        [sys.executable, "-m", "hms_adapter.cli", "partitions", "w.events", "--where",
-         "date = '20220101' and ts > 'x'", "--json", "--db-url", db_url, "--warehouse", str(warehouse)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "hms_adapter.cli",
+            "partitions",
+            "w.events",
+            "--where",
+            "date = '20220101' and ts > 'x'",
+            "--json",
+            "--db-url",
+            db_url,
+            "--warehouse",
+            str(warehouse),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -98,11 +114,19 @@ def render(node, names, types):
 def evaluate(node, values, types, data):
     if isinstance(node, Compare):
         left = typed(types[node.key], values[node.key])
-        return None if left is None else {
-            "=": left == typed(types[node.key], node.literal), "<>": left != typed(types[node.key], node.literal),
-            "!=": left != typed(types[node.key], node.literal), "<": left < typed(types[node.key], node.literal),
-            "<=": left <= typed(types[node.key], node.literal), ">": left > typed(types[node.key], node.literal),
-            ">=": left >= typed(types[node.key], node.literal)}[node.op]
+        return (
+            None
+            if left is None
+            else {
+                "=": left == typed(types[node.key], node.literal),
+                "<>": left != typed(types[node.key], node.literal),
+                "!=": left != typed(types[node.key], node.literal),
+                "<": left < typed(types[node.key], node.literal),
+                "<=": left <= typed(types[node.key], node.literal),
+                ">": left > typed(types[node.key], node.literal),
+                ">=": left >= typed(types[node.key], node.literal),
+            }[node.op]
+        )
     if isinstance(node, DataTerm):
         return data[node.number]
     if isinstance(node, Not):
@@ -126,20 +150,34 @@ def where_cases(draw):
     types = draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=3))
 
     def leaf_for(index):
-        return st.builds(Compare, st.just(index), st.sampled_from(["=", "<>", "<", "<=", ">", ">="]),
-                         value_strategy(types[index]))
+        return st.builds(
+            Compare, st.just(index), st.sampled_from(["=", "<>", "<", "<=", ">", ">="]), value_strategy(types[index])
+        )
 
     leaves = st.one_of(st.integers(0, len(types) - 1).flatmap(leaf_for), st.builds(DataTerm, st.integers(0, 2)))
-    tree = draw(st.recursive(leaves, lambda inner: st.one_of(
-        st.builds(Not, inner), st.builds(BoolOp, st.sampled_from(["and", "or"]), inner, inner)), max_leaves=6))
-    rows = draw(st.lists(
-        st.tuples(*[st.one_of(value_strategy(t), st.just(DEFAULT_PARTITION_NAME)) for t in types]),
-        min_size=1, max_size=10, unique=True))
+    tree = draw(
+        st.recursive(
+            leaves,
+            lambda inner: st.one_of(
+                st.builds(Not, inner), st.builds(BoolOp, st.sampled_from(["and", "or"]), inner, inner)
+            ),
+            max_leaves=6,
+        )
+    )
+    rows = draw(
+        st.lists(
+            st.tuples(*[st.one_of(value_strategy(t), st.just(DEFAULT_PARTITION_NAME)) for t in types]),
+            min_size=1,
+            max_size=10,
+            unique=True,
+        )
+    )
     return types, rows, tree
 
 
-@settings(max_examples=100, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(case=where_cases())
 def test_where_pruning_never_drops_a_partition_that_may_match(catalog, case):
     types, rows, tree = case

@@ -30,8 +30,12 @@ def compiled(tmp_path_factory) -> Path:
 
 
 def run(compiled: Path, *args: str) -> list[str]:
-    done = subprocess.run(["java", "-XX:TieredStopAtLevel=1", "-cp", f"{compiled}:{JARS}/*", "EventsAndStats",
-                           *args], capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        ["java", "-XX:TieredStopAtLevel=1", "-cp", f"{compiled}:{JARS}/*", "EventsAndStats", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     return done.stdout.splitlines()
 
@@ -43,14 +47,18 @@ def test_statistics_of_every_type_round_trip_aggregate_and_delete(compiled, serv
     assert "lowValue:-3, highValue:1099511627776, numNulls:0, numDVs:5" in table["qty"]
     assert "lowValue:-0.5, highValue:1.0E300, numNulls:2, numDVs:9" in table["price"]
     # -12345678901.25 and 0.10 as Java's BigDecimal bytes and scale
-    assert "lowValue:Decimal(unscaled:FE E0 8E 04 FB 33, scale:2), highValue:Decimal(unscaled:0A, scale:2)" \
+    assert (
+        "lowValue:Decimal(unscaled:FE E0 8E 04 FB 33, scale:2), highValue:Decimal(unscaled:0A, scale:2)"
         in table["amount"]
+    )
     assert "numTrues:7, numFalses:2, numNulls:1" in table["flag"]
     assert "maxColLen:40, avgColLen:7.25, numNulls:3, numDVs:11" in table["name"]
     assert "maxColLen:1024, avgColLen:100.5, numNulls:0" in table["blob"]
     assert "lowValue:Date(daysSinceEpoch:19000), highValue:Date(daysSinceEpoch:19030)" in table["day"]
-    assert ('ACCURATE {"COLUMN_STATS":{"amount":"true","blob":"true","day":"true","flag":"true","name":"true",'
-            '"price":"true","qty":"true"}}') in lines
+    assert (
+        'ACCURATE {"COLUMN_STATS":{"amount":"true","blob":"true","day":"true","flag":"true","name":"true",'
+        '"price":"true","qty":"true"}}'
+    ) in lines
     assert "PARTITION region=eu 7" in lines and "PARTITION region=us 7" in lines
     aggregated = {line.split()[1]: line for line in lines if line.startswith("AGGR ") and "parts=" not in line}
     assert "AGGR parts=2" in lines
@@ -62,9 +70,7 @@ def test_statistics_of_every_type_round_trip_aggregate_and_delete(compiled, serv
     assert lines[-1] == "LEFT 6"
 
 
-
-def test_every_event_of_a_session_is_read_by_hives_deserializer(compiled, server, catalog, metaserver_client,
-                                                                 tmp_path):
+def test_every_event_of_a_session_is_read_by_hives_deserializer(compiled, server, catalog, metaserver_client, tmp_path):
     base = unpack(HUDI_TABLE, tmp_path)
     HudiImporter(catalog).run(str(base), database="imported", table="t")
     keys = catalog.tables.get("imported", "t").partition_keys

@@ -26,7 +26,9 @@ def test_partitions_by_expr_makes_the_hive_client_fall_back_to_the_filter_path(c
 
     done = subprocess.run(
         ["java", "-cp", f"{compiled}:{JARS}/*", "ExprFallback", server.uri, "j", "t", "hr > 5"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["FALLBACK", "FILTER", "2"]

@@ -11,23 +11,53 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import skip_or_fail
+from tests.conftest import require_module, skip_or_fail
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "hmsbench.py"
-OPERATIONS = {"getDatabase", "getTable", "getAllTables", "listPartitionNames", "getPartitionsByNames (100)",
-              "getPartitions (all)", "getPartition", "alterPartition", "dropPartition"}
+OPERATIONS = {
+    "getDatabase",
+    "getTable",
+    "getAllTables",
+    "listPartitionNames",
+    "getPartitionsByNames (100)",
+    "getPartitions (all)",
+    "getPartition",
+    "alterPartition",
+    "dropPartition",
+}
 
 
 @pytest.mark.parametrize("options", [[], ["--ours-option=--workers=2"]], ids=["one-process", "two-workers"])
 def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
+    require_module("pyspark")  # the Java client runs from the jars of the pyspark wheel
     if shutil.which("javac") is None:
         skip_or_fail("a JDK (java, javac) is needed for the Java client of hmsbench")
     db_url = mysql_server_url.rsplit("/", 1)[0] + "/hmsbench_test"
     out = tmp_path / "bench.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--ours", "--ours-db-url", db_url, "--partitions", "250", "--iterations", "2",
-         "--batch", "100", "--concurrency", "2", "--concurrent-calls", "10", "--json", str(out), *options],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(BENCH),
+            "--ours",
+            "--ours-db-url",
+            db_url,
+            "--partitions",
+            "250",
+            "--iterations",
+            "2",
+            "--batch",
+            "100",
+            "--concurrency",
+            "2",
+            "--concurrent-calls",
+            "10",
+            "--json",
+            str(out),
+            *options,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (run,) = json.loads(out.read_text())["servers"]["ours"].values()

@@ -55,10 +55,14 @@ class Replay:
         self._queue: queue.Queue[str | None] = queue.Queue()
         with open(log, "w") as err:
             # C1 only: a JVM that starts in half the time (the calls are the same)
-            self.process = subprocess.Popen(["java", "-XX:TieredStopAtLevel=1", "-cp", f"{classes}:{JARS}/*",
-                                             "LockReplay", *args],
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
-                                            bufsize=1)
+            self.process = subprocess.Popen(
+                ["java", "-XX:TieredStopAtLevel=1", "-cp", f"{classes}:{JARS}/*", "LockReplay", *args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                bufsize=1,
+            )
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -195,6 +199,7 @@ def assert_lock(lock, db: str, table: str, state: int, request: tuple[str, str, 
 # ---------------------------------------------------------------------------------------------- scenarios
 # Each takes the server's URI and a Python client of it, so that they can run against any metastore.
 
+
 def hudi_handoff(replays: Replays, uri: str, client, db: str, table: str) -> None:
     """Two Hudi writers: B asks while A holds, gives its WAITING lock up and asks again until A unlocks."""
     a = replays.writer("hudi", uri, db, table, retryWait=200, heartbeat=400)
@@ -281,8 +286,9 @@ def killed_holder_times_out(replays: Replays, uri: str, client, db: str, table: 
 
     time.sleep(timeout_s + 1)
     locks = show_locks(client, db, table)
-    assert (locks[a_id].state, locks[b_id].state) == (hive.LockState.ACQUIRED, hive.LockState.WAITING), \
+    assert (locks[a_id].state, locks[b_id].state) == (hive.LockState.ACQUIRED, hive.LockState.WAITING), (
         "locks kept alive (heartbeat, check_lock) outlive the timeout"
+    )
 
     a.drain()
     a.expect(f"HEARTBEAT {a_id}")  # a fresh one: A dies right after its last heartbeat
@@ -307,6 +313,7 @@ def killed_holder_times_out(replays: Replays, uri: str, client, db: str, table: 
 
 # ---------------------------------------------------------------------------------------------- tests
 
+
 def test_hudi_writers_take_turns(replays, server, client):
     # Hudi takes the lock before hive sync has created the database or the table: neither has to exist
     hudi_handoff(replays, server.uri, client, "hudi_db", "trips")
@@ -323,10 +330,26 @@ def short_timeout_server(tmp_path):
     """``hudi-metastore serve --txn-timeout 3`` in its own process (SQLite); yields its URI and a client."""
     port = free_port()
     process = subprocess.Popen(
-        CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-               "--db-url", f"sqlite:///{tmp_path / 'catalog.db'}", "--warehouse", str(tmp_path / "wh"),
-               "--log-level", "WARNING", "--txn-timeout", str(TXN_TIMEOUT_S)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        CLI
+        + [
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-metaserver",
+            "--db-url",
+            f"sqlite:///{tmp_path / 'catalog.db'}",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--log-level",
+            "WARNING",
+            "--txn-timeout",
+            str(TXN_TIMEOUT_S),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         _wait_for_port(port, process)

@@ -6,9 +6,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pyspark
+from tests.conftest import require_module, skip_or_fail
 
-from tests.conftest import skip_or_fail
+pyspark = require_module("pyspark")  # the jars come with the pyspark wheel; without it the importing module skips
 
 JARS = Path(pyspark.__file__).parent / "jars"
 
@@ -17,6 +17,7 @@ def compile_source(source: Path, out: Path) -> Path:
     """Compile ``source`` into ``out`` (skipped without a JDK, failed in CI); returns ``out``."""
     if shutil.which("javac") is None or shutil.which("java") is None:
         skip_or_fail(f"a JDK (java, javac) is needed to run {source.name}")
-    subprocess.run(["javac", "-cp", f"{JARS}/*", "-d", str(out), str(source)], check=True, capture_output=True,
-                   timeout=300)
+    subprocess.run(
+        ["javac", "-cp", f"{JARS}/*", "-d", str(out), str(source)], check=True, capture_output=True, timeout=300
+    )
     return out

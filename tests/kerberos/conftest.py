@@ -15,20 +15,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import skip_or_fail
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
-
 from benchmarks.kdc import PrivateKdc, ensure_kerberos
+from tests.conftest import require_module, skip_or_fail
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 
 SERVICE = "hive/localhost"
 # DataNucleus makes the peer's tables on first use, in a connection of its own. Under Kerberos, Spark's
 # create_table carries its owner's grants: the first one persists TBLS and TBL_PRIVS rows in one transaction,
 # and ``ALTER TABLE TBL_PRIVS ADD CONSTRAINT ... REFERENCES TBLS`` then waits forever for the metadata lock
 # that transaction holds (seen with MariaDB). Tables and columns without foreign keys avoid it.
-PEER_TABLES_WITHOUT_FOREIGN_KEYS = {"datanucleus.schema.autoCreateAll": "false",
-                                    "datanucleus.schema.autoCreateTables": "true",
-                                    "datanucleus.schema.autoCreateColumns": "true",
-                                    "datanucleus.schema.autoCreateConstraints": "false"}
+PEER_TABLES_WITHOUT_FOREIGN_KEYS = {
+    "datanucleus.schema.autoCreateAll": "false",
+    "datanucleus.schema.autoCreateTables": "true",
+    "datanucleus.schema.autoCreateColumns": "true",
+    "datanucleus.schema.autoCreateConstraints": "false",
+}
 USERS = {"alice": "alice-krb-pass-1", "bob": "bob-krb-pass-2"}
 
 
@@ -60,10 +61,27 @@ class KerberizedServer:
 def start_kerberized_server(kdc: PrivateKdc, home: Path, *extra: str, db_url: str | None = None) -> KerberizedServer:
     port, audit = free_port(), home / "audit.log"
     log_path = home / f"server-{port}.log"
-    command = CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver",
-                     "--db-url", db_url or f"sqlite:///{home / 'c.db'}", "--warehouse", str(home / "wh"),
-                     "--auth", "kerberos", "--kerberos-principal", f"hive/_HOST@{kdc.realm}",
-                     "--kerberos-keytab", str(kdc.keytab), "--audit-log", str(audit), *extra]
+    command = CLI + [
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-metaserver",
+        "--db-url",
+        db_url or f"sqlite:///{home / 'c.db'}",
+        "--warehouse",
+        str(home / "wh"),
+        "--auth",
+        "kerberos",
+        "--kerberos-principal",
+        f"hive/_HOST@{kdc.realm}",
+        "--kerberos-keytab",
+        str(kdc.keytab),
+        "--audit-log",
+        str(audit),
+        *extra,
+    ]
     env = {**kdc.env, "KRB5CCNAME": f"FILE:{home}/server-has-no-ticket"}
     process = subprocess.Popen(command, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, text=True, env=env)
     _wait_for_port(port, process)
@@ -92,11 +110,14 @@ def alice_cache(kdc):
 @pytest.fixture
 def use_ticket(kdc, monkeypatch):
     """Points this process's Kerberos library at the realm and at a ticket cache (None: no ticket)."""
+
     def use(cache: Path | None) -> None:
         for name, value in kdc.client_env(cache).items():
             if name.startswith("KRB5"):
                 monkeypatch.setenv(name, value)
+
     return use
+
 
 def sasl_client(port: int, qop: bytes | None = None, service: str = "hive"):
     """A Hive Metastore client over Apache Thrift's ``TSaslClientTransport`` with pure-sasl's GSSAPI (as
@@ -141,8 +162,11 @@ def hadoop_conf_dir(home: Path, protection: str = "privacy") -> Path:
     ``spark.hadoop.*`` setting applies) with ``hadoop.rpc.protection`` (authentication, integrity, privacy)."""
     from benchmarks.peer import write_conf
 
-    return write_conf(home / "hadoop-conf", {"hadoop.security.authentication": "kerberos",
-                                              "hadoop.rpc.protection": protection}, "core-site.xml").parent
+    return write_conf(
+        home / "hadoop-conf",
+        {"hadoop.security.authentication": "kerberos", "hadoop.rpc.protection": protection},
+        "core-site.xml",
+    ).parent
 
 
 @pytest.fixture(scope="module")
@@ -153,19 +177,29 @@ def kerberized_peer(kdc, mysql_server_url, tmp_path_factory):
 
     from tests.locks.conftest import _drop_database, _peer_module
 
+    require_module("pyspark")
     peer = _peer_module()
     try:
         peer.driver_jar()
     except SystemExit as error:
         skip_or_fail(f"the Hive Metastore peer needs the MariaDB JDBC driver: {error}")
     url = make_url(mysql_server_url).set(database=f"hms_peer_krb_{free_port()}")
-    settings = {"hive.metastore.sasl.enabled": "true", "hive.metastore.kerberos.principal": kdc.principal(SERVICE),
-                "hive.metastore.kerberos.keytab.file": str(kdc.keytab), **PEER_TABLES_WITHOUT_FOREIGN_KEYS}
+    settings = {
+        "hive.metastore.sasl.enabled": "true",
+        "hive.metastore.kerberos.principal": kdc.principal(SERVICE),
+        "hive.metastore.kerberos.keytab.file": str(kdc.keytab),
+        **PEER_TABLES_WITHOUT_FOREIGN_KEYS,
+    }
     core_site = {"hadoop.security.authentication": "kerberos", "hadoop.rpc.protection": "privacy"}
     try:
-        with peer.running_peer(db_url=url.render_as_string(hide_password=False), settings=settings,
-                               core_site=core_site, jvm_options=(f"-Djava.security.krb5.conf={kdc.krb5_conf}",),
-                               env=kdc.env, work_dir=str(tmp_path_factory.mktemp("krb-peer"))) as running:
+        with peer.running_peer(
+            db_url=url.render_as_string(hide_password=False),
+            settings=settings,
+            core_site=core_site,
+            jvm_options=(f"-Djava.security.krb5.conf={kdc.krb5_conf}",),
+            env=kdc.env,
+            work_dir=str(tmp_path_factory.mktemp("krb-peer")),
+        ) as running:
             yield running
     finally:
         _drop_database(url)

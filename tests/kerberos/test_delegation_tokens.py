@@ -35,8 +35,9 @@ def token_client(port: int, token: str):
     status, payload, _ = _negotiate_on(sock.handle, lambda challenge: _digest_response(token, challenge))
     if status != COMPLETE:
         sock.close()
-        raise TTransport.TTransportException(TTransport.TTransportException.NOT_OPEN,
-                                             f"DIGEST-MD5 refused: {payload.decode(errors='replace')}")
+        raise TTransport.TTransportException(
+            TTransport.TTransportException.NOT_OPEN, f"DIGEST-MD5 refused: {payload.decode(errors='replace')}"
+        )
     transport = TTransport.TFramedTransport(sock)
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport)), transport
 
@@ -97,8 +98,10 @@ def test_renewal_and_cancellation(kdc, kerberized_server, alice_ticket, use_tick
             client.renew_delegation_token("not a token")
         client.cancel_delegation_token(token)
         sequence = TokenIdentifier.decode(decode_token(token)[0]).sequence_number
-        assert f"method=cancel_delegation_token\tobject=token:alice#{sequence}\toutcome=ok" in \
-            kerberized_server.audit.read_text()
+        assert (
+            f"method=cancel_delegation_token\tobject=token:alice#{sequence}\toutcome=ok"
+            in kerberized_server.audit.read_text()
+        )
         with pytest.raises(ThriftHiveMetastore.MetaException, match="Token not found"):
             client.renew_delegation_token(token)
     finally:
@@ -156,6 +159,7 @@ def test_two_servers_on_one_database_accept_each_others_tokens(kdc, tmp_path, al
 
 # -- a DIGEST-MD5 client written from RFC 2831, for replays and garbage ------------------------------------
 
+
 def _digest_response(token: str, challenge: bytes, cnonce: str = "c0ffee") -> bytes:
     nonce = re.search(r'nonce="([^"]+)"', challenge.decode()).group(1)
     identifier, password = decode_token(token)
@@ -164,8 +168,10 @@ def _digest_response(token: str, challenge: bytes, cnonce: str = "c0ffee") -> by
     ha1 = md5(md5(f"{user}:default:".encode() + secret).digest() + f":{nonce}:{cnonce}".encode()).digest()
     ha2 = md5(b"AUTHENTICATE:hive/default").hexdigest()
     response = md5(f"{ha1.hex()}:{nonce}:00000001:{cnonce}:auth:{ha2}".encode()).hexdigest()
-    return (f'username="{user}",realm="default",nonce="{nonce}",cnonce="{cnonce}",nc=00000001,qop=auth,'
-            f'digest-uri="hive/default",response={response},charset=utf-8').encode()
+    return (
+        f'username="{user}",realm="default",nonce="{nonce}",cnonce="{cnonce}",nc=00000001,qop=auth,'
+        f'digest-uri="hive/default",response={response},charset=utf-8'
+    ).encode()
 
 
 def _negotiate_on(sock: socket.socket, response_for) -> tuple[int, bytes, bytes]:
@@ -186,8 +192,9 @@ def _negotiate(port: int, response_for) -> tuple[int, bytes, bytes]:
         return _negotiate_on(sock, response_for)
 
 
-def test_bad_digest_negotiations_are_refused_and_the_server_keeps_serving(kdc, kerberized_server, alice_ticket,
-                                                                          use_ticket):
+def test_bad_digest_negotiations_are_refused_and_the_server_keeps_serving(
+    kdc, kerberized_server, alice_ticket, use_ticket
+):
     port = kerberized_server.port
     token = _get_token(port)
     status, rspauth, sent = _negotiate(port, lambda challenge: _digest_response(token, challenge))
@@ -198,8 +205,14 @@ def test_bad_digest_negotiations_are_refused_and_the_server_keeps_serving(kdc, k
     identifier, _ = decode_token(token)
     forged = encode_token(identifier, secrets.token_bytes(20))
     assert _negotiate(port, lambda challenge: _digest_response(forged, challenge))[0] == BAD
-    for garbage in (b"", b"\xff\xfe\x00", b'username="x', b"a=1,a=2", b"=" * 60_000,
-                    b'username="!!!",nonce="n",cnonce="c",nc=00000001,digest-uri="hive/default",response=0'):
+    for garbage in (
+        b"",
+        b"\xff\xfe\x00",
+        b'username="x',
+        b"a=1,a=2",
+        b"=" * 60_000,
+        b'username="!!!",nonce="n",cnonce="c",nc=00000001,digest-uri="hive/default",response=0',
+    ):
         assert _negotiate(port, lambda challenge: garbage)[0] == BAD, garbage[:20]
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # an oversized message
         send_sasl_message(sock, START, b"DIGEST-MD5")

@@ -23,20 +23,32 @@ def compiled(tmp_path_factory) -> Path:
 def _run(kdc, compiled: Path, home: Path, protection: str, cache, *args: str) -> dict[str, str]:
     conf = hadoop_conf_dir(home / protection, protection)
     done = subprocess.run(
-        ["java", f"-Djava.security.krb5.conf={kdc.krb5_conf}", "-cp", f"{compiled}:{conf}:{JARS}/*",
-         "KerberosClient", *args],
-        capture_output=True, text=True, timeout=300, env=kdc.client_env(cache))
+        [
+            "java",
+            f"-Djava.security.krb5.conf={kdc.krb5_conf}",
+            "-cp",
+            f"{compiled}:{conf}:{JARS}/*",
+            "KerberosClient",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=kdc.client_env(cache),
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
 
 
 @pytest.mark.parametrize("protection", ["authentication", "integrity", "privacy"])
-def test_hive_java_client_over_kerberos_then_with_its_token(kdc, kerberized_server, alice_cache, compiled,
-                                                           tmp_path, protection):
+def test_hive_java_client_over_kerberos_then_with_its_token(
+    kdc, kerberized_server, alice_cache, compiled, tmp_path, protection
+):
     uri, principal = f"thrift://localhost:{kerberized_server.port}", f"hive/_HOST@{kdc.realm}"
     database = f"java_{protection}"
-    out = _run(kdc, compiled, tmp_path, protection, alice_cache,
-               "kerberos", uri, principal, f"alice@{kdc.realm}", database)
+    out = _run(
+        kdc, compiled, tmp_path, protection, alice_cache, "kerberos", uri, principal, f"alice@{kdc.realm}", database
+    )
     assert database in out["DATABASES"]
     token = out["TOKEN"]
     audit = kerberized_server.audit.read_text()

@@ -60,8 +60,11 @@ def test_each_quality_of_protection_serves_calls(kdc, kerberized_server, alice_c
     # only auth-conf hides the calls; auth-int signs them (readable), auth sends them as they are
     assert (SECRET_NAME.encode() in proxy.sent) == (qop != b"auth-conf")
     lines = kerberized_server.audit.read_text().splitlines()
-    assert lines and all(f"principal=alice@{kdc.realm}" in line and "ugi=root" in line
-                         for line in lines if "method=create_database" in line)
+    assert lines and all(
+        f"principal=alice@{kdc.realm}" in line and "ugi=root" in line
+        for line in lines
+        if "method=create_database" in line
+    )
 
 
 def test_pyiceberg_hive_catalog_with_kerberos(kdc, kerberized_server, alice_cache, use_ticket):
@@ -70,9 +73,11 @@ def test_pyiceberg_hive_catalog_with_kerberos(kdc, kerberized_server, alice_cach
     from pyiceberg.types import LongType, NestedField
 
     use_ticket(alice_cache)
-    catalog = HiveCatalog("krb", uri=f"thrift://localhost:{kerberized_server.port}",
-                          **{"hive.kerberos-authentication": "true",
-                             "warehouse": f"file://{kerberized_server.audit.parent / 'iceberg'}"})
+    catalog = HiveCatalog(
+        "krb",
+        uri=f"thrift://localhost:{kerberized_server.port}",
+        **{"hive.kerberos-authentication": "true", "warehouse": f"file://{kerberized_server.audit.parent / 'iceberg'}"},
+    )
     catalog.create_namespace("lake")
     catalog.create_table("lake.events", Schema(NestedField(1, "id", LongType(), required=False)))
     assert catalog.load_table("lake.events").schema().find_field("id").field_id == 1
@@ -81,13 +86,13 @@ def test_pyiceberg_hive_catalog_with_kerberos(kdc, kerberized_server, alice_cach
 
 # -- a raw SASL GSSAPI client, for what real clients never send ------------------------------------------
 
+
 def _raw_gssapi(port: int, service_principal: str, authorization_id: bytes = b"") -> tuple[int, bytes]:
     """Runs the GSSAPI exchange by hand; returns the server's last status and payload."""
     import gssapi
 
     name = gssapi.Name(service_principal, gssapi.NameType.kerberos_principal)
-    context = gssapi.SecurityContext(name=name, usage="initiate",
-                                     flags=[gssapi.RequirementFlag.mutual_authentication])
+    context = gssapi.SecurityContext(name=name, usage="initiate", flags=[gssapi.RequirementFlag.mutual_authentication])
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         send_sasl_message(sock, 1, b"GSSAPI")
         send_sasl_message(sock, 2, context.step())
@@ -143,17 +148,31 @@ def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, 
 
 
 def test_kerberos_options_are_checked_before_listening(kdc, tmp_path):
-    from tests.hms_adapter.test_cli import CLI
     import subprocess
 
-    base = CLI + ["serve", "--port", "0", "--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--no-metaserver",
-                  "--auth", "kerberos"]
+    from tests.hms_adapter.test_cli import CLI
+
+    base = CLI + [
+        "serve",
+        "--port",
+        "0",
+        "--db-url",
+        f"sqlite:///{tmp_path / 'c.db'}",
+        "--no-metaserver",
+        "--auth",
+        "kerberos",
+    ]
     for extra, message in (
-            ([], "needs --kerberos-principal and --kerberos-keytab"),
-            (["--kerberos-principal", "hive/_HOST@X", "--kerberos-keytab", "k", "--sasl-qop", "auth,secret"],
-             "unknown quality of protection 'secret'"),
-            (["--kerberos-principal", f"nobody/localhost@{kdc.realm}", "--kerberos-keytab", str(kdc.keytab)],
-             f"cannot use the key of nobody/localhost@{kdc.realm}")):
+        ([], "needs --kerberos-principal and --kerberos-keytab"),
+        (
+            ["--kerberos-principal", "hive/_HOST@X", "--kerberos-keytab", "k", "--sasl-qop", "auth,secret"],
+            "unknown quality of protection 'secret'",
+        ),
+        (
+            ["--kerberos-principal", f"nobody/localhost@{kdc.realm}", "--kerberos-keytab", str(kdc.keytab)],
+            f"cannot use the key of nobody/localhost@{kdc.realm}",
+        ),
+    ):
         refused = subprocess.run(base + extra, capture_output=True, text=True, timeout=60, env=kdc.env)
         assert refused.returncode != 0 and message in refused.stderr, refused.stderr
 

@@ -41,8 +41,13 @@ def _spark_session(kdc, tmp_path, uri: str, cache) -> dict[str, dict]:
 
 
 @pytest.mark.spark
-def test_spark_session_over_kerberos_matches_a_kerberized_hive_metastore(java, kdc, kerberized_server,  # noqa: F811
-                                                                        kerberized_peer, tmp_path):
+def test_spark_session_over_kerberos_matches_a_kerberized_hive_metastore(
+    java,
+    kdc,
+    kerberized_server,  # noqa: F811
+    kerberized_peer,
+    tmp_path,
+):
     cache = kdc.kinit("alice", USERS["alice"])
     (tmp_path / "ours").mkdir()
     (tmp_path / "peer").mkdir()

@@ -31,31 +31,48 @@ def _refused(call, *args) -> object:
 
 
 def _table(db: str, name: str):
-    sd = hive.StorageDescriptor(cols=[hive.FieldSchema(name="x", type="int")], location=None,
-                                inputFormat="org.apache.hadoop.mapred.TextInputFormat",
-                                outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
-                                serdeInfo=hive.SerDeInfo(
-                                    serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
-                                    parameters={}),
-                                parameters={})
-    return hive.Table(tableName=name, dbName=db, owner="alice", sd=sd, partitionKeys=[], parameters={},
-                      tableType="MANAGED_TABLE")
+    sd = hive.StorageDescriptor(
+        cols=[hive.FieldSchema(name="x", type="int")],
+        location=None,
+        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        serdeInfo=hive.SerDeInfo(serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}),
+        parameters={},
+    )
+    return hive.Table(
+        tableName=name, dbName=db, owner="alice", sd=sd, partitionKeys=[], parameters={}, tableType="MANAGED_TABLE"
+    )
 
 
 def _bag(ref, grantee: str, grantee_type: int, privilege: str, grant_option: bool = False):
-    info = hive.PrivilegeGrantInfo(privilege=privilege, createTime=0, grantor="alice", grantorType=USER,
-                                   grantOption=grant_option)
-    return hive.PrivilegeBag(privileges=[hive.HiveObjectPrivilege(hiveObject=ref, principalName=grantee,
-                                                                  principalType=grantee_type, grantInfo=info)])
+    info = hive.PrivilegeGrantInfo(
+        privilege=privilege, createTime=0, grantor="alice", grantorType=USER, grantOption=grant_option
+    )
+    return hive.PrivilegeBag(
+        privileges=[
+            hive.HiveObjectPrivilege(hiveObject=ref, principalName=grantee, principalType=grantee_type, grantInfo=info)
+        ]
+    )
 
 
 def _grants(found) -> list:
     """``list_privileges``' answer without times (each server's clock)."""
     if not isinstance(found, list):
         return found
-    return sorted((p.hiveObject.objectType, p.hiveObject.dbName, p.hiveObject.objectName, p.principalName,
-                   p.principalType, p.grantInfo.privilege, p.grantInfo.grantor, p.grantInfo.grantorType,
-                   p.grantInfo.grantOption) for p in found)
+    return sorted(
+        (
+            p.hiveObject.objectType,
+            p.hiveObject.dbName,
+            p.hiveObject.objectName,
+            p.principalName,
+            p.principalType,
+            p.grantInfo.privilege,
+            p.grantInfo.grantor,
+            p.grantInfo.grantorType,
+            p.grantInfo.grantOption,
+        )
+        for p in found
+    )
 
 
 def _session(client, tag: str) -> dict:
@@ -66,44 +83,75 @@ def _session(client, tag: str) -> dict:
     facts: dict = {}
     facts["built-in roles"] = sorted(set(client.get_role_names()) & {"admin", "public"})
     facts["create role"] = _outcome(client.create_role, hive.Role(roleName=role, createTime=0, ownerName="alice"))
-    facts["create it again"] = _refused(client.create_role, hive.Role(roleName=role, createTime=0,
-                                                                      ownerName="alice"))
+    facts["create it again"] = _refused(client.create_role, hive.Role(roleName=role, createTime=0, ownerName="alice"))
     facts["create public"] = _outcome(client.create_role, hive.Role(roleName="public", createTime=0, ownerName="x"))
     facts["roles"] = sorted(r for r in client.get_role_names() if r in ("admin", "public", role))
-    facts["grant role"] = _outcome(client.grant_revoke_role, hive.GrantRevokeRoleRequest(
-        requestType=hive.GrantRevokeType.GRANT, roleName=role, principalName=f"bob_{tag}", principalType=USER,
-        grantor="alice", grantorType=USER, grantOption=True))
+    facts["grant role"] = _outcome(
+        client.grant_revoke_role,
+        hive.GrantRevokeRoleRequest(
+            requestType=hive.GrantRevokeType.GRANT,
+            roleName=role,
+            principalName=f"bob_{tag}",
+            principalType=USER,
+            grantor="alice",
+            grantorType=USER,
+            grantOption=True,
+        ),
+    )
     facts["grant role again"] = _refused(client.grant_role, role, f"bob_{tag}", USER, "alice", USER, False)
     facts["list roles"] = sorted((r.roleName, r.ownerName) for r in client.list_roles(f"bob_{tag}", USER))
-    facts["role grants"] = sorted((g.roleName, g.principalName, g.principalType, g.grantOption, g.grantorName,
-                                   g.grantorPrincipalType)
-                                  for g in client.get_role_grants_for_principal(hive.GetRoleGrantsForPrincipalRequest(
-                                      principal_name=f"bob_{tag}", principal_type=USER)).principalGrants)
-    facts["members"] = sorted((g.principalName, g.principalType, g.grantOption)
-                              for g in client.get_principals_in_role(
-                                  hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants)
-    facts["revoke admin option"] = _outcome(client.grant_revoke_role, hive.GrantRevokeRoleRequest(
-        requestType=hive.GrantRevokeType.REVOKE, roleName=role, principalName=f"bob_{tag}", principalType=USER,
-        grantOption=True))
-    facts["members after"] = sorted((g.principalName, g.grantOption) for g in client.get_principals_in_role(
-        hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants)
+    facts["role grants"] = sorted(
+        (g.roleName, g.principalName, g.principalType, g.grantOption, g.grantorName, g.grantorPrincipalType)
+        for g in client.get_role_grants_for_principal(
+            hive.GetRoleGrantsForPrincipalRequest(principal_name=f"bob_{tag}", principal_type=USER)
+        ).principalGrants
+    )
+    facts["members"] = sorted(
+        (g.principalName, g.principalType, g.grantOption)
+        for g in client.get_principals_in_role(hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants
+    )
+    facts["revoke admin option"] = _outcome(
+        client.grant_revoke_role,
+        hive.GrantRevokeRoleRequest(
+            requestType=hive.GrantRevokeType.REVOKE,
+            roleName=role,
+            principalName=f"bob_{tag}",
+            principalType=USER,
+            grantOption=True,
+        ),
+    )
+    facts["members after"] = sorted(
+        (g.principalName, g.grantOption)
+        for g in client.get_principals_in_role(hive.GetPrincipalsInRoleRequest(roleName=role)).principalGrants
+    )
 
     client.create_database(hive.Database(name=db, parameters={}))
     client.create_table(_table(db, "orders"))
     facts["grant select"] = _outcome(client.grant_privileges, _bag(table_ref, role, ROLE, "SELECT"))
-    facts["grant insert"] = _outcome(client.grant_revoke_privileges, hive.GrantRevokePrivilegeRequest(
-        requestType=hive.GrantRevokeType.GRANT, privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT", True)))
+    facts["grant insert"] = _outcome(
+        client.grant_revoke_privileges,
+        hive.GrantRevokePrivilegeRequest(
+            requestType=hive.GrantRevokeType.GRANT, privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT", True)
+        ),
+    )
     facts["grant on database"] = _outcome(client.grant_privileges, _bag(db_ref, f"bob_{tag}", USER, "SELECT"))
     facts["grant select again"] = _refused(client.grant_privileges, _bag(table_ref, role, ROLE, "SELECT"))
     facts["role's grants"] = _grants(_outcome(client.list_privileges, role, ROLE, table_ref))
     facts["bob's grants on the table"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, table_ref))
     facts["bob's grants on the database"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, db_ref))
     held = client.get_privilege_set(table_ref, f"bob_{tag}", [])
-    facts["privilege set"] = ({k: sorted(g.privilege for g in v) for k, v in (held.userPrivileges or {}).items()},
-                              {k: sorted(g.privilege for g in v) for k, v in (held.rolePrivileges or {}).items()})
-    facts["revoke grant option"] = _outcome(client.grant_revoke_privileges, hive.GrantRevokePrivilegeRequest(
-        requestType=hive.GrantRevokeType.REVOKE, privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT"),
-        revokeGrantOption=True))
+    facts["privilege set"] = (
+        {k: sorted(g.privilege for g in v) for k, v in (held.userPrivileges or {}).items()},
+        {k: sorted(g.privilege for g in v) for k, v in (held.rolePrivileges or {}).items()},
+    )
+    facts["revoke grant option"] = _outcome(
+        client.grant_revoke_privileges,
+        hive.GrantRevokePrivilegeRequest(
+            requestType=hive.GrantRevokeType.REVOKE,
+            privileges=_bag(table_ref, f"bob_{tag}", USER, "INSERT"),
+            revokeGrantOption=True,
+        ),
+    )
     facts["bob's grants after"] = _grants(_outcome(client.list_privileges, f"bob_{tag}", USER, table_ref))
     facts["revoke select"] = _outcome(client.revoke_privileges, _bag(table_ref, role, ROLE, "SELECT"))
     facts["revoke it again"] = _refused(client.revoke_privileges, _bag(table_ref, role, ROLE, "SELECT"))
@@ -127,6 +175,7 @@ def test_role_and_grant_calls_answer_as_hive_metastore(catalog, hive_peer: Targe
     finally:
         ours.close(), peer.close()
         running.stop()
-    different = {step: (answers[0].get(step), answer) for step, answer in answers[1].items()
-                 if answers[0].get(step) != answer}
+    different = {
+        step: (answers[0].get(step), answer) for step, answer in answers[1].items() if answers[0].get(step) != answer
+    }
     assert not different, f"differs from Hive Metastore 2.3.10 (ours, peer): {different}"

@@ -64,152 +64,144 @@ OTHER_TABLE, OTHER_PART, OTHER_DB = "d.u", "d.t/p=2", "e"
 # (1) Hive never lets a DB-level SHARED_READ and a TABLE- or PARTITION-level EXCLUSIVE conflict, whichever
 #     came first (dropping or creating a table while someone holds its database for reading).
 MATRIX = [
-    (SR, DB,    SR, DB,          A),
-    (SR, DB,    SR, TABLE,       A),
-    (SR, DB,    SR, PART,        A),
-    (SR, DB,    SW, DB,          A),
-    (SR, DB,    SW, TABLE,       A),
-    (SR, DB,    SW, PART,        A),
-    (SR, DB,    EX, DB,          W),
-    (SR, DB,    EX, TABLE,       A),  # (1)
-    (SR, DB,    EX, PART,        A),  # (1)
-    (SR, DB,    SR, OTHER_TABLE, A),
-    (SR, DB,    SW, OTHER_TABLE, A),
-    (SR, DB,    EX, OTHER_TABLE, A),  # (1)
-    (SR, DB,    SR, OTHER_PART,  A),
-    (SR, DB,    SW, OTHER_PART,  A),
-    (SR, DB,    EX, OTHER_PART,  A),  # (1)
-
-    (SR, TABLE, SR, DB,          A),
-    (SR, TABLE, SR, TABLE,       A),
-    (SR, TABLE, SR, PART,        A),
-    (SR, TABLE, SW, DB,          A),
-    (SR, TABLE, SW, TABLE,       A),
-    (SR, TABLE, SW, PART,        A),
-    (SR, TABLE, EX, DB,          W),
-    (SR, TABLE, EX, TABLE,       W),
-    (SR, TABLE, EX, PART,        W),
+    (SR, DB, SR, DB, A),
+    (SR, DB, SR, TABLE, A),
+    (SR, DB, SR, PART, A),
+    (SR, DB, SW, DB, A),
+    (SR, DB, SW, TABLE, A),
+    (SR, DB, SW, PART, A),
+    (SR, DB, EX, DB, W),
+    (SR, DB, EX, TABLE, A),  # (1)
+    (SR, DB, EX, PART, A),  # (1)
+    (SR, DB, SR, OTHER_TABLE, A),
+    (SR, DB, SW, OTHER_TABLE, A),
+    (SR, DB, EX, OTHER_TABLE, A),  # (1)
+    (SR, DB, SR, OTHER_PART, A),
+    (SR, DB, SW, OTHER_PART, A),
+    (SR, DB, EX, OTHER_PART, A),  # (1)
+    (SR, TABLE, SR, DB, A),
+    (SR, TABLE, SR, TABLE, A),
+    (SR, TABLE, SR, PART, A),
+    (SR, TABLE, SW, DB, A),
+    (SR, TABLE, SW, TABLE, A),
+    (SR, TABLE, SW, PART, A),
+    (SR, TABLE, EX, DB, W),
+    (SR, TABLE, EX, TABLE, W),
+    (SR, TABLE, EX, PART, W),
     (SR, TABLE, SR, OTHER_TABLE, A),
     (SR, TABLE, SW, OTHER_TABLE, A),
     (SR, TABLE, EX, OTHER_TABLE, A),
-    (SR, TABLE, SR, OTHER_PART,  A),
-    (SR, TABLE, SW, OTHER_PART,  A),
-    (SR, TABLE, EX, OTHER_PART,  W),
-
-    (SR, PART,  SR, DB,          A),
-    (SR, PART,  SR, TABLE,       A),
-    (SR, PART,  SR, PART,        A),
-    (SR, PART,  SW, DB,          A),
-    (SR, PART,  SW, TABLE,       A),
-    (SR, PART,  SW, PART,        A),
-    (SR, PART,  EX, DB,          W),
-    (SR, PART,  EX, TABLE,       W),
-    (SR, PART,  EX, PART,        W),
-    (SR, PART,  SR, OTHER_TABLE, A),
-    (SR, PART,  SW, OTHER_TABLE, A),
-    (SR, PART,  EX, OTHER_TABLE, A),
-    (SR, PART,  SR, OTHER_PART,  A),
-    (SR, PART,  SW, OTHER_PART,  A),
-    (SR, PART,  EX, OTHER_PART,  A),
-
-    (SW, DB,    SR, DB,          A),
-    (SW, DB,    SR, TABLE,       A),
-    (SW, DB,    SR, PART,        A),
-    (SW, DB,    SW, DB,          W),
-    (SW, DB,    SW, TABLE,       W),
-    (SW, DB,    SW, PART,        W),
-    (SW, DB,    EX, DB,          W),
-    (SW, DB,    EX, TABLE,       W),
-    (SW, DB,    EX, PART,        W),
-    (SW, DB,    SR, OTHER_TABLE, A),
-    (SW, DB,    SW, OTHER_TABLE, W),
-    (SW, DB,    EX, OTHER_TABLE, W),
-    (SW, DB,    SR, OTHER_PART,  A),
-    (SW, DB,    SW, OTHER_PART,  W),
-    (SW, DB,    EX, OTHER_PART,  W),
-
-    (SW, TABLE, SR, DB,          A),
-    (SW, TABLE, SR, TABLE,       A),
-    (SW, TABLE, SR, PART,        A),
-    (SW, TABLE, SW, DB,          W),
-    (SW, TABLE, SW, TABLE,       W),
-    (SW, TABLE, SW, PART,        W),
-    (SW, TABLE, EX, DB,          W),
-    (SW, TABLE, EX, TABLE,       W),
-    (SW, TABLE, EX, PART,        W),
+    (SR, TABLE, SR, OTHER_PART, A),
+    (SR, TABLE, SW, OTHER_PART, A),
+    (SR, TABLE, EX, OTHER_PART, W),
+    (SR, PART, SR, DB, A),
+    (SR, PART, SR, TABLE, A),
+    (SR, PART, SR, PART, A),
+    (SR, PART, SW, DB, A),
+    (SR, PART, SW, TABLE, A),
+    (SR, PART, SW, PART, A),
+    (SR, PART, EX, DB, W),
+    (SR, PART, EX, TABLE, W),
+    (SR, PART, EX, PART, W),
+    (SR, PART, SR, OTHER_TABLE, A),
+    (SR, PART, SW, OTHER_TABLE, A),
+    (SR, PART, EX, OTHER_TABLE, A),
+    (SR, PART, SR, OTHER_PART, A),
+    (SR, PART, SW, OTHER_PART, A),
+    (SR, PART, EX, OTHER_PART, A),
+    (SW, DB, SR, DB, A),
+    (SW, DB, SR, TABLE, A),
+    (SW, DB, SR, PART, A),
+    (SW, DB, SW, DB, W),
+    (SW, DB, SW, TABLE, W),
+    (SW, DB, SW, PART, W),
+    (SW, DB, EX, DB, W),
+    (SW, DB, EX, TABLE, W),
+    (SW, DB, EX, PART, W),
+    (SW, DB, SR, OTHER_TABLE, A),
+    (SW, DB, SW, OTHER_TABLE, W),
+    (SW, DB, EX, OTHER_TABLE, W),
+    (SW, DB, SR, OTHER_PART, A),
+    (SW, DB, SW, OTHER_PART, W),
+    (SW, DB, EX, OTHER_PART, W),
+    (SW, TABLE, SR, DB, A),
+    (SW, TABLE, SR, TABLE, A),
+    (SW, TABLE, SR, PART, A),
+    (SW, TABLE, SW, DB, W),
+    (SW, TABLE, SW, TABLE, W),
+    (SW, TABLE, SW, PART, W),
+    (SW, TABLE, EX, DB, W),
+    (SW, TABLE, EX, TABLE, W),
+    (SW, TABLE, EX, PART, W),
     (SW, TABLE, SR, OTHER_TABLE, A),
     (SW, TABLE, SW, OTHER_TABLE, A),
     (SW, TABLE, EX, OTHER_TABLE, A),
-    (SW, TABLE, SR, OTHER_PART,  A),
-    (SW, TABLE, SW, OTHER_PART,  W),
-    (SW, TABLE, EX, OTHER_PART,  W),
-
-    (SW, PART,  SR, DB,          A),
-    (SW, PART,  SR, TABLE,       A),
-    (SW, PART,  SR, PART,        A),
-    (SW, PART,  SW, DB,          W),
-    (SW, PART,  SW, TABLE,       W),
-    (SW, PART,  SW, PART,        W),
-    (SW, PART,  EX, DB,          W),
-    (SW, PART,  EX, TABLE,       W),
-    (SW, PART,  EX, PART,        W),
-    (SW, PART,  SR, OTHER_TABLE, A),
-    (SW, PART,  SW, OTHER_TABLE, A),
-    (SW, PART,  EX, OTHER_TABLE, A),
-    (SW, PART,  SR, OTHER_PART,  A),
-    (SW, PART,  SW, OTHER_PART,  A),
-    (SW, PART,  EX, OTHER_PART,  A),
-
-    (EX, DB,    SR, DB,          W),
-    (EX, DB,    SR, TABLE,       W),
-    (EX, DB,    SR, PART,        W),
-    (EX, DB,    SW, DB,          W),
-    (EX, DB,    SW, TABLE,       W),
-    (EX, DB,    SW, PART,        W),
-    (EX, DB,    EX, DB,          W),
-    (EX, DB,    EX, TABLE,       W),
-    (EX, DB,    EX, PART,        W),
-    (EX, DB,    SR, OTHER_TABLE, W),
-    (EX, DB,    SW, OTHER_TABLE, W),
-    (EX, DB,    EX, OTHER_TABLE, W),
-    (EX, DB,    SR, OTHER_PART,  W),
-    (EX, DB,    SW, OTHER_PART,  W),
-    (EX, DB,    EX, OTHER_PART,  W),
-    (EX, DB,    SR, OTHER_DB,    A),
-    (EX, DB,    SW, OTHER_DB,    A),
-    (EX, DB,    EX, OTHER_DB,    A),
-
-    (EX, TABLE, SR, DB,          A),  # (1)
-    (EX, TABLE, SR, TABLE,       W),
-    (EX, TABLE, SR, PART,        W),
-    (EX, TABLE, SW, DB,          W),
-    (EX, TABLE, SW, TABLE,       W),
-    (EX, TABLE, SW, PART,        W),
-    (EX, TABLE, EX, DB,          W),
-    (EX, TABLE, EX, TABLE,       W),
-    (EX, TABLE, EX, PART,        W),
+    (SW, TABLE, SR, OTHER_PART, A),
+    (SW, TABLE, SW, OTHER_PART, W),
+    (SW, TABLE, EX, OTHER_PART, W),
+    (SW, PART, SR, DB, A),
+    (SW, PART, SR, TABLE, A),
+    (SW, PART, SR, PART, A),
+    (SW, PART, SW, DB, W),
+    (SW, PART, SW, TABLE, W),
+    (SW, PART, SW, PART, W),
+    (SW, PART, EX, DB, W),
+    (SW, PART, EX, TABLE, W),
+    (SW, PART, EX, PART, W),
+    (SW, PART, SR, OTHER_TABLE, A),
+    (SW, PART, SW, OTHER_TABLE, A),
+    (SW, PART, EX, OTHER_TABLE, A),
+    (SW, PART, SR, OTHER_PART, A),
+    (SW, PART, SW, OTHER_PART, A),
+    (SW, PART, EX, OTHER_PART, A),
+    (EX, DB, SR, DB, W),
+    (EX, DB, SR, TABLE, W),
+    (EX, DB, SR, PART, W),
+    (EX, DB, SW, DB, W),
+    (EX, DB, SW, TABLE, W),
+    (EX, DB, SW, PART, W),
+    (EX, DB, EX, DB, W),
+    (EX, DB, EX, TABLE, W),
+    (EX, DB, EX, PART, W),
+    (EX, DB, SR, OTHER_TABLE, W),
+    (EX, DB, SW, OTHER_TABLE, W),
+    (EX, DB, EX, OTHER_TABLE, W),
+    (EX, DB, SR, OTHER_PART, W),
+    (EX, DB, SW, OTHER_PART, W),
+    (EX, DB, EX, OTHER_PART, W),
+    (EX, DB, SR, OTHER_DB, A),
+    (EX, DB, SW, OTHER_DB, A),
+    (EX, DB, EX, OTHER_DB, A),
+    (EX, TABLE, SR, DB, A),  # (1)
+    (EX, TABLE, SR, TABLE, W),
+    (EX, TABLE, SR, PART, W),
+    (EX, TABLE, SW, DB, W),
+    (EX, TABLE, SW, TABLE, W),
+    (EX, TABLE, SW, PART, W),
+    (EX, TABLE, EX, DB, W),
+    (EX, TABLE, EX, TABLE, W),
+    (EX, TABLE, EX, PART, W),
     (EX, TABLE, SR, OTHER_TABLE, A),
     (EX, TABLE, SW, OTHER_TABLE, A),
     (EX, TABLE, EX, OTHER_TABLE, A),
-    (EX, TABLE, SR, OTHER_PART,  W),
-    (EX, TABLE, SW, OTHER_PART,  W),
-    (EX, TABLE, EX, OTHER_PART,  W),
-
-    (EX, PART,  SR, DB,          A),  # (1)
-    (EX, PART,  SR, TABLE,       W),
-    (EX, PART,  SR, PART,        W),
-    (EX, PART,  SW, DB,          W),
-    (EX, PART,  SW, TABLE,       W),
-    (EX, PART,  SW, PART,        W),
-    (EX, PART,  EX, DB,          W),
-    (EX, PART,  EX, TABLE,       W),
-    (EX, PART,  EX, PART,        W),
-    (EX, PART,  SR, OTHER_TABLE, A),
-    (EX, PART,  SW, OTHER_TABLE, A),
-    (EX, PART,  EX, OTHER_TABLE, A),
-    (EX, PART,  SR, OTHER_PART,  A),
-    (EX, PART,  SW, OTHER_PART,  A),
-    (EX, PART,  EX, OTHER_PART,  A),
+    (EX, TABLE, SR, OTHER_PART, W),
+    (EX, TABLE, SW, OTHER_PART, W),
+    (EX, TABLE, EX, OTHER_PART, W),
+    (EX, PART, SR, DB, A),  # (1)
+    (EX, PART, SR, TABLE, W),
+    (EX, PART, SR, PART, W),
+    (EX, PART, SW, DB, W),
+    (EX, PART, SW, TABLE, W),
+    (EX, PART, SW, PART, W),
+    (EX, PART, EX, DB, W),
+    (EX, PART, EX, TABLE, W),
+    (EX, PART, EX, PART, W),
+    (EX, PART, SR, OTHER_TABLE, A),
+    (EX, PART, SW, OTHER_TABLE, A),
+    (EX, PART, EX, OTHER_TABLE, A),
+    (EX, PART, SR, OTHER_PART, A),
+    (EX, PART, SW, OTHER_PART, A),
+    (EX, PART, EX, OTHER_PART, A),
 ]
 
 # (type of the waiting lock, requested type, the request's state): lock B waits on TABLE d.t behind a lock
@@ -588,12 +580,19 @@ class Case:
         db, _, rest = obj.partition(".")
         table, _, partition = rest.partition("/")
         level = level or ("PARTITION" if partition else "TABLE" if table else "DB")
-        return hive.LockComponent(type=getattr(hive.LockType, kind), level=getattr(hive.LockLevel, level),
-                                  dbname=self.db(db), tablename=table or None, partitionname=partition or None)
+        return hive.LockComponent(
+            type=getattr(hive.LockType, kind),
+            level=getattr(hive.LockLevel, level),
+            dbname=self.db(db),
+            tablename=table or None,
+            partitionname=partition or None,
+        )
 
     def elements(self, lockid: int) -> list:
-        return sorted((e for e in self.client.show_locks(hive.ShowLocksRequest()).locks if e.lockid == lockid),
-                      key=lambda e: e.lockIdInternal)
+        return sorted(
+            (e for e in self.client.show_locks(hive.ShowLocksRequest()).locks if e.lockid == lockid),
+            key=lambda e: e.lockIdInternal,
+        )
 
     def call(self, step: str, expected: str, method: str, *args):
         """``client.method(*args)``, its answer or Thrift exception checked against ``expected``."""
@@ -639,8 +638,9 @@ class Case:
         verb, _, txn = verb.partition("@")
         if verb == "lock":
             components = [self.component(spec) for spec in args.split(",")] if args else []
-            request = hive.LockRequest(component=components, txnid=self.id(txn) if txn else None,
-                                       user="locktest", hostname="localhost")
+            request = hive.LockRequest(
+                component=components, txnid=self.id(txn) if txn else None, user="locktest", hostname="localhost"
+            )
             answer = self.call(step, expected, "lock", request)
             if answer is not None:
                 self.locks.append(answer.lockid)
@@ -652,16 +652,18 @@ class Case:
             self.call(step, expected or "OK", "unlock", hive.UnlockRequest(lockid=self.id(args)))
         elif verb == "heartbeat":
             ids = {key: self.id(value) for key, value in (arg.split("=") for arg in args.split())}
-            self.call(step, expected or "OK", "heartbeat",
-                      hive.HeartbeatRequest(lockid=ids.get("lock"), txnid=ids.get("txn")))
+            self.call(
+                step, expected or "OK", "heartbeat", hive.HeartbeatRequest(lockid=ids.get("lock"), txnid=ids.get("txn"))
+            )
         elif verb == "show":
             self.show(step, self.id(args), expected.split())
         elif verb == "gone":
             assert self.elements(self.id(args)) == [], f"{self.target.name}: {step!r}"
         elif verb == "open":
             names = args.split()
-            answer = self.call(step, "OK", "open_txns",
-                               hive.OpenTxnRequest(num_txns=len(names), user="locktest", hostname="localhost"))
+            answer = self.call(
+                step, "OK", "open_txns", hive.OpenTxnRequest(num_txns=len(names), user="locktest", hostname="localhost")
+            )
             assert len(answer.txn_ids) == len(names), f"{self.target.name}: {step!r}: {answer}"
             self.ids.update(zip(names, answer.txn_ids))
             self.txns.extend(answer.txn_ids)
@@ -670,14 +672,19 @@ class Case:
         elif verb == "abort":
             self.call(step, expected or "OK", "abort_txn", hive.AbortTxnRequest(txnid=self.id(args)))
         elif verb == "abort_txns":
-            self.call(step, expected or "OK", "abort_txns",
-                      hive.AbortTxnsRequest(txn_ids=[self.id(arg) for arg in args.split()]))
+            self.call(
+                step,
+                expected or "OK",
+                "abort_txns",
+                hive.AbortTxnsRequest(txn_ids=[self.id(arg) for arg in args.split()]),
+            )
         elif verb == "txns":
             self.txn_state(step, self.id(args), expected)
         elif verb == "min_open":
             answer = self.call(step, "OK", "get_open_txns")
-            assert answer.min_open_txn == (None if expected == "None" else self.id(expected)), \
+            assert answer.min_open_txn == (None if expected == "None" else self.id(expected)), (
                 f"{self.target.name}: {step!r}: {answer}"
+            )
         elif verb == "hwm":
             answer = self.call(step, "OK", "get_open_txns")
             assert answer.txn_high_water_mark == self.id(expected), f"{self.target.name}: {step!r}: {answer}"
@@ -688,16 +695,18 @@ class Case:
             for part in expected.split("|"):
                 key, *ids = part.split()
                 sets[key] = {self.id(i) for i in ids}
-            assert {"aborted": set(answer.aborted), "nosuch": set(answer.nosuch)} == sets, \
+            assert {"aborted": set(answer.aborted), "nosuch": set(answer.nosuch)} == sets, (
                 f"{self.target.name}: {step!r}: {answer}"
+            )
         else:
             raise ValueError(f"unknown step {step!r}")
 
     def show(self, step: str, lockid: int, expected: list[str]) -> None:
         elements = self.elements(lockid)
         where = f"{self.target.name}: {step!r}: {elements}"
-        assert [hive.LockState._VALUES_TO_NAMES[e.state] for e in elements] == \
-            [item.partition("<")[0] for item in expected], where
+        assert [hive.LockState._VALUES_TO_NAMES[e.state] for e in elements] == [
+            item.partition("<")[0] for item in expected
+        ], where
         for element, item in zip(elements, expected):
             state, _, blocker = item.partition("<")
             if blocker:
@@ -707,8 +716,10 @@ class Case:
 
     def txn_state(self, step: str, txnid: int, expected: str) -> None:
         listed = set(self.call(step, "OK", "get_open_txns").open_txns)
-        infos = {info.id: hive.TxnState._VALUES_TO_NAMES[info.state]
-                 for info in self.call(step, "OK", "get_open_txns_info").open_txns}
+        infos = {
+            info.id: hive.TxnState._VALUES_TO_NAMES[info.state]
+            for info in self.call(step, "OK", "get_open_txns_info").open_txns
+        }
         where = f"{self.target.name}: {step!r}: {sorted(listed)} {infos}"
         if expected == "gone":
             assert txnid not in listed and txnid not in infos, where
@@ -746,10 +757,12 @@ def test_lock_matrix(hms, hms_client, held, held_on, requested, requested_on, st
 def test_behind_a_waiting_lock(hms, hms_client, waiting, requested, state):
     if not hms.is_peer:
         state = OURS_BEHIND_WAITING.get((waiting, requested), state)
-    steps = [f"H = lock {BLOCKER[waiting]} d.t/p=1 -> ACQUIRED",
-             f"B = lock {waiting} d.t -> WAITING",
-             "show B -> WAITING<H",
-             f"C = lock {requested} d.t/p=2 -> {state}"]
+    steps = [
+        f"H = lock {BLOCKER[waiting]} d.t/p=1 -> ACQUIRED",
+        f"B = lock {waiting} d.t -> WAITING",
+        "show B -> WAITING<H",
+        f"C = lock {requested} d.t/p=2 -> {state}",
+    ]
     if state == W:
         steps.append("show C -> WAITING<B")
     Case(hms_client, hms).run(steps)
@@ -817,27 +830,96 @@ def test_show_locks_elements(hms, hms_client):
         (txn,) = _open(case, 1)
         c = _lock(case, f"{SR} e", txnid=txn)
         after = _now_ms()
-        assert (a.state, b.state, c.state) == (hive.LockState.ACQUIRED, hive.LockState.WAITING,
-                                               hive.LockState.ACQUIRED)
+        assert (a.state, b.state, c.state) == (hive.LockState.ACQUIRED, hive.LockState.WAITING, hive.LockState.ACQUIRED)
         a1, a2 = case.elements(a.lockid)
         (b1,) = case.elements(b.lockid)
         (c1,) = case.elements(c.lockid)
 
         def fields(e):
-            return (e.lockid, e.lockIdInternal, e.dbname, e.tablename, e.partname, e.state, e.type, e.txnid,
-                    e.user, e.hostname, e.heartbeatCount, e.agentInfo, e.blockedByExtId, e.blockedByIntId)
+            return (
+                e.lockid,
+                e.lockIdInternal,
+                e.dbname,
+                e.tablename,
+                e.partname,
+                e.state,
+                e.type,
+                e.txnid,
+                e.user,
+                e.hostname,
+                e.heartbeatCount,
+                e.agentInfo,
+                e.blockedByExtId,
+                e.blockedByIntId,
+            )
 
         # txnid is 0, not unset, for a lock outside transactions; heartbeatCount stays 0 in Hive 2.3
-        assert fields(a1) == (a.lockid, 1, case.db("d"), "t", None, hive.LockState.ACQUIRED,
-                              hive.LockType.SHARED_READ, 0, "alice", "host1", 0, "agent-x", None, None)
-        assert fields(a2) == (a.lockid, 2, case.db("d"), "u", "p=1", hive.LockState.ACQUIRED,
-                              hive.LockType.SHARED_WRITE, 0, "alice", "host1", 0, "agent-x", None, None)
+        assert fields(a1) == (
+            a.lockid,
+            1,
+            case.db("d"),
+            "t",
+            None,
+            hive.LockState.ACQUIRED,
+            hive.LockType.SHARED_READ,
+            0,
+            "alice",
+            "host1",
+            0,
+            "agent-x",
+            None,
+            None,
+        )
+        assert fields(a2) == (
+            a.lockid,
+            2,
+            case.db("d"),
+            "u",
+            "p=1",
+            hive.LockState.ACQUIRED,
+            hive.LockType.SHARED_WRITE,
+            0,
+            "alice",
+            "host1",
+            0,
+            "agent-x",
+            None,
+            None,
+        )
         # agentInfo defaults to "Unknown" (the IDL's default, which the client sends); the waiting component
         # names the component it waits for
-        assert fields(b1) == (b.lockid, 1, case.db("d"), "t", None, hive.LockState.WAITING,
-                              hive.LockType.EXCLUSIVE, 0, "locktest", "localhost", 0, "Unknown", a.lockid, 1)
-        assert fields(c1) == (c.lockid, 1, case.db("e"), None, None, hive.LockState.ACQUIRED,
-                              hive.LockType.SHARED_READ, txn, "locktest", "localhost", 0, "Unknown", None, None)
+        assert fields(b1) == (
+            b.lockid,
+            1,
+            case.db("d"),
+            "t",
+            None,
+            hive.LockState.WAITING,
+            hive.LockType.EXCLUSIVE,
+            0,
+            "locktest",
+            "localhost",
+            0,
+            "Unknown",
+            a.lockid,
+            1,
+        )
+        assert fields(c1) == (
+            c.lockid,
+            1,
+            case.db("e"),
+            None,
+            None,
+            hive.LockState.ACQUIRED,
+            hive.LockType.SHARED_READ,
+            txn,
+            "locktest",
+            "localhost",
+            0,
+            "Unknown",
+            None,
+            None,
+        )
         for element in (a1, a2, b1):
             assert before - CLOCK_SLACK_MS <= element.lastheartbeat <= after + CLOCK_SLACK_MS, element
         for element in (a1, a2, c1):
@@ -868,8 +950,9 @@ def test_show_locks_filters(hms, hms_client, filters, internal_ids):
     case = Case(hms_client, hms)
     try:
         lock = _lock(case, f"{SR} d.t", f"{SR} d.t/p=1", f"{SR} d", f"{SR} e.t")
-        request = hive.ShowLocksRequest(**{key: case.db(value) if key == "dbname" else value
-                                           for key, value in filters.items()})
+        request = hive.ShowLocksRequest(
+            **{key: case.db(value) if key == "dbname" else value for key, value in filters.items()}
+        )
         listed = sorted(e.lockIdInternal for e in hms_client.show_locks(request).locks if e.lockid == lock.lockid)
         assert listed == internal_ids
     finally:
@@ -891,8 +974,14 @@ def test_open_txns_info_elements(hms, hms_client):
         assert t3 not in infos
         for txn, state in ((t1, hive.TxnState.OPEN), (t2, hive.TxnState.ABORTED)):
             info = infos[txn]
-            assert (info.state, info.user, info.hostname, info.agentInfo, info.heartbeatCount, info.metaInfo) == \
-                (state, "alice", "host1", "Unknown", 0, None), info
+            assert (info.state, info.user, info.hostname, info.agentInfo, info.heartbeatCount, info.metaInfo) == (
+                state,
+                "alice",
+                "host1",
+                "Unknown",
+                0,
+                None,
+            ), info
             assert before - CLOCK_SLACK_MS <= info.startedTime <= after + CLOCK_SLACK_MS, info
             assert before - CLOCK_SLACK_MS <= info.lastHeartbeatTime <= after + CLOCK_SLACK_MS, info
         assert hms_client.get_open_txns_info().txn_high_water_mark == t3
@@ -916,8 +1005,7 @@ def test_lock_ids_and_txn_ids_are_separate_sequences(hms, hms_client):
 
 
 # a server nobody used yet (Hive 2.3.10 when the peer has just started)
-FRESH = {"txn_high_water_mark": 0, "open_txns": set(), "min_open_txn": None, "first_lock_id": 1,
-         "first_txn_id": 1}
+FRESH = {"txn_high_water_mark": 0, "open_txns": set(), "min_open_txn": None, "first_lock_id": 1, "first_txn_id": 1}
 
 
 def test_a_fresh_server_counts_locks_and_txns_from_1(server):

@@ -70,8 +70,9 @@ def test_one_writer_creates_appends_overwrites_evolves_renames_and_drops(server,
     assert ("shop",) in iceberg.list_namespaces()
     assert iceberg.load_namespace_properties("shop")["comment"] == "PyIceberg's"
 
-    table = iceberg.create_table("shop.events", SCHEMA, partition_spec=BY_CATEGORY,
-                                 properties={} if hive_lock else LOCK_FREE)
+    table = iceberg.create_table(
+        "shop.events", SCHEMA, partition_spec=BY_CATEGORY, properties={} if hive_lock else LOCK_FREE
+    )
     assert iceberg.list_tables("shop") == [("shop", "events")]
     assert table.scan().to_arrow().num_rows == 0 and table.snapshots() == []
     stored = client.get_table("shop", "events")
@@ -113,8 +114,10 @@ def test_one_writer_creates_appends_overwrites_evolves_renames_and_drops(server,
     table = iceberg.load_table("shop.events")
     table.overwrite(rows([10, 11], "c"))
     assert ids_of(table) == [10, 11]
-    assert [s.summary.operation for s in table.snapshots()] == [Operation.APPEND] * 5 + [Operation.DELETE,
-                                                                                         Operation.APPEND]
+    assert [s.summary.operation for s in table.snapshots()] == [Operation.APPEND] * 5 + [
+        Operation.DELETE,
+        Operation.APPEND,
+    ]
 
     # schema evolution: the new column in the metastore's columns too; old rows read it as null
     with table.update_schema() as update:
@@ -161,16 +164,23 @@ def test_a_lock_free_commit_from_stale_metadata_is_refused(server, warehouse, cl
     hms_table = client.get_table("shop", "events")
     base = hms_table.parameters["previous_metadata_location"]  # not the current location any more
     with pytest.raises(hive.MetaException) as refused:
-        client.alter_table_with_environment_context("shop", "events", hms_table, hive.EnvironmentContext(
-            properties={"expected_parameter_key": "metadata_location", "expected_parameter_value": base}))
+        client.alter_table_with_environment_context(
+            "shop",
+            "events",
+            hms_table,
+            hive.EnvironmentContext(
+                properties={"expected_parameter_key": "metadata_location", "expected_parameter_value": base}
+            ),
+        )
     assert refused.value.message.startswith(MODIFIED)
     assert client.get_table("shop", "events").parameters["metadata_location"] == stale.metadata_location
     assert ids_of(iceberg.load_table("shop.events")) == [1, 2]
     # from the current location the same alter goes through
     hms_table.parameters["comment"] = "checked"
     current = {"expected_parameter_key": "metadata_location", "expected_parameter_value": stale.metadata_location}
-    client.alter_table_with_environment_context("shop", "events", hms_table,
-                                                hive.EnvironmentContext(properties=current))
+    client.alter_table_with_environment_context(
+        "shop", "events", hms_table, hive.EnvironmentContext(properties=current)
+    )
     assert client.get_table("shop", "events").parameters["comment"] == "checked"
 
 
@@ -180,10 +190,17 @@ def test_a_commit_waits_for_a_held_table_lock_and_gives_up_after_its_checks(serv
     impatient = HiveCatalog("hms", uri=server.uri, **props, **{"lock-check-retries": "2"})
     impatient.create_namespace("shop")
     impatient.create_table("shop.events", SCHEMA, properties={"commit.retry.num-retries": "0"})
-    held = client.lock(hive.LockRequest(
-        component=[hive.LockComponent(type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname="shop",
-                                      tablename="events")],
-        user="other", hostname="elsewhere"))
+    held = client.lock(
+        hive.LockRequest(
+            component=[
+                hive.LockComponent(
+                    type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname="shop", tablename="events"
+                )
+            ],
+            user="other",
+            hostname="elsewhere",
+        )
+    )
     assert held.state == hive.LockState.ACQUIRED
 
     with pytest.raises(CommitFailedException, match="Failed to acquire lock for"):
@@ -218,9 +235,24 @@ def serve(db_url: str, warehouse: Path, log: Path) -> tuple[subprocess.Popen, in
     port = free_port()
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            CLI + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--db-url", db_url,
-                   "--warehouse", str(warehouse), "--log-level", "WARNING"],
-            stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+            CLI
+            + [
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-metaserver",
+                "--db-url",
+                db_url,
+                "--warehouse",
+                str(warehouse),
+                "--log-level",
+                "WARNING",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
         )
     try:
         _wait_for_port(port, process, seconds=60)
@@ -260,29 +292,39 @@ def two_servers(mysql_db_url, warehouse, tmp_path):
 def test_concurrent_writers_through_two_servers_lose_no_commit(two_servers, warehouse, hive_lock):
     # polling a WAITING lock: PyIceberg waits 2 s, 4 s, 8 s (exponential, at most lock-check-max-wait-time) and
     # gives up after lock-check-retries checks; capped at 0.25 s here so the test stays short
-    catalog_props = {"warehouse": f"file://{warehouse}", "lock-check-max-wait-time": "0.25",
-                     "lock-check-retries": "40"}
+    catalog_props = {"warehouse": f"file://{warehouse}", "lock-check-max-wait-time": "0.25", "lock-check-retries": "40"}
     iceberg = HiveCatalog("hms", uri=two_servers[0], **catalog_props)
     iceberg.create_namespace("jobs")
-    iceberg.create_table("jobs.appends", pa.schema([("id", pa.int64()), ("marker", pa.string()),
-                                                   ("writer", pa.int32())]),
-                         properties={} if hive_lock else LOCK_FREE)
+    iceberg.create_table(
+        "jobs.appends",
+        pa.schema([("id", pa.int64()), ("marker", pa.string()), ("writer", pa.int32())]),
+        properties={} if hive_lock else LOCK_FREE,
+    )
 
-    spec = {"uris": two_servers, "table": "jobs.appends", "writers": WRITERS, "appends": APPENDS,
-            "rows": BATCH_ROWS, "catalog": catalog_props, "attempts": 10, "timeout": 150}
-    done = subprocess.run([sys.executable, str(WRITER), json.dumps(spec)], capture_output=True, text=True,
-                          timeout=170)
+    spec = {
+        "uris": two_servers,
+        "table": "jobs.appends",
+        "writers": WRITERS,
+        "appends": APPENDS,
+        "rows": BATCH_ROWS,
+        "catalog": catalog_props,
+        "attempts": 10,
+        "timeout": 150,
+    }
+    done = subprocess.run([sys.executable, str(WRITER), json.dumps(spec)], capture_output=True, text=True, timeout=170)
     assert done.returncode == 0, done.stderr[-5000:]
     reports = json.loads(done.stdout.strip().splitlines()[-1])
     assert {r["uri"] for r in reports} == set(two_servers)
     acked = [commit for report in reports for commit in report["acked"]]
     gave_up = [commit["marker"] for report in reports for commit in report["gave_up"]]
     errors = [error for report in reports for error in report["errors"]]
-    print(f"{'hive-lock' if hive_lock else 'lock-free'}: {len(acked)} commits acknowledged, "
-          f"{sum(r['commit_failures'] for r in reports)} CommitFailedExceptions retried by the writers, "
-          f"attempts per commit {dict(Counter(m['attempts'] for m in acked))}, gave up on {gave_up}; "
-          f"PyIceberg retried {done.stderr.count('Commit failed due to a concurrent update')} commits, "
-          f"polled {done.stderr.count('Wait on lock for')} WAITING locks")
+    print(
+        f"{'hive-lock' if hive_lock else 'lock-free'}: {len(acked)} commits acknowledged, "
+        f"{sum(r['commit_failures'] for r in reports)} CommitFailedExceptions retried by the writers, "
+        f"attempts per commit {dict(Counter(m['attempts'] for m in acked))}, gave up on {gave_up}; "
+        f"PyIceberg retried {done.stderr.count('Commit failed due to a concurrent update')} commits, "
+        f"polled {done.stderr.count('Wait on lock for')} WAITING locks"
+    )
     for error in errors:
         print(f"error in {error['marker']}: {error['error']}")
 

@@ -65,35 +65,44 @@ class NoLockHiveCatalog(HiveCatalog):
             parameters = dict(hive_table.parameters or {})
             for key in current.properties.keys() - staged.properties.keys():
                 parameters.pop(key, None)
-            parameters.update(_construct_parameters(staged.metadata_location, current.metadata_location,
-                                                    staged.properties))
+            parameters.update(
+                _construct_parameters(staged.metadata_location, current.metadata_location, staged.properties)
+            )
             hive_table.parameters = parameters
             hive_table.sd = _construct_hive_storage_descriptor(
-                staged.schema(), staged.location(),
-                property_as_bool(self.properties, HIVE2_COMPATIBLE, HIVE2_COMPATIBLE_DEFAULT))
-            context = EnvironmentContext(properties={
-                DO_NOT_UPDATE_STATS: DO_NOT_UPDATE_STATS_DEFAULT,
-                NO_LOCK_EXPECTED_KEY: METADATA_LOCATION,
-                NO_LOCK_EXPECTED_VALUE: current.metadata_location,
-            })
+                staged.schema(),
+                staged.location(),
+                property_as_bool(self.properties, HIVE2_COMPATIBLE, HIVE2_COMPATIBLE_DEFAULT),
+            )
+            context = EnvironmentContext(
+                properties={
+                    DO_NOT_UPDATE_STATS: DO_NOT_UPDATE_STATS_DEFAULT,
+                    NO_LOCK_EXPECTED_KEY: METADATA_LOCATION,
+                    NO_LOCK_EXPECTED_VALUE: current.metadata_location,
+                }
+            )
             try:
                 open_client.alter_table_with_environment_context(
-                    dbname=database_name, tbl_name=table_name, new_tbl=hive_table, environment_context=context)
+                    dbname=database_name, tbl_name=table_name, new_tbl=hive_table, environment_context=context
+                )
             except MetaException as e:
                 if MODIFIED in (e.message or ""):
                     raise CommitFailedException(
-                        f"The table {database_name}.{table_name} has been modified concurrently") from e
+                        f"The table {database_name}.{table_name} has been modified concurrently"
+                    ) from e
                 raise
         return CommitTableResponse(metadata=staged.metadata, metadata_location=staged.metadata_location)
 
 
 def batch(writer: int, index: int, rows: int) -> pa.Table:
     marker = f"w{writer}-{index}"
-    return pa.table({
-        "id": pa.array([writer * 1_000_000 + index * 1_000 + r for r in range(rows)], pa.int64()),
-        "marker": pa.array([marker] * rows, pa.string()),
-        "writer": pa.array([writer] * rows, pa.int32()),
-    })
+    return pa.table(
+        {
+            "id": pa.array([writer * 1_000_000 + index * 1_000 + r for r in range(rows)], pa.int64()),
+            "marker": pa.array([marker] * rows, pa.string()),
+            "writer": pa.array([writer] * rows, pa.int32()),
+        }
+    )
 
 
 def write(spec: dict, writer: int) -> dict:
@@ -115,8 +124,9 @@ def write(spec: dict, writer: int) -> dict:
             except Exception:  # ValidationException (a conflict PyIceberg refuses to retry), or unknown outcome
                 report["errors"].append({"marker": marker, "attempt": attempt, "error": traceback.format_exc()})
                 return report
-            report["acked"].append({"marker": marker, "snapshot_id": table.metadata.current_snapshot_id,
-                                    "attempts": attempt})
+            report["acked"].append(
+                {"marker": marker, "snapshot_id": table.metadata.current_snapshot_id, "attempts": attempt}
+            )
             break
         else:
             report["gave_up"].append({"marker": marker, "error": last})
@@ -127,8 +137,15 @@ def _child(spec: dict, writer: int, results) -> None:
     try:
         results.put(write(spec, writer))
     except BaseException:
-        results.put({"writer": writer, "acked": [], "gave_up": [], "commit_failures": 0,
-                     "errors": [{"marker": None, "error": traceback.format_exc()}]})
+        results.put(
+            {
+                "writer": writer,
+                "acked": [],
+                "gave_up": [],
+                "commit_failures": 0,
+                "errors": [{"marker": None, "error": traceback.format_exc()}],
+            }
+        )
 
 
 def main(argv: list[str]) -> int:

@@ -23,8 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymysql
-import pyspark
 import pytest
+
+from tests.conftest import require_module
+
+pyspark = require_module("pyspark")  # skips this module without the Spark extras
+
 from sqlalchemy.engine import make_url
 from thriftpy2.protocol import TBinaryProtocolFactory
 from thriftpy2.rpc import make_client
@@ -148,12 +152,30 @@ def run_beeline(port: int, statements: list[str], work: Path, name: str) -> Beel
     script.write_text("".join(f"{sql};\n" for sql in statements))
     home = work / "beeline-home"  # beeline keeps its history in ~/.beeline
     home.mkdir(exist_ok=True)
-    env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
-           "JAVA_TOOL_OPTIONS": f"-Duser.home={home}"}
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "JAVA_TOOL_OPTIONS": f"-Duser.home={home}",
+    }
     done = subprocess.run(
-        [str(SPARK_HOME / "bin" / "beeline"), "-u", url, "-n", USER, "--outputformat=tsv2", "--showHeader=true",
-         "--force=true", "-f", str(script)],
-        cwd=work, env=env, capture_output=True, text=True, timeout=BEELINE_TIMEOUT_SECONDS,
+        [
+            str(SPARK_HOME / "bin" / "beeline"),
+            "-u",
+            url,
+            "-n",
+            USER,
+            "--outputformat=tsv2",
+            "--showHeader=true",
+            "--force=true",
+            "-f",
+            str(script),
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BEELINE_TIMEOUT_SECONDS,
     )
     (work / f"{name}.out").write_text(done.stdout)
     (work / f"{name}.err").write_text(done.stderr)
@@ -184,8 +206,9 @@ def _mysql_database(request) -> str:
     """A fresh MariaDB/MySQL database for this module, dropped at its end."""
     url = make_url(request.getfixturevalue("mysql_server_url"))
     name = f"hms_beeline_{uuid.uuid4().hex[:12]}"
-    admin = pymysql.connect(host=url.host, port=url.port or 3306, user=url.username,
-                            password=url.password or "", autocommit=True)
+    admin = pymysql.connect(
+        host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
+    )
     with admin.cursor() as cur:
         cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
 
@@ -199,8 +222,14 @@ def _mysql_database(request) -> str:
 
 
 def _client(port: int):
-    return make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, proto_factory=TBinaryProtocolFactory(),
-                       trans_factory=TBufferedTransportFactory(), timeout=60_000)
+    return make_client(
+        hive.ThriftHiveMetastore,
+        "127.0.0.1",
+        port,
+        proto_factory=TBinaryProtocolFactory(),
+        trans_factory=TBufferedTransportFactory(),
+        timeout=60_000,
+    )
 
 
 def _register_lake(port: int, warehouse: Path) -> None:
@@ -209,9 +238,17 @@ def _register_lake(port: int, warehouse: Path) -> None:
     try:
         client.create_database(make_database("lake", description="registered over Thrift"))
         location = f"file:{warehouse / 'external' / 'trips'}"
-        client.create_table(make_table("lake", "trips", cols("id:bigint", "fare:double"), cols("city:string"),
-                                       location=location, table_type="EXTERNAL_TABLE",
-                                       params={"hudi.synced": "yes"}))
+        client.create_table(
+            make_table(
+                "lake",
+                "trips",
+                cols("id:bigint", "fare:double"),
+                cols("city:string"),
+                location=location,
+                table_type="EXTERNAL_TABLE",
+                params={"hudi.synced": "yes"},
+            )
+        )
         client.add_partitions([make_partition("lake", "trips", [city]) for city in ("oslo", "paris")])
     finally:
         client.close()
@@ -262,9 +299,26 @@ def run(request, java, tmp_path_factory) -> Run:
 
     with server_log.open("w") as log:
         hms = subprocess.Popen(
-            [sys.executable, "-m", "hms_adapter.cli", "serve", "--db-url", db_url, "--warehouse", str(warehouse),
-             "--host", "127.0.0.1", "--port", str(hms_port), "--no-metaserver", "--log-level", "DEBUG"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "hms_adapter.cli",
+                "serve",
+                "--db-url",
+                db_url,
+                "--warehouse",
+                str(warehouse),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(hms_port),
+                "--no-metaserver",
+                "--log-level",
+                "DEBUG",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     request.addfinalizer(lambda: stop(hms))
     wait_for_port(hms_port, hms, server_log, "hudi-metastore serve")
@@ -273,18 +327,37 @@ def run(request, java, tmp_path_factory) -> Run:
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1"}
     with sts_log.open("w") as log:
         sts = subprocess.Popen(
-            [str(SPARK_HOME / "bin" / "spark-submit"), "--master", "local[2]", "--class", THRIFT_SERVER_CLASS,
-             "--name", "hudi-metastore-beeline-test",
-             "--conf", "spark.ui.enabled=false",
-             "--conf", "spark.sql.shuffle.partitions=2",
-             "--conf", f"spark.local.dir={work / 'spark-local'}",
-             "--conf", f"spark.sql.warehouse.dir={warehouse}",
-             "--conf", f"spark.hadoop.hive.metastore.uris=thrift://127.0.0.1:{hms_port}",
-             "--hiveconf", f"hive.server2.thrift.port={sts_port}",
-             "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
-             "--hiveconf", f"hive.server2.logging.operation.log.location={work / 'operation_logs'}",
-             "spark-internal"],
-            cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(SPARK_HOME / "bin" / "spark-submit"),
+                "--master",
+                "local[2]",
+                "--class",
+                THRIFT_SERVER_CLASS,
+                "--name",
+                "hudi-metastore-beeline-test",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.sql.shuffle.partitions=2",
+                "--conf",
+                f"spark.local.dir={work / 'spark-local'}",
+                "--conf",
+                f"spark.sql.warehouse.dir={warehouse}",
+                "--conf",
+                f"spark.hadoop.hive.metastore.uris=thrift://127.0.0.1:{hms_port}",
+                "--hiveconf",
+                f"hive.server2.thrift.port={sts_port}",
+                "--hiveconf",
+                "hive.server2.thrift.bind.host=127.0.0.1",
+                "--hiveconf",
+                f"hive.server2.logging.operation.log.location={work / 'operation_logs'}",
+                "spark-internal",
+            ],
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     request.addfinalizer(lambda: stop(sts))
     wait_for_port(sts_port, sts, sts_log, "the Spark Thrift Server")
@@ -326,9 +399,14 @@ def test_create_table_and_insert_through_beeline(run):
     assert b.rows("SHOW DATABASES") == [["default"], ["lake"], ["shop"]]
     assert b.rows("SHOW TABLES IN shop") == [["shop", "orders", "false"]]
     assert b.rows("SHOW PARTITIONS shop.orders") == [
-        ["ds=2024-01-01/region=eu"], ["ds=2024-01-02/region=eu"], ["ds=2024-01-02/region=us"]]
+        ["ds=2024-01-01/region=eu"],
+        ["ds=2024-01-02/region=eu"],
+        ["ds=2024-01-02/region=us"],
+    ]
     assert b.rows("SHOW PARTITIONS shop.orders PARTITION (ds='2024-01-02')") == [
-        ["ds=2024-01-02/region=eu"], ["ds=2024-01-02/region=us"]]
+        ["ds=2024-01-02/region=eu"],
+        ["ds=2024-01-02/region=us"],
+    ]
     assert b.rows("SELECT count(*), sum(amount) FROM shop.orders") == [["3", "16.75"]]
 
 
@@ -337,10 +415,14 @@ def test_describe_formatted_shows_the_metastore_table(run):
     sql = "DESCRIBE FORMATTED shop.orders"
     rows = b.rows(sql)
     assert b.header(sql) == ["col_name", "data_type", "comment"]
-    assert rows[:4] == [["id", "int", "NULL"], ["amount", "double", "NULL"], ["ds", "string", "NULL"],
-                        ["region", "string", "NULL"]]
+    assert rows[:4] == [
+        ["id", "int", "NULL"],
+        ["amount", "double", "NULL"],
+        ["ds", "string", "NULL"],
+        ["region", "string", "NULL"],
+    ]
     at = rows.index(["# Partition Information", "", ""])
-    assert rows[at + 2:at + 4] == [["ds", "string", "NULL"], ["region", "string", "NULL"]]
+    assert rows[at + 2 : at + 4] == [["ds", "string", "NULL"], ["region", "string", "NULL"]]
     info = _formatted(rows[at:])
     assert info["Database"] == "shop"
     assert info["Table"] == "orders"
@@ -360,11 +442,15 @@ def test_describe_formatted_shows_the_metastore_table(run):
 def test_select_with_a_partition_filter_is_pruned_by_the_metastore(run):
     b = run.setup
     assert b.header("SELECT id, amount, region FROM shop.orders WHERE ds = '2024-01-02' ORDER BY id") == [
-        "id", "amount", "region"]
+        "id",
+        "amount",
+        "region",
+    ]
     assert b.rows("SELECT id, amount, region FROM shop.orders WHERE ds = '2024-01-02' ORDER BY id") == [
-        ["2", "3.0", "us"], ["3", "4.25", "eu"]]
-    assert b.rows("SELECT id, amount FROM shop.orders WHERE ds = '2024-01-02' AND region = 'eu'") == [
-        ["3", "4.25"]]
+        ["2", "3.0", "us"],
+        ["3", "4.25", "eu"],
+    ]
+    assert b.rows("SELECT id, amount FROM shop.orders WHERE ds = '2024-01-02' AND region = 'eu'") == [["3", "4.25"]]
     # Spark sent the filters to the metastore (get_partitions_by_filter), which answered them in SQL.
     log = run.server_log.read_text()
     assert """filter 'ds = "2024-01-02"' on shop.orders answered in SQL: 2 partitions""" in log
@@ -413,11 +499,15 @@ def test_errors_come_back_as_hive_errors(run):
     assert "PARTITION (`ds` = 2024-01-01, `region` = eu) in table `shop`.`orders`" in partition
     # rename_partition answered InvalidOperationException: its message goes through to beeline verbatim.
     target = f"file:{run.warehouse}/shop.db/orders/ds=2024-03-03/region=eu"
-    assert rename == ("[_LEGACY_ERROR_TEMP_3065] org.apache.spark.sql.AnalysisException: "
-                      "org.apache.hadoop.hive.ql.metadata.HiveException: Unable to rename partition. "
-                      f"New location for this partition {target} already exists")
-    assert f"Caused by: InvalidOperationException(message:New location for this partition {target} already exists)" \
+    assert rename == (
+        "[_LEGACY_ERROR_TEMP_3065] org.apache.spark.sql.AnalysisException: "
+        "org.apache.hadoop.hive.ql.metadata.HiveException: Unable to rename partition. "
+        f"New location for this partition {target} already exists"
+    )
+    assert (
+        f"Caused by: InvalidOperationException(message:New location for this partition {target} already exists)"
         in b.stderr
+    )
     log = run.server_log.read_text()
     assert "create_database failed: AlreadyExistsError: Database shop already exists" in log
     assert "rename_partition failed: InvalidOperationError: New location for this partition" in log
@@ -426,8 +516,9 @@ def test_errors_come_back_as_hive_errors(run):
 def test_drop_database_that_is_not_empty_is_refused_by_the_metastore(run):
     b = run.teardown
     # drop_database answered InvalidOperationException ("is not empty"), which Spark turns into SCHEMA_NOT_EMPTY.
-    assert b.errors[4].startswith("Error: org.apache.hive.service.cli.HiveSQLException: Error running query: "
-                                  "[SCHEMA_NOT_EMPTY] ")
+    assert b.errors[4].startswith(
+        "Error: org.apache.hive.service.cli.HiveSQLException: Error running query: [SCHEMA_NOT_EMPTY] "
+    )
     assert "Cannot drop a schema `shop` because it contains objects." in b.errors[4]
     log = run.server_log.read_text()
     assert "drop_database failed: InvalidOperationError: Database shop is not empty. One or more tables exist." in log

@@ -18,6 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+
+from tests.conftest import require_module
+
+require_module("hudi")  # skips this module without the Spark extras
+require_module("pyspark")
+
 from hudi import HudiFileGroupReader, HudiReadOptions, HudiTableBuilder
 from pyspark.sql import SparkSession
 
@@ -30,26 +36,30 @@ from hudi_catalog.model import Column, InstantState, StorageDescriptor, Table
 from hudi_catalog.services.hudi_import import HudiImporter
 from hudi_catalog.spark import read_table
 from tests.conftest import skip_or_fail
-from tests.hudi.tables import table_names, unpack
+from tests.hudi.tables import all_tables, unpack
 
 pytestmark = pytest.mark.spark
 
-TABLES = table_names()
-COPY_ON_WRITE = [n for n in TABLES if "_cow_" in n] or ["missing"]
-MERGE_ON_READ = [n for n in TABLES if "_mor_" in n] or ["missing"]
 NUMERIC = ("int", "bigint", "smallint", "tinyint", "float", "double")
 
 
 # -- fixtures ---------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def spark():
     if shutil.which("java") is None:
         skip_or_fail("Java is not installed; Spark cannot run")
-    session = (SparkSession.builder.master("local[2]").appName("read_table-tests")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
-               .config("spark.driver.host", "127.0.0.1").getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("read_table-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.host", "127.0.0.1")
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -98,6 +108,7 @@ def remote(lake):
 
 # -- comparing rows ---------------------------------------------------------------------------------------
 
+
 def rows(table: pa.Table | None, columns: list[str]) -> collections.Counter:
     """The rows of ``table`` over ``columns`` as a multiset of comparable values."""
     if table is None or table.num_rows == 0:
@@ -120,7 +131,8 @@ def assert_same_rows(df, expected: pa.Table | None) -> pa.Table:
     assert set(expected.column_names) <= set(ours.column_names)
     theirs_rows, our_rows = rows(expected, expected.column_names), rows(ours, expected.column_names)
     assert our_rows == theirs_rows, (
-        f"only hudi-rs: {list((theirs_rows - our_rows))[:2]}; only ours: {list((our_rows - theirs_rows))[:2]}")
+        f"only hudi-rs: {list(theirs_rows - our_rows)[:2]}; only ours: {list(our_rows - theirs_rows)[:2]}"
+    )
     return ours
 
 
@@ -137,8 +149,9 @@ def oracle_slices_read(oracle, base: Path, partition_path: str | None = None, lo
     for s in oracle.get_file_slices(HudiReadOptions()):
         if (partition_path is not None and s.partition_path != partition_path) or not s.base_file_name:
             continue
-        data = reader.read_file_slice_from_paths(s.base_file_relative_path(),
-                                                 s.log_files_relative_paths() if logs else [])
+        data = reader.read_file_slice_from_paths(
+            s.base_file_relative_path(), s.log_files_relative_paths() if logs else []
+        )
         # in hudi-rs's table schema, as its table reads give it (files may store a column with another type;
         # meta columns only where the table populates them)
         names = data.schema.names
@@ -151,12 +164,19 @@ def oracle_slices_read(oracle, base: Path, partition_path: str | None = None, lo
 
 def completed_writes(oracle) -> list[str]:
     timeline = oracle.get_timeline()
-    return sorted({i.timestamp for i in timeline.get_completed_commits() + timeline.get_completed_deltacommits()
-                   + timeline.get_completed_replacecommits()})
+    return sorted(
+        {
+            i.timestamp
+            for i in timeline.get_completed_commits()
+            + timeline.get_completed_deltacommits()
+            + timeline.get_completed_replacecommits()
+        }
+    )
 
 
 def where_of(keys: list[Column], values: list[str]) -> str:
     """An engine's WHERE clause selecting one partition by its values."""
+
     def literal(value: str, type_: str) -> str:
         return value if type_ in NUMERIC else "'" + value.replace("'", "\\'") + "'"
 
@@ -169,7 +189,8 @@ def file_paths(df) -> set[str]:
 
 # -- COPY_ON_WRITE ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", COPY_ON_WRITE)
+
+@pytest.mark.parametrize("name", all_tables("_cow_"))
 def test_copy_on_write_snapshot_equals_hudi_rs_with_and_without_a_partition_filter(spark, lake, name):
     table = lake.table(name)
     oracle = lake.oracle(name)
@@ -180,8 +201,10 @@ def test_copy_on_write_snapshot_equals_hudi_rs_with_and_without_a_partition_filt
         return
     # the partition with the most rows, chosen by its values as the catalog holds them (for timestamp key
     # generators: the formatted path, not the data values)
-    by_path = {p: oracle_slices_read(oracle, lake.bases[name], p)
-               for p in sorted({s.partition_path for s in oracle.get_file_slices(HudiReadOptions())})}
+    by_path = {
+        p: oracle_slices_read(oracle, lake.bases[name], p)
+        for p in sorted({s.partition_path for s in oracle.get_file_slices(HudiReadOptions())})
+    }
     path, expected = max(by_path.items(), key=lambda item: item[1].num_rows if item[1] else 0)
     values = partition_values(path, [k.name for k in keys])
     df = read_table(spark, table, where=where_of(keys, values), catalog=lake.catalog)
@@ -217,7 +240,8 @@ def test_timestamp_keygen_partition_columns_are_data_values_filtered_by_partitio
 
 # -- MERGE_ON_READ ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", MERGE_ON_READ)
+
+@pytest.mark.parametrize("name", all_tables("_mor_"))
 def test_merge_on_read_snapshot_and_read_optimized_equal_hudi_rs(spark, lake, name):
     table = lake.table(name)
     oracle = lake.oracle(name)
@@ -297,6 +321,7 @@ def test_incremental_read_of_a_table_without_meta_fields_is_refused(spark, lake)
 
 # -- no listing -------------------------------------------------------------------------------------------
 
+
 def test_reads_only_the_files_the_catalog_names(spark, lake, tmp_path):
     """A valid parquet file with other rows, named like a base file of the table's latest commit, in a
     partition folder, is not read: the read opens exactly the base files of the catalog's slices."""
@@ -355,6 +380,7 @@ def test_remote_errors_are_catalog_errors(spark, lake, remote):
 
 # -- MariaDB ----------------------------------------------------------------------------------------------
 
+
 def test_read_through_a_mariadb_catalog(spark, mysql_db_url, tmp_path):
     name = "sample_table_mor_avro_v9_txns_simple_meta"
     base = unpack(name, tmp_path)
@@ -363,37 +389,59 @@ def test_read_through_a_mariadb_catalog(spark, mysql_db_url, tmp_path):
         HudiImporter(catalog).run(str(base), database="m", table="t")
         oracle = HudiTableBuilder.from_base_uri(str(base)).build()
         assert_same_rows(read_table(spark, "m.t", catalog=catalog), oracle_read(oracle))
-        assert_same_rows(read_table(spark, "m.t", where="region = 'us'", catalog=catalog),
-                         oracle_slices_read(oracle, base, "region=us"))
+        assert_same_rows(
+            read_table(spark, "m.t", where="region = 'us'", catalog=catalog),
+            oracle_slices_read(oracle, base, "region=us"),
+        )
     finally:
         catalog.close()
 
 
 # -- what cannot be served --------------------------------------------------------------------------------
 
+
 def test_reads_that_cannot_be_served_raise_clear_errors(spark, lake):
     table = lake.table("sample_table_cow_v8_nonpartitioned")
     catalog = lake.catalog
-    catalog.tables.create(Table("h", "plain", partition_keys=[], sd=StorageDescriptor(
-        columns=[Column("id", "int")], location=str(lake.root / "plain"))))
+    catalog.tables.create(
+        Table(
+            "h",
+            "plain",
+            partition_keys=[],
+            sd=StorageDescriptor(columns=[Column("id", "int")], location=str(lake.root / "plain")),
+        )
+    )
     with pytest.raises(UnsupportedReadError, match="not a Hudi table"):
         read_table(spark, "h.plain", catalog=catalog)
 
-    catalog.tables.create(Table("h", "orc", table_type="EXTERNAL_TABLE", parameters={
-        "hoodie.table.type": "COPY_ON_WRITE", "hoodie.table.version": "6", "EXTERNAL": "TRUE"},
-        sd=StorageDescriptor(columns=[Column("id", "int")], location=str(lake.root / "orc"))))
+    catalog.tables.create(
+        Table(
+            "h",
+            "orc",
+            table_type="EXTERNAL_TABLE",
+            parameters={"hoodie.table.type": "COPY_ON_WRITE", "hoodie.table.version": "6", "EXTERNAL": "TRUE"},
+            sd=StorageDescriptor(columns=[Column("id", "int")], location=str(lake.root / "orc")),
+        )
+    )
     ts = catalog.timeline.new_instant_time("h", "orc")
-    commit = ('{"partitionToWriteStats": {"": [{"fileId": "f1", "path": "f1_0-1-1_%s.orc", "prevCommit": "null", '
-              '"numWrites": 1, "fileSizeInBytes": 10, "partitionPath": ""}]}, "extraMetadata": {}, '
-              '"operationType": "INSERT"}' % ts)
+    commit = (
+        '{"partitionToWriteStats": {"": [{"fileId": "f1", "path": "f1_0-1-1_%s.orc", "prevCommit": "null", '
+        '"numWrites": 1, "fileSizeInBytes": 10, "partitionPath": ""}]}, "extraMetadata": {}, '
+        '"operationType": "INSERT"}' % ts
+    )
     catalog.timeline.create("h", "orc", ts, "commit", InstantState.INFLIGHT)
-    catalog.timeline.transition("h", "orc", ts, "commit", InstantState.INFLIGHT, InstantState.COMPLETED,
-                                commit.encode())
+    catalog.timeline.transition(
+        "h", "orc", ts, "commit", InstantState.INFLIGHT, InstantState.COMPLETED, commit.encode()
+    )
     with pytest.raises(UnsupportedReadError, match=r"f1_0-1-1_\d+\.orc"):
         read_table(spark, "h.orc", catalog=catalog)
 
-    for bad in (dict(query_type="streaming"), dict(as_of="yesterday"), dict(begin="20240101000000000"),
-                dict(query_type="incremental", as_of="20240101000000000")):
+    for bad in (
+        dict(query_type="streaming"),
+        dict(as_of="yesterday"),
+        dict(begin="20240101000000000"),
+        dict(query_type="incremental", as_of="20240101000000000"),
+    ):
         with pytest.raises(ValueError):
             read_table(spark, table, catalog=catalog, **bad)
     with pytest.raises(ValueError, match="database.table"):

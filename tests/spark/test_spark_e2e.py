@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from hudi_catalog.warehouse import qualify
-from tests.conftest import skip_or_fail
+from tests.conftest import require_module, skip_or_fail
 
 SCRIPT = Path(__file__).with_name("statements.py")
 RUN_TIMEOUT_SECONDS = 900
@@ -30,23 +30,34 @@ _DDL_TIME = re.compile(r"(transient_lastDdlTime\W{1,5})\d+")
 
 @pytest.fixture(scope="module")
 def java() -> str:
+    """Java, and the pyspark wheel whose Spark it runs."""
+    require_module("pyspark")
     path = shutil.which("java")
     if path is None:
         skip_or_fail("Java is not installed; Spark cannot run")
     return path
 
 
-def run_statements(work_dir: Path, metastore_uri: str | None, statements: Path | None = None,
-                   spark_conf: dict[str, str] | None = None, env: dict[str, str] | None = None) -> dict[str, dict]:
+def run_statements(
+    work_dir: Path,
+    metastore_uri: str | None,
+    statements: Path | None = None,
+    spark_conf: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[str, dict]:
     """Results of ``statements.py``'s statements (or those listed in the JSON file ``statements``), with more
     Spark settings ``spark_conf`` and environment variables ``env``."""
     warehouse = work_dir / "spark-warehouse"
     command = [sys.executable, str(SCRIPT), str(warehouse)] + ([metastore_uri] if metastore_uri else [])
     command += [str(statements)] if statements else []
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1",
-           "HMS_TEST_SPARK_CONF": json.dumps(spark_conf or {}), **(env or {})}
-    done = subprocess.run(command, cwd=work_dir, env=env, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT_SECONDS)
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "HMS_TEST_SPARK_CONF": json.dumps(spark_conf or {}),
+        **(env or {}),
+    }
+    done = subprocess.run(command, cwd=work_dir, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert done.returncode == 0 and lines, f"Spark run failed:\n{done.stderr[-4000:]}"
     return {entry["sql"]: _masked(entry, str(warehouse)) for entry in lines}
@@ -97,9 +108,7 @@ def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, serv
 
     assert rows("SELECT id FROM sales.events WHERE n > 5 AND s = 'a' ORDER BY id") == [["3"]]
     assert rows("SELECT id FROM sales.events_ds WHERE dt >= DATE'2024-01-02' ORDER BY id") == [["2"], ["3"]]
-    answered_in_sql = {
-        (r.args[0], r.args[1]) for r in caplog.records if r.getMessage().startswith("filter ")
-    }
+    answered_in_sql = {(r.args[0], r.args[1]) for r in caplog.records if r.getMessage().startswith("filter ")}
     for table in ("sales.events", "sales.events_ds"):
         assert ('dt >= "2024-01-02"', table) in answered_in_sql
         assert ('n > 5 and s = "a"', table) in answered_in_sql

@@ -54,10 +54,20 @@ def test_analyzed_statistics_survive_a_new_session(java, server, tmp_path):  # n
         return {row[0]: row[1] for row in described[f"DESCRIBE EXTENDED st.t {name}"]["rows"]}
 
     assert {k: column("id")[k] for k in ("min", "max", "num_nulls", "distinct_count")} == {
-        "min": "1", "max": "3", "num_nulls": "0", "distinct_count": "3"}
-    assert {k: column("price")[k] for k in ("min", "max", "num_nulls")} == {"min": "1.5", "max": "2.5",
-                                                                          "num_nulls": "1"}
+        "min": "1",
+        "max": "3",
+        "num_nulls": "0",
+        "distinct_count": "3",
+    }
+    assert {k: column("price")[k] for k in ("min", "max", "num_nulls")} == {
+        "min": "1.5",
+        "max": "2.5",
+        "num_nulls": "1",
+    }
     assert {k: column("name")[k] for k in ("num_nulls", "distinct_count", "max_col_len")} == {
-        "num_nulls": "0", "distinct_count": "3", "max_col_len": "3"}
+        "num_nulls": "0",
+        "distinct_count": "3",
+        "max_col_len": "3",
+    }
     partition = {row[0]: row[1] for row in described["DESCRIBE EXTENDED st.p PARTITION (ds='2024-01-01')"]["rows"]}
     assert partition["Partition Statistics"].endswith(", 2 rows")

@@ -15,15 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ..catalog import Catalog
-from ..hudi.file_slices import FileSlice
-from ..hudi.partition_paths import partition_values
-from ..model import Column, InstantState
-
-TABLE_TYPE_PARAM = "hoodie.table.type"
-"""The table parameter naming the Hudi table type (``COPY_ON_WRITE`` or ``MERGE_ON_READ``)."""
-WRITE_ACTIONS = frozenset({"commit", "deltacommit", "replacecommit", "compaction", "logcompaction", "clustering"})
-"""Actions whose completion writes data files: the latest of them is the table's latest commit."""
+from .catalog import Catalog
+from .hudi.file_slices import FileSlice
+from .hudi.partition_paths import partition_values
+from .hudi.properties import TABLE_TYPE
+from .model import WRITE_ACTIONS, Column, InstantState
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class HudiTableInfo:
     @property
     def table_type(self) -> str | None:
         """``COPY_ON_WRITE``, ``MERGE_ON_READ``, or ``None`` for a table that is not a Hudi table."""
-        return self.parameters.get(TABLE_TYPE_PARAM)
+        return self.parameters.get(TABLE_TYPE)
 
 
 @dataclass(frozen=True)
@@ -71,8 +67,9 @@ class CatalogSource(Protocol):
         ``""``. Raises ``InvalidFilterError`` when ``where`` is not SQL."""
         ...
 
-    def latest_file_slices(self, database: str, table: str, paths: Sequence[str] | None,
-                           as_of: str | None) -> list[FileSlice]:
+    def latest_file_slices(
+        self, database: str, table: str, paths: Sequence[str] | None, as_of: str | None
+    ) -> list[FileSlice]:
         """The latest file slice of every file group of the partitions at ``paths`` (every partition when
         ``None``), as of instant time ``as_of`` (the latest completed state when ``None``)."""
         ...
@@ -95,8 +92,14 @@ class LocalCatalogSource:
 
     def table(self, database: str, table: str) -> HudiTableInfo:
         found = self.catalog.tables.get(database, table)
-        return HudiTableInfo(found.database, found.name, found.sd.location, tuple(found.sd.columns),
-                             tuple(found.partition_keys), dict(found.parameters))
+        return HudiTableInfo(
+            found.database,
+            found.name,
+            found.sd.location,
+            tuple(found.sd.columns),
+            tuple(found.partition_keys),
+            dict(found.parameters),
+        )
 
     def partitions(self, database: str, table: str, where: str | None) -> list[PartitionInfo]:
         found = self.catalog.tables.get(database, table)
@@ -106,23 +109,27 @@ class LocalCatalogSource:
         # the snapshot created these partitions from their Hudi paths with partition_values: same values here
         paths = {tuple(partition_values(p, keys)): p for p in self.catalog.snapshot.partition_paths(database, table)}
         chosen = self.catalog.partitions.by_where(database, table, where or "")
-        return [PartitionInfo(paths[values], values) for values in (tuple(p.values) for p in chosen)
-                if values in paths]
+        return [PartitionInfo(paths[values], values) for values in (tuple(p.values) for p in chosen) if values in paths]
 
-    def latest_file_slices(self, database: str, table: str, paths: Sequence[str] | None,
-                           as_of: str | None) -> list[FileSlice]:
+    def latest_file_slices(
+        self, database: str, table: str, paths: Sequence[str] | None, as_of: str | None
+    ) -> list[FileSlice]:
         if paths is None:
             by_path = self.catalog.snapshot.latest_file_slices(database, table, as_of=as_of)
             return [s for found in by_path.values() for s in found]
-        return [s for path in paths
-                for s in self.catalog.snapshot.latest_file_slices(database, table, path, as_of=as_of).get(path, [])]
+        return [
+            s
+            for path in paths
+            for s in self.catalog.snapshot.latest_file_slices(database, table, path, as_of=as_of).get(path, [])
+        ]
 
     def file_groups_changed(self, database: str, table: str, begin: str, end: str) -> set[tuple[str, str]]:
-        return {(path, file_id) for path, file_id, _, _ in self.catalog.snapshot.files_changed(database, table,
-                                                                                               begin, end)}
+        return {
+            (path, file_id) for path, file_id, _, _ in self.catalog.snapshot.files_changed(database, table, begin, end)
+        }
 
     def latest_commit(self, database: str, table: str) -> str | None:
-        completed = self.catalog.timeline.instants(database, table, states=[InstantState.COMPLETED],
-                                                   actions=sorted(WRITE_ACTIONS))
+        completed = self.catalog.timeline.instants(
+            database, table, states=[InstantState.COMPLETED], actions=sorted(WRITE_ACTIONS)
+        )
         return max((i.requested_time for i in completed), default=None)
-

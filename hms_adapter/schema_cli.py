@@ -1,0 +1,114 @@
+"""``hudi-metastore schema status | upgrade | sql``: the catalog database's schema layout, as Hive's
+schematool shows and upgrades the metastore's.
+
+``status`` exits 0 when the database has this build's layout, 3 when it is behind (older or empty: ``upgrade``
+brings it up) and 4 when it is ahead (a newer hudi-metastore made it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from sqlalchemy.engine import make_url
+
+from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV
+from hudi_catalog.services.schema import DIALECTS, SchemaService, SchemaState, SchemaStatus, upgrade_sql
+
+EXIT_CODES = {SchemaState.CURRENT: 0, SchemaState.BEHIND: 3, SchemaState.AHEAD: 4}
+
+
+def add_commands(commands) -> dict:
+    """Add ``schema`` and its subcommands to ``commands``; returns ``{name: handler}``."""
+    schema = commands.add_parser("schema", help="show, upgrade or script the catalog database's schema layout")
+    actions = schema.add_subparsers(dest="schema_command", required=True)
+    status = actions.add_parser(
+        "status",
+        help="this build's layout against the database's, and what is pending (exit 0 current, 3 behind, 4 ahead)",
+    )
+    upgrade = actions.add_parser("upgrade", help="apply the pending migrations (an empty database: create the schema)")
+    sql = actions.add_parser("sql", help="print the upgrade's SQL for a DBA to review and apply; changes nothing")
+    for action in (status, upgrade, sql):
+        _add_options(action)
+    sql.add_argument(
+        "--from",
+        dest="from_version",
+        type=int,
+        metavar="N",
+        help="the layout to upgrade from (0: an empty database; default: the database's)",
+    )
+    sql.add_argument(
+        "--dialect",
+        choices=sorted(DIALECTS),
+        help="render for this dialect without connecting to a database (from --from, default 0)",
+    )
+    return {"schema": _schema}
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db-url",
+        default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
+        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "WARNING"),
+        help="INFO logs each migration applied",
+    )
+
+
+def _schema(args: argparse.Namespace) -> int:
+    if args.schema_command == "sql" and args.dialect:
+        print(upgrade_sql(args.dialect, args.from_version), end="")
+        return 0
+    if _missing_sqlite_file(args.db_url):
+        if args.schema_command == "status":
+            _print_status(SchemaStatus.of_empty_database(), args.db_url)
+            return EXIT_CODES[SchemaState.BEHIND]
+        if args.schema_command == "sql":
+            print(upgrade_sql("sqlite", args.from_version), end="")
+            return 0
+    service = SchemaService.connect(args.db_url)
+    try:
+        if args.schema_command == "status":
+            found = service.status()
+            _print_status(found, service.store.engine.url.render_as_string(hide_password=True))
+            return EXIT_CODES[found.state]
+        if args.schema_command == "sql":
+            print(service.upgrade_sql(args.from_version), end="")
+            return 0
+        result = service.upgrade()
+    finally:
+        service.close()
+    if not result.applied:
+        print(f"the catalog schema is at layout {result.to_version} already")
+    else:
+        start = "an empty database" if result.from_version is None else f"layout {result.from_version}"
+        print(f"upgraded the catalog schema from {start} to layout {result.to_version}: {', '.join(result.applied)}")
+    return 0
+
+
+def _missing_sqlite_file(db_url: str) -> bool:
+    """A SQLite URL naming a file that does not exist (connecting would create it)."""
+    url = make_url(db_url)
+    return (
+        url.get_backend_name() == "sqlite"
+        and url.database not in (None, "", ":memory:")
+        and not os.path.exists(url.database)
+    )
+
+
+def _print_status(status: SchemaStatus, where: str) -> None:
+    found = "empty (no catalog schema)" if status.database_version is None else f"layout {status.database_version}"
+    print(f"url:        {where}")
+    print(f"this build: layout {status.build_version}")
+    print(f"database:   {found}")
+    if status.pending:
+        print(f"pending:    {', '.join(status.pending)}")
+    advice = {
+        SchemaState.CURRENT: "current",
+        SchemaState.BEHIND: "behind: run `hudi-metastore schema upgrade` (or `schema sql` for the script)",
+        SchemaState.AHEAD: "ahead: the database was made by a newer hudi-metastore; upgrade hudi-metastore",
+    }
+    print(f"state:      {advice[status.state]}")

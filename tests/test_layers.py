@@ -1,0 +1,75 @@
+"""The layers' import rules, read from the source: the core never imports a front end, Thrift or the IDL; a
+front end talks to the catalog's services and model, never to its store; only ``hudi_catalog/spark`` (and
+the Spark importer it holds) imports pyspark."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imports_of(package: str) -> list[tuple[str, str]]:
+    """(module file, imported module) for every absolute import under ``package`` (relative ones resolved)."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module_parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [(str(path.relative_to(ROOT)), alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = module_parts[: len(module_parts) - node.level]
+                    name = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    name = node.module or ""
+                found.append((str(path.relative_to(ROOT)), name))
+    return found
+
+
+@pytest.mark.parametrize("forbidden", ["hms_adapter", "thriftpy2", "hudi_metastore_idl", "prometheus_client"])
+def test_the_core_imports_no_front_end(forbidden):
+    assert [(f, m) for f, m in imports_of("hudi_catalog") if m.split(".")[0] == forbidden] == []
+
+
+def test_front_ends_do_not_reach_into_the_store():
+    assert [(f, m) for f, m in imports_of("hms_adapter") if m.startswith("hudi_catalog.store")] == []
+
+
+def test_only_the_spark_package_imports_pyspark():
+    users = {f for f, m in imports_of("hudi_catalog") + imports_of("hms_adapter") if m.split(".")[0] == "pyspark"}
+    assert users and all(f.startswith("hudi_catalog/spark/") for f in users), users
+
+
+STORE_USERS_OUTSIDE_THE_LAYERS = {
+    "hudi_catalog/catalog.py": "wires the store into the services",
+    "hudi_catalog/pruning/to_sql.py": "compiles a filter into a condition over the store's partition tables",
+    "benchmarks/snapshot.py": "bulk-loads a million files straight into the tables (hours through the services)",
+}
+"""The modules outside ``hudi_catalog/store`` and ``hudi_catalog/services`` that import the store, and why."""
+
+
+def test_only_services_use_the_store():
+    users = {
+        f
+        for package in ("hudi_catalog", "hms_adapter", "benchmarks", "tools")
+        for f, m in imports_of(package)
+        if m.startswith("hudi_catalog.store")
+    }
+    outside = {f for f in users if not f.startswith(("hudi_catalog/store/", "hudi_catalog/services/"))}
+    assert outside == set(STORE_USERS_OUTSIDE_THE_LAYERS)
+
+
+def test_the_read_source_lives_with_the_catalog():
+    """Spark's reader asks the catalog through ``hudi_catalog.read_source``; the catalog side (the read
+    source, the services, the metaserver front end) never imports the Spark package."""
+    users = {
+        f
+        for f, m in imports_of("hudi_catalog") + imports_of("hms_adapter")
+        if m.startswith("hudi_catalog.spark") and not f.startswith("hudi_catalog/spark/")
+    }
+    assert users == {"hms_adapter/hudi_cli.py"}  # `import --spark`, imported only when asked for
+    assert ("hudi_catalog/spark/reader.py", "hudi_catalog.read_source") in imports_of("hudi_catalog")
