@@ -1,4 +1,4 @@
-"""What each Hive Metastore call does, for ``serve --authorization``: its ``Action`` and the level of the object
+"""What each Hive Metastore call does, for ``serve --authorization``: its ``Operation`` and the level of the object
 it acts on (the catalog, a database or a table), and where in its arguments that object is named.
 
 Every method the handler serves has a rule (a test keeps it so); a call without one is refused when
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hudi_catalog.authorization import GLOBAL, Action, ObjectType, SecuredObject
+from hudi_catalog.authorization import GLOBAL, ObjectType, Operation, SecuredObject
 
 from .convert.names import strip_catalog
 
 
 @dataclass(frozen=True)
 class Rule:
-    action: Action
+    action: Operation
     level: ObjectType
     """``GLOBAL``, ``DATABASE`` or ``TABLE``."""
 
@@ -26,7 +26,7 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def _rule(action: Action, level: ObjectType, methods: str) -> None:
+def _rule(action: Operation, level: ObjectType, methods: str) -> None:
     for method in methods.split():
         if method in RULES:
             raise ValueError(f"two access rules for {method}")
@@ -34,7 +34,7 @@ def _rule(action: Action, level: ObjectType, methods: str) -> None:
 
 
 _rule(
-    Action.READ,
+    Operation.READ,
     ObjectType.GLOBAL,
     """
     getName getVersion getStatus getStatusDetails aliveSince getCounters getCounter getOption getOptions
@@ -49,9 +49,9 @@ _rule(
     get_privilege_set
 """,
 )
-_rule(Action.CREATE, ObjectType.GLOBAL, "create_database create_database_req")
+_rule(Operation.CREATE, ObjectType.GLOBAL, "create_database create_database_req")
 _rule(
-    Action.ADMIN,
+    Operation.ADMIN,
     ObjectType.GLOBAL,
     """
     create_catalog alter_catalog drop_catalog
@@ -59,7 +59,7 @@ _rule(
 """,
 )
 _rule(
-    Action.READ,
+    Operation.READ,
     ObjectType.DATABASE,
     """
     get_database get_database_req get_tables get_all_tables get_tables_by_type get_tables_ext
@@ -67,22 +67,22 @@ _rule(
 """,
 )
 _rule(
-    Action.CREATE,
+    Operation.CREATE,
     ObjectType.DATABASE,
     """
     create_table create_table_with_environment_context create_table_req create_table_with_constraints
 """,
 )
 _rule(
-    Action.ALTER,
+    Operation.ALTER,
     ObjectType.DATABASE,
     """
     alter_database alter_database_req create_function alter_function drop_function
 """,
 )
-_rule(Action.DROP, ObjectType.DATABASE, "drop_database drop_database_req")
+_rule(Operation.DROP, ObjectType.DATABASE, "drop_database drop_database_req")
 _rule(
-    Action.READ,
+    Operation.READ,
     ObjectType.TABLE,
     """
     get_table get_table_req get_fields get_fields_req get_fields_with_environment_context get_schema
@@ -99,7 +99,7 @@ _rule(
 """,
 )
 _rule(
-    Action.WRITE,
+    Operation.WRITE,
     ObjectType.TABLE,
     """
     add_partition add_partition_with_environment_context add_partitions add_partitions_req append_partition
@@ -113,7 +113,7 @@ _rule(
 """,
 )
 _rule(
-    Action.DELETE,
+    Operation.DELETE,
     ObjectType.TABLE,
     """
     drop_partition drop_partition_with_environment_context drop_partition_by_name
@@ -122,7 +122,7 @@ _rule(
 """,
 )
 _rule(
-    Action.ALTER,
+    Operation.ALTER,
     ObjectType.TABLE,
     """
     alter_table alter_table_with_environment_context alter_table_with_cascade alter_table_req
@@ -130,7 +130,7 @@ _rule(
     add_check_constraint drop_constraint
 """,
 )
-_rule(Action.DROP, ObjectType.TABLE, "drop_table drop_table_with_environment_context drop_table_req")
+_rule(Operation.DROP, ObjectType.TABLE, "drop_table drop_table_with_environment_context drop_table_req")
 
 _DATABASE_FIELDS = (
     "dbName",

@@ -8,7 +8,7 @@ Listings (databases, tables) are filtered by ``visible_databases`` and ``visible
 from __future__ import annotations
 
 from hudi_catalog import Catalog
-from hudi_catalog.authorization import Action, ObjectType, Principal, PrincipalType, Role
+from hudi_catalog.authorization import ObjectType, Operation, Principal, PrincipalType, Role
 from hudi_catalog.errors import AccessDeniedError, NoSuchObjectError
 
 from . import connection
@@ -49,14 +49,14 @@ class AuthorizationCalls:
         rule = RULES.get(api)
         if rule is None:
             raise AccessDeniedError(f"Permission denied: {api} has no access rule")
-        if rule.action is Action.READ and rule.level is ObjectType.GLOBAL:
+        if rule.action is Operation.READ and rule.level is ObjectType.GLOBAL:
             return
         target = target_of(rule, args)
         if target is None:
             raise AccessDeniedError(f"Permission denied: the arguments of {api} name no {rule.level.name.lower()}")
         user = _caller()
         authorization.require(user, rule.action, target, api)
-        if rule.action is Action.CREATE and user is not None and not authorization.is_admin(user):
+        if rule.action is Operation.CREATE and user is not None and not authorization.is_admin(user):
             for value in args:
                 _make_owner(getattr(value, "table", value), user)
 

@@ -9,12 +9,12 @@ import json
 import logging
 import os
 import resource
-import shutil
 import signal
 import ssl
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -32,6 +32,7 @@ from hudi_catalog.config import (
     DB_URL_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    ICEBERG_VIEWS_ENV,
     IDLE_TIMEOUT_ENV,
     KERBEROS_KEYTAB_ENV,
     KERBEROS_PRINCIPAL_ENV,
@@ -61,11 +62,13 @@ from hudi_catalog.config import (
     WAREHOUSE_ENV,
 )
 from hudi_catalog.errors import CatalogError
+from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.partition_names import make_partition_name
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
+from hudi_catalog.services.iceberg_views import DEFAULT_SUFFIX, ViewSettings
 
 from . import hudi_cli, schema_cli
 from .audit import AuditLog
@@ -74,7 +77,7 @@ from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
-from .ops_http import OpsServer, forget_process, use_metrics_directory
+from .ops_http import OpsServer, forget_process, fresh_metrics_directory
 from .passwords import set_password
 from .processor import CallRecorder, MetastoreProcessor
 from .sasl import MechanismFactories
@@ -182,6 +185,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds notification events are kept, as Hive's "
         f"hive.metastore.event.db.listener.timetolive (env {EVENT_TTL_ENV}; default "
         f"{EVENT_TTL_SECONDS_DEFAULT:g})",
+    )
+
+    views = serve.add_argument_group("Iceberg views of Hudi tables (docs/iceberg.md)")
+    views.add_argument(
+        "--iceberg-views",
+        action="store_true",
+        default=os.environ.get(ICEBERG_VIEWS_ENV, "").lower() in ("1", "true", "yes", "on"),
+        help="keep an Iceberg view of every Hudi table, made at its next completed instant (env "
+        f"{ICEBERG_VIEWS_ENV}=true); without it only tables given one (`hudi-metastore iceberg`, "
+        "`import --iceberg-view`) keep one",
+    )
+    views.add_argument(
+        "--iceberg-view-suffix",
+        default=DEFAULT_SUFFIX,
+        help=f"a new view is named after its table with this suffix (default {DEFAULT_SUFFIX})",
+    )
+    views.add_argument(
+        "--iceberg-metadata-root",
+        metavar="URI",
+        help="write new views' metadata under URI/<database>/<table> (default: the table's "
+        f"<base path>/{DEFAULT_METADATA_DIR})",
     )
 
     limits, defaults = serve.add_argument_group("serving limits (per server process)"), ServingLimits()
@@ -476,14 +500,10 @@ def _serve(args: argparse.Namespace) -> int:
     if warning:
         log.warning(warning)
     # before prometheus_client is imported, by this process or the workers it forks
-    metrics_directory = use_metrics_directory() if args.metrics_port is not None else None
-    try:
+    with fresh_metrics_directory() if args.metrics_port is not None else nullcontext() as directory:
         if args.workers == 1:
-            return _serve_process(args, metrics_directory=metrics_directory)
-        return _serve_workers(args, metrics_directory)
-    finally:  # only this process gets here: a forked worker leaves through multiprocessing's own exit
-        if metrics_directory is not None:
-            shutil.rmtree(metrics_directory, ignore_errors=True)
+            return _serve_process(args, metrics_directory=directory)
+        return _serve_workers(args, directory)
 
 
 def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: Path) -> OpsServer:
@@ -534,6 +554,7 @@ def _serve_process(
         data_roots=args.data_root,
         upgrade_schema=args.upgrade_schema,
         observer=metrics.PrometheusObserver() if recording else IGNORED,
+        iceberg_views=ViewSettings(args.iceberg_views, args.iceberg_view_suffix, args.iceberg_metadata_root),
     )
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per

@@ -1,4 +1,4 @@
-"""The Hudi subcommands of ``hudi-metastore``: ``import``, ``timeline`` and ``snapshot``.
+"""The Hudi subcommands of ``hudi-metastore``: ``import``, ``timeline``, ``snapshot`` and ``iceberg``.
 
 ``timeline --json`` and ``snapshot --json`` print the stable shapes documented in ``docs/cli.md``.
 """
@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from hudi_catalog import Catalog
+from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_system
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
 
@@ -42,6 +44,30 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
         f"(default {PROGRESS_INTERVAL_SECONDS:g}); on a terminal a bar shows it",
     )
 
+    imported.add_argument(
+        "--iceberg-view",
+        action="store_true",
+        help="then build the table's Iceberg view and register it, kept up to date from then on",
+    )
+    imported.add_argument("--iceberg-view-name", metavar="NAME", help="with --iceberg-view: default <table>_iceberg")
+
+    iceberg = commands.add_parser(
+        "iceberg", help="build (or rebuild) the Iceberg view of a Hudi table: DB.TABLE in the catalog, or a PATH"
+    )
+    add_store_options(iceberg)
+    iceberg.add_argument(
+        "target",
+        metavar="DB.TABLE|PATH",
+        help="a table in the catalog: its view is built from the catalog's timeline and registered (and kept "
+        "up to date by the servers); a base path: the view's metadata is written there, registered nowhere",
+    )
+    iceberg.add_argument("--name", help="the view table's name (DB.TABLE only; default <table>_iceberg)")
+    iceberg.add_argument(
+        "--metadata-dir",
+        metavar="URI",
+        help=f"where the view's metadata goes (default <base path>/{DEFAULT_METADATA_DIR})",
+    )
+
     timeline = commands.add_parser("timeline", help="print a Hudi table's timeline")
     add_store_options(timeline)
     timeline.add_argument("table", metavar="DB.TABLE")
@@ -53,7 +79,7 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
     snapshot.add_argument("--partition", help="only this partition path ('' for an unpartitioned table)")
     snapshot.add_argument("--as-of", help="an instant time: the slices as of then (time travel)")
     snapshot.add_argument("--json", action="store_true")
-    return {"import": _import, "timeline": _timeline, "snapshot": _snapshot}
+    return {"import": _import, "iceberg": _iceberg, "timeline": _timeline, "snapshot": _snapshot}
 
 
 def _seconds(text: str) -> float:
@@ -76,6 +102,8 @@ def _split(name: str) -> tuple[str, str]:
 def _import(args: argparse.Namespace) -> int:
     if args.master and not args.spark:
         raise SystemExit("hudi-metastore: --master goes with --spark")
+    if args.iceberg_view_name and not args.iceberg_view:
+        raise SystemExit("hudi-metastore: --iceberg-view-name goes with --iceberg-view")
     catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
     progress = import_progress(sys.stderr, args.progress_interval)
     try:
@@ -90,14 +118,46 @@ def _import(args: argparse.Namespace) -> int:
                 return 2
         else:
             result = HudiImporter(catalog, progress=progress).run(args.path, args.database, args.table)
+        progress.close()
+        print(
+            f"{result.database}.{result.table}: {result.recorded} instants recorded, "
+            f"latest commit {result.latest_commit or '-'}"
+        )
+        if args.iceberg_view:
+            view = catalog.iceberg_views.create(result.database, result.table, args.iceberg_view_name)
+            _print_view(f"{result.database}.{view.view}", view.metadata_location, view.skipped, view.error)
     finally:
         progress.close()
         catalog.close()
-    print(
-        f"{result.database}.{result.table}: {result.recorded} instants recorded, "
-        f"latest commit {result.latest_commit or '-'}"
-    )
     return 0
+
+
+def _iceberg(args: argparse.Namespace) -> int:
+    target = args.target
+    if "/" in target or ":" in target or Path(target).is_dir():
+        if args.name:
+            raise SystemExit("hudi-metastore: --name names a registered view: give DB.TABLE")
+        fs, base_path = uri_file_system(target)
+        update = build_view(fs, base_path, args.metadata_dir)
+        location = update.metadata.location if update.metadata else None
+        _print_view(base_path, location, update.skipped, str(update.error) if update.error else None)
+        return 1 if update.error else 0
+    database, table = _split(target)
+    catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
+    try:
+        view = catalog.iceberg_views.create(database, table, args.name, args.metadata_dir)
+    finally:
+        catalog.close()
+    _print_view(f"{database}.{view.view}", view.metadata_location, view.skipped, view.error)
+    return 1 if view.error else 0
+
+
+def _print_view(name: str, location: str | None, skipped: Mapping[str, int], error: str | None) -> None:
+    print(f"Iceberg view {name}: {location or 'no metadata yet'}")
+    for reason, count in sorted(skipped.items()):
+        print(f"  {count} files left out: {reason}")
+    if error:
+        print(f"  stopped before an instant it cannot take: {error}", file=sys.stderr)
 
 
 def _timeline(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@
 The metrics are kept in prometheus_client's multiprocess mode, so the processes of ``serve --workers N`` and
 their restarts report as one target: each writes its values to files in one directory that the HTTP
 endpoint (``hms_adapter/ops_http.py``) reads at scrape time. prometheus_client chooses where values live
-when it is first imported, so this module is imported only after ``ops_http.use_metrics_directory``; ``serve``
+when it is first imported, so this module is imported only after ``ops_http.fresh_metrics_directory``; ``serve``
 does both before it starts any server.
 
 Every name follows Prometheus' conventions: the ``hudi_metastore_`` prefix, base units (seconds), ``_total``

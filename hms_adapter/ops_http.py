@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,12 +30,18 @@ MULTIPROCESS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LIVE, READY, METRICS = "/health/live", "/health/ready", "/metrics"
 
 
-def use_metrics_directory() -> Path:
-    """Make a fresh directory for the serving processes' metric files and point prometheus_client at it,
-    in this process and those it forks. Must run before prometheus_client is first imported."""
+@contextmanager
+def fresh_metrics_directory() -> Iterator[Path]:
+    """A fresh directory for the serving processes' metric files, with prometheus_client pointed at it in
+    this process and those it forks; removed when the block ends. Must be entered before prometheus_client
+    is first imported. Only the process that entered it leaves the block: a forked worker exits through
+    multiprocessing's own exit and leaves the files to the supervisor."""
     directory = Path(tempfile.mkdtemp(prefix="hudi-metastore-metrics-"))
     os.environ[MULTIPROCESS_DIR_ENV] = str(directory)
-    return directory
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def forget_process(pid: int) -> None:

@@ -50,7 +50,7 @@ class AccessMode(enum.Enum):
     PRIVILEGES = "privileges"
 
 
-class Action(enum.Enum):
+class Operation(enum.Enum):
     """What a call does to its object; ``privilege`` is what it needs on a table in ``privileges`` mode
     (``None``: ownership)."""
 

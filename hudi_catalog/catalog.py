@@ -34,6 +34,7 @@ from .services.databases import DatabaseService
 from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
 from .services.events import EventLog, EventService
 from .services.functions import FunctionService
+from .services.iceberg_views import IcebergViewService, ViewSettings
 from .services.locks import LockService
 from .services.partitions import PartitionService
 from .services.schema import SchemaService
@@ -69,6 +70,7 @@ class Catalog:
         access_policy: AccessPolicy | None = None,
         filter_limits: FilterLimits | None = None,
         retry_policy: RetryPolicy | None = None,
+        iceberg_views: ViewSettings | None = None,
     ) -> None:
         """``store`` reports to its observer (``CatalogObserver``), which also hears of logged events.
         ``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
@@ -79,7 +81,9 @@ class Catalog:
         ``token_lifetimes``: delegation tokens' renewal and lifetime limits (Hive's defaults when None).
         ``access_policy``: how calls are authorized (nothing checked when None).
         ``filter_limits``: how large a partition filter may be (``FilterLimits``' defaults when None).
-        ``retry_policy``: how long ``call`` tries a call again through transient database errors."""
+        ``retry_policy``: how long ``call`` tries a call again through transient database errors.
+        ``iceberg_views``: which Hudi tables get Iceberg views and where their metadata goes (only tables
+        given one keep one when None)."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -100,7 +104,10 @@ class Catalog:
         self.partitions = PartitionService(ctx)
         self.functions = FunctionService(ctx)
         self.snapshot = SnapshotService(ctx, asynchronous=snapshot_sync == "async")
-        self.timeline = TimelineService(ctx, on_complete=self.snapshot)
+        self.iceberg_views = IcebergViewService(ctx, self.tables, iceberg_views)
+        self.timeline = TimelineService(
+            ctx, on_complete=self.snapshot, after_complete=self.iceberg_views.instant_completed
+        )
         self.txns = TxnService(ctx, txn_timeout)
         self.locks = LockService(ctx, self.txns)
         self.events = EventService(ctx, event_ttl)
@@ -126,11 +133,13 @@ class Catalog:
         data_roots: Sequence[str] = (),
         upgrade_schema: bool = False,
         observer: CatalogObserver = IGNORED,
+        iceberg_views: ViewSettings | None = None,
     ) -> Catalog:
         """Connect to the store at ``db_url``; with ``init``, create its schema when the database is empty
         (and migrate an older one with ``upgrade_schema``) first.
         ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``).
         ``observer``: receives what the catalog reports of its work (``observability``), for metrics.
+        ``iceberg_views``: as for the constructor.
 
         Raises:
             SchemaVersionError: with ``init``, the database's layout is newer than this build's, or older
@@ -147,6 +156,7 @@ class Catalog:
             access_policy,
             filter_limits,
             retry_policy,
+            iceberg_views,
         )
         if init:
             try:

@@ -16,18 +16,20 @@ DEFAULT_DATABASE_NAME = "default"
 DEFAULT_DATABASE_COMMENT = "Default Hive database"
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
-MYSQL_POOL_SIZE = 8
-MYSQL_MAX_OVERFLOW = 16
-MYSQL_PING_AFTER_IDLE_SECONDS = 10.0
-MYSQL_CONNECT_TIMEOUT_SECONDS = 5
-MYSQL_IO_TIMEOUT_SECONDS = 30
+# The pool and timeouts of the server stores (MySQL/MariaDB and PostgreSQL)
+SERVER_STORE_POOL_SIZE = 8
+SERVER_STORE_MAX_OVERFLOW = 16
+SERVER_STORE_PING_AFTER_IDLE_SECONDS = 10.0
+"""A pooled connection idle for longer is pinged before use (and replaced if dead); busier ones are not,
+which saves a round trip per call."""
+SERVER_STORE_CONNECT_TIMEOUT_SECONDS = 5
+SERVER_STORE_IO_TIMEOUT_SECONDS = 30
 """A statement's answer (or sending it) may take this long before the connection counts as lost, so a server
 cut off from its database fails over to retrying instead of waiting for TCP to give up."""
-MARIADB_IDLE_WRITE_TRANSACTION_SECONDS = 30
-"""MariaDB ends a write transaction left idle this long (its client cut off mid-transaction), releasing the
-row locks other servers on the database wait for; the catalog's transactions are never idle that long."""
-"""A pooled MySQL connection idle for longer is pinged before use (and replaced if dead); busier ones are not,
-which saves a round trip per call."""
+IDLE_WRITE_TRANSACTION_SECONDS = 30
+"""The database ends a transaction left idle this long (its client cut off mid-transaction), releasing the
+row locks other servers on the database wait for (MariaDB's ``idle_write_transaction_timeout``, PostgreSQL's
+``idle_in_transaction_session_timeout``); the catalog's transactions are never idle that long."""
 
 TXN_TIMEOUT_ENV = "HUDI_METASTORE_TXN_TIMEOUT"
 TXN_TIMEOUT_SECONDS_DEFAULT = 300.0
@@ -92,3 +94,6 @@ SASL_QOP_DEFAULT = "auth,auth-int,auth-conf"
 
 # Operations HTTP port (serve --metrics-port): /metrics, /health/live, /health/ready; off when unset
 METRICS_PORT_ENV = "HUDI_METASTORE_METRICS_PORT"
+
+ICEBERG_VIEWS_ENV = "HUDI_METASTORE_ICEBERG_VIEWS"
+"""``true``: ``serve`` keeps an Iceberg view of every Hudi table (``--iceberg-views``)."""

@@ -3,7 +3,9 @@ client.
 
 MariaDB/MySQL is reached at ``HUDI_METASTORE_TEST_MYSQL_URL`` (default the local server, database ``test``),
 PostgreSQL at ``HUDI_METASTORE_TEST_POSTGRESQL_URL`` (default ``postgresql://root@127.0.0.1:5432/test``);
-each test works in a database of its own, created and dropped here. Outside CI a missing server skips its
+each test works in a database of its own: an empty one made and dropped here, or one holding the catalog
+schema lent by the test process's pool and emptied after the test (``tests/database_pool.py``). Outside CI a
+missing server skips its
 cases; in CI (``CI=true``) it fails them.
 """
 
@@ -15,6 +17,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import psycopg
 import pymysql
@@ -30,6 +33,7 @@ from hms_adapter.event_messages import HiveJsonMessages
 from hms_adapter.idl import IDL_DIR
 from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
+from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
 
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
 POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")
@@ -71,22 +75,29 @@ def mysql_server_url() -> str:
     return MYSQL_URL
 
 
-@pytest.fixture
-def mysql_db_url(mysql_server_url):
-    """A fresh, empty MySQL database for one test, dropped afterwards."""
-    url = make_url(mysql_server_url)
+@contextmanager
+def mysql_database(server_url: str) -> Iterator[str]:
+    """A new, empty MySQL database, dropped when the block ends; yields its URL."""
+    url = make_url(server_url)
     name = f"hms_test_{uuid.uuid4().hex[:12]}"
     admin = pymysql.connect(
         host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
     )
-    with admin.cursor() as cur:
-        cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     try:
+        with admin.cursor() as cur:
+            cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
         yield url.set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.cursor() as cur:
             cur.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()
+
+
+@pytest.fixture
+def mysql_db_url(mysql_server_url):
+    """A fresh, empty MySQL database for one test, dropped afterwards."""
+    with mysql_database(mysql_server_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -134,11 +145,34 @@ def postgresql_schema_template(postgresql_server_url):
         yield make_url(url).database
 
 
+@pytest.fixture(scope="session")
+def postgresql_catalog_databases(postgresql_server_url, postgresql_schema_template):
+    """This test process's PostgreSQL databases holding the catalog schema, lent to one test at a time."""
+    pool = CatalogDatabasePool(PostgreSqlBackend(postgresql_server_url, postgresql_schema_template))
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def postgresql_catalog_db_url(postgresql_server_url, postgresql_schema_template):
-    """A fresh PostgreSQL database for one test, dropped afterwards, with this build's catalog schema already
-    made: ``init_schema`` finds it current (the default catalog and database are not made yet)."""
-    with postgresql_database(postgresql_server_url, postgresql_schema_template) as url:
+def postgresql_catalog_db_url(postgresql_catalog_databases):
+    """A PostgreSQL database for one test holding this build's catalog schema and no catalog yet:
+    ``init_schema`` finds it current (the default catalog and database are not made yet)."""
+    with postgresql_catalog_databases.lend() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def mysql_catalog_databases(mysql_server_url):
+    """This test process's MySQL databases holding the catalog schema, lent to one test at a time."""
+    pool = CatalogDatabasePool(MySqlBackend(mysql_server_url))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def mysql_catalog_db_url(mysql_catalog_databases):
+    """A MySQL database for one test holding this build's catalog schema and no catalog yet."""
+    with mysql_catalog_databases.lend() as url:
         yield url
 
 
@@ -147,19 +181,34 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+@contextmanager
+def another_database(db_url: str, tmp_path: Path) -> Iterator[str]:
+    """Another empty database on the same server as ``db_url`` (a new file beside it on SQLite)."""
+    backend = make_url(db_url).get_backend_name()
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / f'another_{uuid.uuid4().hex[:8]}.db'}"
+    elif backend == "postgresql":
+        with postgresql_database(db_url) as url:
+            yield url
+    else:
+        with mysql_database(db_url) as url:
+            yield url
+
+
 STORES = ("sqlite", "mysql", "postgresql")
 """The catalog stores every store-dependent test runs on."""
 
 
 @pytest.fixture(params=STORES)
 def db_url(request, tmp_path):
-    """The catalog database URL, once per store: an empty database, except that on PostgreSQL it already
-    holds the catalog schema (a copy of a template, much cheaper than making the schema per test) unless the
-    test is marked ``empty_database``."""
+    """The catalog database URL, once per store: on SQLite a new file; on MariaDB and PostgreSQL a database
+    that already holds the catalog schema and nothing else, lent by the test process's pool
+    (``tests/database_pool.py``: much cheaper than making the schema per test), or an empty one for a test
+    marked ``empty_database``."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'catalog.db'}"
-    if request.param == "postgresql" and request.node.get_closest_marker("empty_database") is None:
-        return request.getfixturevalue("postgresql_catalog_db_url")
+    if request.node.get_closest_marker("empty_database") is None:
+        return request.getfixturevalue(f"{request.param}_catalog_db_url")
     return request.getfixturevalue(f"{request.param}_db_url")
 
 

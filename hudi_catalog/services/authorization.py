@@ -25,8 +25,8 @@ from ..authorization import (
     PUBLIC_ROLE,
     AccessMode,
     AccessPolicy,
-    Action,
     ObjectType,
+    Operation,
     Principal,
     PrincipalType,
     PrivilegeGrant,
@@ -130,7 +130,7 @@ class AuthorizationService:
 
     # -- enforcement ------------------------------------------------------------------------------
 
-    def require(self, user: str | None, action: Action, target: SecuredObject, operation: str) -> None:
+    def require(self, user: str | None, action: Operation, target: SecuredObject, operation: str) -> None:
         """``AccessDeniedError`` unless the policy lets ``user`` do ``action`` to ``target``. An object that
         does not exist passes: the call itself then answers that it does not exist."""
         if not self.policy.enforced:
@@ -149,15 +149,15 @@ class AuthorizationService:
             )
 
     def _missing(
-        self, conn: Connection, user: str, roles: set[str], action: Action, target: SecuredObject
+        self, conn: Connection, user: str, roles: set[str], action: Operation, target: SecuredObject
     ) -> str | None:
         """What ``user`` (a member of ``roles``) lacks to do ``action`` to ``target`` (None: nothing)."""
         privileges = self.policy.mode is AccessMode.PRIVILEGES
-        if action is Action.ADMIN:
+        if action is Operation.ADMIN:
             return "ADMIN PRIVILEGE"
-        if action is Action.READ and (not privileges or target.type in (ObjectType.GLOBAL, ObjectType.DATABASE)):
+        if action is Operation.READ and (not privileges or target.type in (ObjectType.GLOBAL, ObjectType.DATABASE)):
             return None
-        if action is Action.CREATE and (not privileges or target.type is ObjectType.GLOBAL):
+        if action is Operation.CREATE and (not privileges or target.type is ObjectType.GLOBAL):
             return None
         owner = self._owner(conn, target)
         if owner is None:  # no such object
@@ -165,7 +165,7 @@ class AuthorizationService:
         if self._owns(owner.owner_name, owner.owner_type, user, roles):
             return None
         wanted = action.privilege if privileges else None
-        if action is Action.CREATE:
+        if action is Operation.CREATE:
             wanted = "CREATE"
         if wanted is not None and wanted in self._held(conn, self._holders(user, roles), target):
             return None
@@ -195,7 +195,7 @@ class AuthorizationService:
                     keys.append(ObjectIds(ObjectType.TABLE, db_rows[0].db_id, tables[0].tbl_id).key)
         held = {row.privilege for row in grant_store.held(conn, holders, keys)}
         if ALL in held:
-            held |= {a.privilege for a in Action if a.privilege} | {"CREATE"}
+            held |= {a.privilege for a in Operation if a.privilege} | {"CREATE"}
         return held
 
     def _listing_scope(self, conn: Connection, user: str) -> tuple[set[str], list[Principal]] | None:

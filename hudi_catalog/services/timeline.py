@@ -9,7 +9,7 @@ threads and server processes, because each is drawn under a lock on the table's 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Protocol
 
@@ -35,10 +35,21 @@ class CompletionListener(Protocol):
     def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None: ...
 
 
+AfterCompletion = Callable[[str, str, Instant], None]
+"""Told of every instant that completed, after the completing transaction committed: ``(database, table,
+instant)``. It must not raise: the instant is complete whatever it does (the Iceberg views take it)."""
+
+
 class TimelineService:
-    def __init__(self, ctx: ServiceContext, on_complete: CompletionListener | None = None) -> None:
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        on_complete: CompletionListener | None = None,
+        after_complete: AfterCompletion | None = None,
+    ) -> None:
         self.ctx = ctx
         self.on_complete = on_complete
+        self.after_complete = after_complete
 
     def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> TableKeys:
         """The table's keys; with ``lock``, its row is locked for the transaction first.
@@ -154,6 +165,8 @@ class TimelineService:
             if to_state is InstantState.COMPLETED and self.on_complete is not None:
                 self.on_complete.instant_completed(conn, keys, moved, metadata or b"")
         log.info("%s: %s %s %s -> %s", keys.qualified_name, action, requested_time, from_state.value, to_state.value)
+        if to_state is InstantState.COMPLETED and self.after_complete is not None:
+            self.after_complete(keys.database, keys.name, moved)
         return moved
 
     def delete(self, database: str, table: str, requested_time: str, action: Action) -> None:

@@ -70,7 +70,7 @@ def _bound_idle_transactions(engine: Engine) -> None:
         if "MariaDB" in dbapi_connection.get_server_info():
             with dbapi_connection.cursor() as cursor:
                 cursor.execute(
-                    "SET SESSION idle_write_transaction_timeout = %s", (config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS,)
+                    "SET SESSION idle_write_transaction_timeout = %s", (config.IDLE_WRITE_TRANSACTION_SECONDS,)
                 )
 
 
@@ -135,46 +135,54 @@ def is_postgresql_url(url: str) -> bool:
     return url.startswith(("postgresql", "postgres://"))
 
 
-def make_engine(url: str, ping_after_idle: float = config.MYSQL_PING_AFTER_IDLE_SECONDS) -> Engine:
+def _server_store_engine(url: str, ping_after_idle: float, ping: Callable[[object], None], **options) -> Engine:
+    """A pooled engine for a server store (MySQL/MariaDB, PostgreSQL): one pool size and recycling for both,
+    and idle connections pinged before use."""
+    engine = create_engine(
+        url,
+        pool_size=config.SERVER_STORE_POOL_SIZE,
+        max_overflow=config.SERVER_STORE_MAX_OVERFLOW,
+        pool_recycle=3600,
+        **options,
+    )
+    _ping_when_idle(engine, ping_after_idle, ping)
+    return engine
+
+
+def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTER_IDLE_SECONDS) -> Engine:
     """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql+pymysql://...`` or
     ``postgresql://...``)."""
     if is_postgresql_url(url):
-        engine = create_engine(
+        return _server_store_engine(
             postgresql_url(url),
-            pool_size=config.MYSQL_POOL_SIZE,
-            max_overflow=config.MYSQL_MAX_OVERFLOW,
-            pool_recycle=3600,
+            ping_after_idle,
+            _ping_postgresql,
             connect_args={
-                "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
+                "connect_timeout": config.SERVER_STORE_CONNECT_TIMEOUT_SECONDS,
                 # a server cut off mid-transaction holds no row locks for long; a send unacknowledged for
                 # the I/O timeout breaks the connection
-                "options": f"-c idle_in_transaction_session_timeout="
-                f"{config.MARIADB_IDLE_WRITE_TRANSACTION_SECONDS * 1000}",
-                "tcp_user_timeout": config.MYSQL_IO_TIMEOUT_SECONDS * 1000,
-                "keepalives_idle": config.MYSQL_IO_TIMEOUT_SECONDS,
+                "options": f"-c idle_in_transaction_session_timeout={config.IDLE_WRITE_TRANSACTION_SECONDS * 1000}",
+                "tcp_user_timeout": config.SERVER_STORE_IO_TIMEOUT_SECONDS * 1000,
+                "keepalives_idle": config.SERVER_STORE_IO_TIMEOUT_SECONDS,
             },
         )
-        _ping_when_idle(engine, ping_after_idle, _ping_postgresql)
-        return engine
     if url.startswith("sqlite"):
         engine = create_engine(url)
         _configure_sqlite(engine)
         return engine
     if url.startswith(("mysql", "mariadb")):
-        engine = create_engine(
+        engine = _server_store_engine(
             url,
-            pool_size=config.MYSQL_POOL_SIZE,
-            max_overflow=config.MYSQL_MAX_OVERFLOW,
-            pool_recycle=3600,
+            ping_after_idle,
+            _ping_mysql,
             pool_reset_on_return=None,
             connect_args={
                 "charset": "utf8mb4",
-                "connect_timeout": config.MYSQL_CONNECT_TIMEOUT_SECONDS,
-                "read_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
-                "write_timeout": config.MYSQL_IO_TIMEOUT_SECONDS,
+                "connect_timeout": config.SERVER_STORE_CONNECT_TIMEOUT_SECONDS,
+                "read_timeout": config.SERVER_STORE_IO_TIMEOUT_SECONDS,
+                "write_timeout": config.SERVER_STORE_IO_TIMEOUT_SECONDS,
             },
         )
-        _ping_when_idle(engine, ping_after_idle, _ping_mysql)
         _bound_idle_transactions(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)

@@ -225,3 +225,17 @@ def insert_many(
             for state, data in metadata.items()
         ],
     )
+
+
+def completed_metadata(conn: Connection, tbl_id: int, times: Collection[str]) -> dict[str, bytes]:
+    """``{requested time: completed metadata bytes}`` of those of ``times`` that are completed instants with
+    stored metadata, read in chunks of bound parameters."""
+    found: dict[str, bytes] = {}
+    for chunk in chunks(sorted(set(times))):
+        rows = conn.execute(
+            select(_m.ts, _m.data).where(
+                _m.tbl_id == tbl_id, _m.state == STATE_CODES[InstantState.COMPLETED], _m.ts.in_(chunk)
+            )
+        )
+        found.update({r.ts: r.data or b"" for r in rows})
+    return found

@@ -8,11 +8,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
 import pymysql
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
@@ -20,7 +17,7 @@ from sqlalchemy.engine import make_url
 
 from hudi_catalog import Catalog
 from hudi_catalog.store import schema
-from tests.conftest import libpq_url, skip_or_fail
+from tests.conftest import another_database, libpq_url, skip_or_fail
 from tests.hudi_catalog.test_migrations import LAYOUT_13_COMMIT, make_previous_layout_store
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
@@ -89,35 +86,6 @@ def reflect(db_url: str) -> dict:
         }
     engine.dispose()
     return found
-
-
-@contextmanager
-def second_database(db_url: str, tmp_path: Path):
-    """Another empty database on the same server as ``db_url``."""
-    url = make_url(db_url)
-    if url.get_backend_name() == "sqlite":
-        yield f"sqlite:///{tmp_path / 'by_hand.db'}"
-        return
-    name = f"hms_test_{uuid.uuid4().hex[:12]}"
-    if url.get_backend_name() == "postgresql":
-        with psycopg.connect(libpq_url(db_url), autocommit=True) as admin:
-            admin.execute(f"CREATE DATABASE {name}")
-            try:
-                yield url.set(database=name).render_as_string(hide_password=False)
-            finally:
-                admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        return
-    admin = pymysql.connect(
-        host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
-    )
-    try:
-        with admin.cursor() as cur:
-            cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.close()
 
 
 def apply_by_hand(db_url: str, script: str) -> None:
@@ -219,7 +187,7 @@ def test_sql_applied_by_hand_makes_the_schema_upgrade_makes(db_url, warehouse, t
     """Two stores of layout 7 made by that layout's code: one upgraded by ``schema upgrade``, the other by the
     script of ``schema sql`` run with the database's client; both end with the same tables, columns, keys,
     indexes and seed rows, and the catalog reads the old data from either."""
-    with second_database(db_url, tmp_path) as by_hand_url:
+    with another_database(db_url, tmp_path) as by_hand_url:
         make_previous_layout_store(db_url, warehouse, tmp_path)
         make_previous_layout_store(by_hand_url, warehouse, tmp_path)
         upgraded = run("schema", "upgrade", "--db-url", db_url)
@@ -249,7 +217,7 @@ def test_sql_applied_by_hand_makes_the_schema_upgrade_makes(db_url, warehouse, t
 
 @pytest.mark.parametrize("offline", [False, True], ids=["from-database", "dialect-only"])
 def test_sql_of_an_empty_database_makes_the_schema_upgrade_makes(db_url, tmp_path, offline):
-    with second_database(db_url, tmp_path) as by_hand_url:
+    with another_database(db_url, tmp_path) as by_hand_url:
         assert run("schema", "upgrade", "--db-url", db_url).returncode == 0
         dialect = make_url(db_url).get_backend_name()
         args = ["--dialect", dialect, "--from", "0"] if offline else ["--db-url", by_hand_url]

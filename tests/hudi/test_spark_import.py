@@ -1,6 +1,7 @@
-"""``hudi-metastore import --spark`` against the single-process import, on SQLite and MariaDB.
+"""``hudi-metastore import --spark`` against the single-process import, on SQLite, MariaDB and PostgreSQL.
 
-Every real table is imported twice into one catalog, once by each path (the Spark one with small batches,
+Each table of the sample (every table version, both table types, rollbacks, replace commits, Lance files, a
+metadata table) is imported twice into one catalog, once by each path (the Spark one with small batches,
 so batch and rollback boundaries are crossed): timeline rows, every state's metadata bytes, partitions,
 live files and latest slices must be identical. A re-run records nothing; a corrupt instant fails naming it
 before anything is written; an interrupted import resumes; pyspark stays optional. One SparkSession
@@ -21,7 +22,7 @@ from hudi_catalog.errors import HudiMetadataError, NoSuchObjectError, NoSuchTabl
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
 from tests.conftest import require_module, skip_or_fail
-from tests.hudi.tables import tables_on_stores, unpack
+from tests.hudi.tables import sample_on_stores, unpack
 
 pytestmark = pytest.mark.spark
 
@@ -81,7 +82,7 @@ def _has_state(catalog, database, table, instant, state) -> bool:
         return False
 
 
-@pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
+@pytest.mark.parametrize(("db_url", "name"), sample_on_stores(), indirect=["db_url"])
 def test_spark_import_equals_the_single_process_import(catalog, spark, tmp_path, name):
     base = unpack(name, tmp_path)
     single = HudiImporter(catalog).run(str(base), database="single", table="t")
@@ -158,6 +159,7 @@ def test_catalog_imports_without_pyspark_and_spark_import_says_what_is_missing(t
     assert "needs PySpark" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)  # the stores are the in-process tests' concern
 def test_cli_spark_import(db_url, spark, tmp_path):
     base = unpack("sample_table_mor_parquet_v6_nonpartitioned_rollback", tmp_path)
     common = ["--db-url", db_url, "--warehouse", str(tmp_path / "wh")]

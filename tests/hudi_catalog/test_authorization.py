@@ -10,8 +10,8 @@ from hudi_catalog.authorization import (
     GLOBAL,
     AccessMode,
     AccessPolicy,
-    Action,
     ObjectType,
+    Operation,
     Principal,
     PrincipalType,
     PrivilegeGrant,
@@ -186,18 +186,18 @@ def test_privilege_set_holds_the_users_its_groups_and_its_roles_grants(sales):
 
 OWNER_MODE = [
     # (user, action, object, allowed)
-    ("bob", Action.READ, ORDERS, True),
-    ("bob", Action.CREATE, SecuredObject.of_database("sales"), True),
-    ("bob", Action.WRITE, ORDERS, False),
-    ("bob", Action.ALTER, ORDERS, False),
-    ("bob", Action.DROP, ORDERS, False),
-    ("bob", Action.DROP, SecuredObject.of_database("sales"), False),
-    ("bob", Action.ADMIN, GLOBAL, False),
-    ("alice", Action.DROP, ORDERS, True),
-    ("alice", Action.ALTER, SecuredObject.of_database("sales"), True),
-    ("root", Action.DROP, ORDERS, True),
-    ("root", Action.ADMIN, GLOBAL, True),
-    ("bob", Action.DROP, SecuredObject.of_table("sales", "missing"), True),  # the call says it is missing
+    ("bob", Operation.READ, ORDERS, True),
+    ("bob", Operation.CREATE, SecuredObject.of_database("sales"), True),
+    ("bob", Operation.WRITE, ORDERS, False),
+    ("bob", Operation.ALTER, ORDERS, False),
+    ("bob", Operation.DROP, ORDERS, False),
+    ("bob", Operation.DROP, SecuredObject.of_database("sales"), False),
+    ("bob", Operation.ADMIN, GLOBAL, False),
+    ("alice", Operation.DROP, ORDERS, True),
+    ("alice", Operation.ALTER, SecuredObject.of_database("sales"), True),
+    ("root", Operation.DROP, ORDERS, True),
+    ("root", Operation.ADMIN, GLOBAL, True),
+    ("bob", Operation.DROP, SecuredObject.of_table("sales", "missing"), True),  # the call says it is missing
 ]
 
 
@@ -218,20 +218,20 @@ def _check(catalog, user, action, target, allowed):
 
 
 PRIVILEGES_MODE = [
-    ("bob", Action.READ, ORDERS, True),  # SELECT through the analysts role
-    ("bob", Action.WRITE, ORDERS, False),
-    ("carol", Action.READ, ORDERS, False),
-    ("carol", Action.WRITE, ORDERS, True),  # INSERT on the database
-    ("carol", Action.DELETE, ORDERS, True),
-    ("carol", Action.DROP, ORDERS, False),
-    ("carol", Action.CREATE, SecuredObject.of_database("sales"), True),
-    ("dave", Action.READ, ORDERS, False),
-    ("dave", Action.CREATE, SecuredObject.of_database("sales"), False),
-    ("dave", Action.CREATE, GLOBAL, True),
-    ("dave", Action.READ, SecuredObject.of_database("sales"), True),
-    ("erin", Action.DROP, SecuredObject.of_table("sales", "team_table"), True),  # owned by her role
-    ("erin", Action.ADMIN, GLOBAL, True),  # a member of the admin role
-    ("alice", Action.DROP, ORDERS, True),
+    ("bob", Operation.READ, ORDERS, True),  # SELECT through the analysts role
+    ("bob", Operation.WRITE, ORDERS, False),
+    ("carol", Operation.READ, ORDERS, False),
+    ("carol", Operation.WRITE, ORDERS, True),  # INSERT on the database
+    ("carol", Operation.DELETE, ORDERS, True),
+    ("carol", Operation.DROP, ORDERS, False),
+    ("carol", Operation.CREATE, SecuredObject.of_database("sales"), True),
+    ("dave", Operation.READ, ORDERS, False),
+    ("dave", Operation.CREATE, SecuredObject.of_database("sales"), False),
+    ("dave", Operation.CREATE, GLOBAL, True),
+    ("dave", Operation.READ, SecuredObject.of_database("sales"), True),
+    ("erin", Operation.DROP, SecuredObject.of_table("sales", "team_table"), True),  # owned by her role
+    ("erin", Operation.ADMIN, GLOBAL, True),  # a member of the admin role
+    ("alice", Operation.DROP, ORDERS, True),
 ]
 
 
@@ -261,10 +261,10 @@ def test_privileges_mode(sales, user, action, target, allowed):
 def test_all_stands_for_every_privilege(sales):
     sales.authorization.grant_privileges([_grant(ORDERS, BOB, "ALL")], None)
     _enforcing(sales, AccessMode.PRIVILEGES)
-    for action in (Action.READ, Action.WRITE, Action.DELETE):
+    for action in (Operation.READ, Operation.WRITE, Operation.DELETE):
         sales.authorization.require("bob", action, ORDERS, "op")
     with pytest.raises(AccessDeniedError, match="OBJECT OWNERSHIP"):
-        sales.authorization.require("bob", Action.ALTER, ORDERS, "op")
+        sales.authorization.require("bob", Operation.ALTER, ORDERS, "op")
 
 
 def test_listings_show_only_what_the_caller_may_see(sales):
@@ -308,4 +308,4 @@ def test_only_admins_manage_roles_and_owners_or_grant_holders_grant(sales):
     assert roles.may_list_grants("bob", ANALYSTS) and roles.may_list_grants("alice", None, ORDERS)
     assert not roles.may_list_grants("bob", None, ORDERS)
     with pytest.raises(AccessDeniedError):
-        roles.require(None, Action.READ, ORDERS, "get_table")
+        roles.require(None, Operation.READ, ORDERS, "get_table")

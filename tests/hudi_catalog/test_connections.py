@@ -118,7 +118,7 @@ def test_the_loser_of_a_deadlock_fails_as_transient(server_db_url, tmp_path):
 def test_a_write_transaction_left_idle_is_ended_by_the_server(server_db_url, tmp_path, monkeypatch):
     """A client cut off in the middle of a write: the server ends its transaction after the idle bound, so
     the row it locked is free again; the cut-off transaction does not commit."""
-    monkeypatch.setattr(config, "MARIADB_IDLE_WRITE_TRANSACTION_SECONDS", 1)
+    monkeypatch.setattr(config, "IDLE_WRITE_TRANSACTION_SECONDS", 1)
     catalog = Catalog.open(server_db_url, str(tmp_path))
     catalog.databases.create(Database("locked"))
     catalog.close()

@@ -1,0 +1,137 @@
+"""The cost of keeping a Hudi table's Iceberg view: building it from scratch, and one commit touching 1, 100
+and 10,000 files of a table of 1,000,000 files (``--files``, ``--partitions``).
+
+The table is made on local disk: one real Parquet base file, hard-linked under every file name a Hudi
+writer would give (``<file id>_<write token>_<instant>.parquet`` in ``region=pNNNN`` folders), so each footer
+the view reads is a real one and the disk holds one file's bytes. The view is built by the same builder the
+server runs (``hudi_catalog.iceberg``); a commit writes a new version of ``K`` file groups spread over
+``min(K, partitions)`` partitions (the costlier case: each touched partition's manifest is rewritten).
+
+    python benchmarks/iceberg_views.py                      # 1,000,000 files in 1,000 partitions
+    python benchmarks/iceberg_views.py --files 100000 --partitions 100
+
+Prints seconds and bytes written per case. Apache XTable publishes no per-commit or full-sync timings to put
+beside these (its documentation describes its incremental and full sync modes without figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyarrow import fs as pafs
+
+from hudi_catalog.iceberg import InstantChanges, TableInfo, ViewBuilder, load_metadata
+
+FS = pafs.LocalFileSystem()
+SCHEMA = (
+    '{"type":"record","name":"trip","fields":[{"name":"id","type":"long"},{"name":"fare","type":"double"},'
+    '{"name":"region","type":"string"}]}'
+)
+
+
+def instant_time(n: int) -> str:
+    """The ``n``-th instant time of the run: ``20250101000000000`` plus ``n`` seconds, as Hudi writes them."""
+    seconds = n % 60
+    minutes = (n // 60) % 60
+    hours = n // 3600
+    return f"202501{1 + hours // 24:02d}{hours % 24:02d}{minutes:02d}{seconds:02d}000"
+
+
+def make_files(base: Path, sample: Path, names: dict[str, list[str]]) -> None:
+    for partition, files in names.items():
+        folder = base / partition
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            os.link(sample, folder / name)
+
+
+def file_name(group: int, instant: str) -> str:
+    return f"{uuid.UUID(int=group)}-0_0-1-1_{instant}.parquet"
+
+
+def spread(count: int, partitions: int, per_partition: int, instant: str) -> dict[str, list[str]]:
+    """New versions of ``count`` file groups, spread over ``min(count, partitions)`` partitions."""
+    touched = min(count, partitions)
+    names: dict[str, list[str]] = {}
+    for n in range(count):
+        p = n % touched
+        group = p * per_partition + n // touched
+        names.setdefault(f"region=p{p:04d}", []).append(file_name(group, instant))
+    return names
+
+
+def bytes_in(folder: Path, before: set[Path]) -> int:
+    return sum(p.stat().st_size for p in folder.iterdir() if p not in before)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=1_000_000)
+    parser.add_argument("--partitions", type=int, default=1_000)
+    parser.add_argument("--commits", default="1,100,10000", help="files touched per measured commit")
+    parser.add_argument("--dir", help="where the table is made (default: a temporary folder, removed after)")
+    args = parser.parse_args()
+    per_partition = args.files // args.partitions
+    root = Path(args.dir or tempfile.mkdtemp(prefix="iceberg-view-bench-"))
+    base = root / "trips"
+    try:
+        sample = root / "sample.parquet"
+        pq.write_table(
+            pa.table({"id": pa.array(range(100), pa.int64()), "fare": [1.5] * 100, "region": ["p"] * 100}), sample
+        )
+        started = time.perf_counter()
+        first = instant_time(0)
+        names = {
+            f"region=p{p:04d}": [file_name(p * per_partition + g, first) for g in range(per_partition)]
+            for p in range(args.partitions)
+        }
+        make_files(base, sample, names)
+        print(
+            f"table: {args.files:,} files in {args.partitions:,} partitions, made in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+
+        table = TableInfo(str(base), partition_fields=("region",), name="trips")
+        metadata_dir = base / ".hoodie" / ".iceberg_metadata"
+        started = time.perf_counter()
+        builder = ViewBuilder(FS, table, str(metadata_dir))
+        builder.apply(InstantChanges(first, "commit", first, {p: tuple(n) for p, n in names.items()}, schema=SCHEMA))
+        metadata = builder.commit().metadata
+        built = time.perf_counter() - started
+        written = sum(p.stat().st_size for p in metadata_dir.iterdir())
+        print(
+            f"build from scratch: {built:.1f} s, {written / 2**20:.1f} MiB of metadata "
+            f"({args.files / built:,.0f} files/s)"
+        )
+
+        for n, count in enumerate(int(c) for c in args.commits.split(",")):
+            instant = instant_time(n + 1)
+            changed = spread(count, args.partitions, per_partition, instant)
+            make_files(base, sample, changed)
+            before = set(metadata_dir.iterdir())
+            started = time.perf_counter()
+            builder = ViewBuilder(FS, table, str(metadata_dir), load_metadata(FS, metadata.location))
+            builder.apply(InstantChanges(instant, "commit", instant, {p: tuple(v) for p, v in changed.items()}))
+            update = builder.commit()
+            took = time.perf_counter() - started
+            metadata = update.metadata
+            print(
+                f"commit touching {count:>6,} files in {len(changed):>5,} partitions: {took * 1000:8.1f} ms, "
+                f"{bytes_in(metadata_dir, before) / 2**20:7.2f} MiB written, "
+                f"{len(update.manifests_written):,} manifests rewritten"
+            )
+    finally:
+        if not args.dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Iceberg v2 metadata of a Hudi table: the read-optimized view of its base files as an Iceberg table that
+Iceberg readers load from its metadata JSON (see docs/iceberg.md).
+
+The builder takes plain inputs (:class:`TableInfo`, :class:`InstantChanges`); :func:`build_view` derives
+them from a Hudi table on storage and builds the view from scratch.
+"""
+
+from .builder import BLOCKED_PROPERTY, DEFAULT_METADATA_DIR, SKIPPED_PROPERTY, ViewBuilder, ViewUpdate, update_view
+from .changes import InstantChanges, TableInfo
+from .errors import IcebergViewError, MissingDataFileError, SchemaEvolutionError, ViewMetadataError
+from .hudi_source import build_view, completed_changes, completion_order, instant_changes, table_info
+from .table_metadata import TableMetadata, latest_metadata, load_metadata
+from .uri_files import uri_file_system
+
+__all__ = [
+    "BLOCKED_PROPERTY",
+    "DEFAULT_METADATA_DIR",
+    "SKIPPED_PROPERTY",
+    "IcebergViewError",
+    "InstantChanges",
+    "MissingDataFileError",
+    "SchemaEvolutionError",
+    "TableInfo",
+    "TableMetadata",
+    "ViewBuilder",
+    "ViewMetadataError",
+    "ViewUpdate",
+    "build_view",
+    "completed_changes",
+    "completion_order",
+    "instant_changes",
+    "latest_metadata",
+    "load_metadata",
+    "table_info",
+    "update_view",
+    "uri_file_system",
+]

@@ -1,0 +1,553 @@
+"""The Iceberg view of a Hudi table, kept one completed instant at a time.
+
+Each completed write instant (commit, deltacommit, replacecommit, clustering) becomes one snapshot whose id is
+the instant time and whose timestamp is its completion time. A clean becomes none (it changes no live file)
+but expires the snapshots of the instants before its earliest retained one, whose files it may have deleted.
+
+The view keeps one manifest per Hudi partition. An instant rewrites the manifests of the partitions it touched
+(their files added, superseded or replaced: live files as ``EXISTING``, the ones it removed as ``DELETED``) and
+the manifest list; the other partitions' manifests are reused by path. Nothing of the previous metadata is
+changed: manifests and manifest lists get new names, and the new metadata version is written last.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from pyarrow import fs as pafs
+
+from ..hudi.file_names import BaseFileName
+from .changes import InstantChanges, TableInfo
+from .errors import IcebergViewError, SchemaEvolutionError
+from .manifests import (
+    ADDED,
+    DELETED,
+    EXISTING,
+    data_file,
+    manifest_file,
+    read_manifest,
+    read_manifest_list,
+    write_manifest,
+    write_manifest_list,
+)
+from .parquet_footer import Footer, column_metrics, read_footer
+from .partitions import PartitionSpec, partition_spec
+from .schema import Schema, can_promote, iceberg_schema, name_mapping
+from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, next_version, write_metadata
+
+log = logging.getLogger(__name__)
+
+DEFAULT_METADATA_DIR = ".hoodie/.iceberg_metadata"
+"""The view's metadata folder, relative to the table's base path (see docs/iceberg.md for why there)."""
+SKIPPED_PROPERTY = "hudi.iceberg.skipped"
+"""JSON object: reason -> number of files left out of the view so far."""
+PARTITIONING_PROPERTY = "hudi.iceberg.partitioning"
+"""Why the view cannot prune by the Hudi partition columns, when it cannot."""
+BLOCKED_PROPERTY = "hudi.iceberg.blocked"
+"""JSON object ``{"instant": ..., "reason": ...}``: the first instant the view could not take; it stays at the
+snapshot before it and takes no later instant until rebuilt."""
+NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
+PARQUET_EXTENSION = "parquet"
+_NOT_PARQUET = "{ext} base files: the view lists Parquet base files only"
+
+
+@dataclass(frozen=True)
+class ViewUpdate:
+    """What :meth:`ViewBuilder.commit` wrote.
+
+    Attributes:
+        metadata: the new metadata version, or the previous one when nothing changed (``None`` if none).
+        snapshots_added: ids of the snapshots added.
+        manifests_written: paths of the manifests written; the others of the current snapshot were reused.
+        skipped: reason -> files left out by the instants applied.
+        error: why the view stopped before an instant (see :meth:`ViewBuilder.block`), if it did.
+    """
+
+    metadata: TableMetadata | None
+    snapshots_added: tuple[int, ...]
+    manifests_written: tuple[str, ...]
+    skipped: dict[str, int]
+    error: IcebergViewError | None = None
+
+    @property
+    def properties(self) -> dict[str, str]:
+        return dict(self.metadata.data["properties"]) if self.metadata else {}
+
+
+@dataclass
+class _Partition:
+    """One partition's entries while an instant is applied."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    added_files: int = 0
+    deleted_files: int = 0
+    added_records: int = 0
+    deleted_records: int = 0
+    added_size: int = 0
+    removed_size: int = 0
+
+
+class ViewBuilder:
+    """Applies instants to a view in memory (writing manifests and manifest lists as it goes), then commits
+    them as one new metadata version.
+
+    Args:
+        fs: the file system of the table and the metadata folder.
+        table: the Hudi table.
+        metadata_dir: the view's metadata folder (default ``<base path>/.hoodie/.iceberg_metadata``).
+        previous: the view's current metadata; ``None`` starts a new view.
+        table_uuid: a new view's ``table-uuid`` (default: derived from the base path, so a rebuilt view keeps it).
+    """
+
+    def __init__(
+        self,
+        fs: pafs.FileSystem,
+        table: TableInfo,
+        metadata_dir: str | None = None,
+        previous: TableMetadata | None = None,
+        table_uuid: str | None = None,
+    ) -> None:
+        self._fs = fs
+        self._table = table
+        self._base = table.base_path.rstrip("/")
+        self._dir = (metadata_dir or f"{self._base}/{DEFAULT_METADATA_DIR}").rstrip("/")
+        self._previous = previous
+        self._last = previous
+        if previous is not None:
+            self._data = copy.deepcopy(previous.data)
+        else:
+            properties = {"gc.enabled": "false", "hudi.base-path": self._base}
+            if table.name:
+                properties["hudi.table.name"] = table.name
+            self._data = new_table_metadata(
+                table_uuid or str(uuid.uuid5(uuid.NAMESPACE_URL, self._base)), self._base, properties
+            )
+        self._snapshots_added: list[int] = []
+        self._manifests_written: list[str] = []
+        self._skipped: dict[str, int] = {}
+        self._changed = False
+        self._error: IcebergViewError | None = None
+
+    @property
+    def metadata_dir(self) -> str:
+        return self._dir
+
+    def replaces(self, existing: TableMetadata | None) -> None:
+        """Build a new view over ``existing`` (the folder's current version, when rebuilding from scratch): its
+        table uuid is kept and the new metadata becomes its next version."""
+        if existing is None or self._previous is not None:
+            return
+        self._last = existing
+        self._data["table-uuid"] = existing.data["table-uuid"]
+        self._changed = True
+
+    def block(self, instant_time: str, error: IcebergViewError) -> None:
+        """Record that ``instant_time`` could not be applied (see :data:`BLOCKED_PROPERTY`)."""
+        self._set_property(BLOCKED_PROPERTY, json.dumps({"instant": instant_time, "reason": str(error)}))
+        self._error = error
+
+    def set_schema(self, avro_schema_json: str) -> None:
+        """Give a view without snapshots its schema and partition spec (a table with no completed write yet).
+
+        Raises:
+            SchemaEvolutionError: the schema cannot be expressed or evolved to in Iceberg.
+        """
+        self._spec_for(self._schema_for(avro_schema_json, []))
+
+    # -- applying instants -------------------------------------------------------------------------------
+
+    def apply(self, changes: InstantChanges) -> None:
+        """Apply one completed instant.
+
+        Every footer is read before anything is written, so a missing base file leaves no trace.
+
+        Raises:
+            MissingDataFileError: a base file the instant added cannot be read.
+            SchemaEvolutionError: its schema cannot be expressed or evolved to in Iceberg.
+            IcebergViewError: a partition path that does not fit the partition fields, no schema to start from.
+            StorageError-like ``OSError``: writing manifests failed.
+        """
+        blocked = self._data["properties"].get(BLOCKED_PROPERTY)
+        if blocked is not None:
+            raise IcebergViewError(
+                f"{self._base}: the Iceberg view stopped before an instant it could not take: {blocked}"
+            )
+        if changes.action == "clean":
+            self._expire_before(changes)
+            return
+        snapshot_id = int(changes.instant_time)
+        if any(s["snapshot-id"] == snapshot_id for s in self._data["snapshots"]):
+            log.info("%s: instant %s is already in the Iceberg view", self._base, changes.instant_time)
+            return
+        added = self._parquet_files(changes)
+        footers = {key: read_footer(self._fs, self._file_path(*key)) for key in added}
+        schema = self._schema_for(changes.schema, footers.values())
+        spec = self._spec_for(schema)
+        sequence = int(self._data["last-sequence-number"]) + 1
+        current = self._current_manifests()
+        self._fs.create_dir(self._dir, recursive=True)
+        partitions = sorted({p for p, _ in added} | {p for p, ids in changes.replaced_file_ids.items() if ids})
+        written: dict[str, dict[str, Any]] = {}
+        totals = _Partition()
+        for path in partitions:
+            key = _partition_key(path)
+            new_files = {name: footers[path, name] for p, name in added if p == path}
+            part = self._rewrite(path, current.get(key), new_files, changes, schema, spec, snapshot_id)
+            if not part.entries:
+                continue
+            manifest = f"{self._dir}/manifest-{key}-{snapshot_id}.avro"
+            length = write_manifest(self._fs, manifest, part.entries, schema, spec)
+            written[key] = manifest_file(manifest, length, spec, part.entries, snapshot_id, sequence)
+            self._manifests_written.append(manifest)
+            _accumulate(totals, part)
+        manifests = [
+            written.get(key, m)
+            for key, m in current.items()
+            if key in written or m["added_files_count"] + m["existing_files_count"] > 0
+        ] + [m for key, m in written.items() if key not in current]
+        self._add_snapshot(changes, snapshot_id, sequence, manifests, totals, len(written), schema)
+
+    def _parquet_files(self, changes: InstantChanges) -> list[tuple[str, str]]:
+        for reason, count in changes.skipped.items():
+            self._skipped[reason] = self._skipped.get(reason, 0) + count
+        files = []
+        for partition, names in changes.added_base_files.items():
+            for name in names:
+                extension = name.rsplit(".", 1)[-1].lower()
+                if extension == PARQUET_EXTENSION:
+                    files.append((partition, name))
+                else:
+                    reason = _NOT_PARQUET.format(ext=extension)
+                    self._skipped[reason] = self._skipped.get(reason, 0) + 1
+        return files
+
+    def _rewrite(
+        self,
+        partition_path: str,
+        previous: dict[str, Any] | None,
+        new_files: dict[str, Footer],
+        changes: InstantChanges,
+        schema: Schema,
+        spec: PartitionSpec,
+        snapshot_id: int,
+    ) -> _Partition:
+        """A touched partition's entries: its files added, the live ones kept, the ones removed deleted."""
+        part = _Partition()
+        new_paths = {self._file_path(partition_path, name) for name in new_files}
+        removed_ids = set(changes.replaced_file_ids.get(partition_path, ())) | {_file_id(n) for n in new_files}
+        for entry in self._live_entries(previous):
+            path = entry["data_file"]["file_path"]
+            if path in new_paths:
+                continue  # written again by this instant: the new entry replaces it
+            if _file_id(path) in removed_ids:
+                entry.update(status=DELETED, snapshot_id=snapshot_id)
+                part.deleted_files += 1
+                part.deleted_records += entry["data_file"]["record_count"]
+                part.removed_size += entry["data_file"]["file_size_in_bytes"]
+            part.entries.append(entry)
+        values = spec.values(partition_path, list(self._table.partition_fields))
+        for footer in (new_files[name] for name in sorted(new_files)):
+            record = data_file(footer.path, values, footer, column_metrics(footer, schema))
+            part.entries.insert(
+                part.added_files,
+                {
+                    "status": ADDED,
+                    "snapshot_id": snapshot_id,
+                    "sequence_number": None,
+                    "file_sequence_number": None,
+                    "data_file": record,
+                },
+            )
+            part.added_files += 1
+            part.added_records += footer.record_count
+            part.added_size += footer.file_size
+        return part
+
+    def _live_entries(self, manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
+        """A reused manifest's live entries as ``EXISTING``, their inherited ids and sequence numbers explicit."""
+        if manifest is None:
+            return []
+        entries = []
+        for entry in read_manifest(self._fs, manifest["manifest_path"]):
+            if entry["status"] == DELETED:
+                continue
+            for key in ("sequence_number", "file_sequence_number"):
+                if entry[key] is None:
+                    entry[key] = manifest["sequence_number"]
+            if entry["snapshot_id"] is None:
+                entry["snapshot_id"] = manifest["added_snapshot_id"]
+            entry["status"] = EXISTING
+            entries.append(entry)
+        return entries
+
+    # -- schema and spec ---------------------------------------------------------------------------------
+
+    def _current_schema(self) -> Schema | None:
+        for data in self._data["schemas"]:
+            if data["schema-id"] == self._data["current-schema-id"]:
+                return Schema.from_json(data, int(self._data["last-column-id"]))
+        return None
+
+    def _schema_for(self, avro_json: str | None, footers: Iterable[Footer]) -> Schema:
+        """The schema of an instant's files: the current one, or one evolved to the instant's Avro schema, with
+        the types its files store where the Avro schema says otherwise."""
+        current = self._current_schema()
+        stored = [(footer.path, footer.top_level_types()) for footer in footers]
+        if avro_json is None:
+            if current is None:
+                raise IcebergViewError(f"{self._base}: no table schema to start the Iceberg view from")
+            _check_files(current, stored)
+            return current
+        schema = iceberg_schema(
+            avro_json,
+            schema_id=1 + max((s["schema-id"] for s in self._data["schemas"]), default=-1),
+            previous=current,
+            last_column_id=int(self._data["last-column-id"]),
+            meta_fields=True,  # files hold the _hoodie_* columns even where the table does not populate them
+        )
+        _check_files(schema, stored)
+        if current is not None and schema.same_fields(current):
+            return current
+        self._data["schemas"].append(schema.to_json())
+        self._data["current-schema-id"] = schema.schema_id
+        self._data["last-column-id"] = schema.last_column_id
+        schemas = [Schema.from_json(data, schema.last_column_id) for data in self._data["schemas"]]
+        self._set_property(NAME_MAPPING_PROPERTY, json.dumps(name_mapping(schemas)))
+        self._changed = True
+        return schema
+
+    def _spec_for(self, schema: Schema) -> PartitionSpec:
+        table = self._table
+        spec, reason = partition_spec(
+            schema, list(table.partition_fields), table.partition_values_are_columns, table.meta_fields
+        )
+        existing = self._data["partition-specs"]
+        if not existing:
+            self._data["partition-specs"] = [spec.to_json()]
+            self._data["last-partition-id"] = spec.last_partition_id
+            self._set_property(PARTITIONING_PROPERTY, reason)
+        elif existing[0]["fields"] != spec.to_json()["fields"]:
+            new_fields = spec.to_json()["fields"]
+            raise SchemaEvolutionError(
+                f"{self._base}: the partition spec would change from {existing[0]['fields']} to {new_fields}"
+            )
+        return spec
+
+    # -- snapshots ---------------------------------------------------------------------------------------
+
+    def _current_manifests(self) -> dict[str, dict[str, Any]]:
+        """The current snapshot's manifests by partition key (in the manifest's name)."""
+        snapshot = self._snapshot(self._data["current-snapshot-id"])
+        if snapshot is None:
+            return {}
+        manifests = read_manifest_list(self._fs, snapshot["manifest-list"])
+        return {m["manifest_path"].rsplit("/", 1)[-1].split("-")[1]: m for m in manifests}
+
+    def _snapshot(self, snapshot_id: int) -> dict[str, Any] | None:
+        return next((s for s in self._data["snapshots"] if s["snapshot-id"] == snapshot_id), None)
+
+    def _add_snapshot(
+        self,
+        changes: InstantChanges,
+        snapshot_id: int,
+        sequence: int,
+        manifests: list[dict[str, Any]],
+        totals: _Partition,
+        changed_partitions: int,
+        schema: Schema,
+    ) -> None:
+        parent = self._snapshot(self._data["current-snapshot-id"])
+        manifest_list = f"{self._dir}/snap-{snapshot_id}-{uuid.uuid4()}.avro"
+        parent_id = parent["snapshot-id"] if parent is not None else None
+        write_manifest_list(self._fs, manifest_list, manifests, snapshot_id, parent_id, sequence)
+        timestamp = max(_epoch_millis(changes.completion_time, self._table.timeline_timezone), _timestamp(parent))
+        snapshot: dict[str, Any] = {
+            "snapshot-id": snapshot_id,
+            "sequence-number": sequence,
+            "timestamp-ms": timestamp,
+            "manifest-list": manifest_list,
+            "summary": _summary(changes, totals, changed_partitions, parent),
+            "schema-id": schema.schema_id,
+        }
+        if parent is not None:
+            snapshot["parent-snapshot-id"] = parent["snapshot-id"]
+        data = self._data
+        data["snapshots"].append(snapshot)
+        data["snapshot-log"].append({"timestamp-ms": timestamp, "snapshot-id": snapshot_id})
+        data["current-snapshot-id"] = snapshot_id
+        data["refs"] = {"main": {"snapshot-id": snapshot_id, "type": "branch"}}
+        data["last-sequence-number"] = sequence
+        data["last-updated-ms"] = max(int(data["last-updated-ms"]), timestamp)
+        self._snapshots_added.append(snapshot_id)
+        self._changed = True
+        log.info("%s: Iceberg snapshot %s (%s)", self._base, snapshot_id, snapshot["summary"]["operation"])
+
+    def _expire_before(self, changes: InstantChanges) -> None:
+        """A clean: drop the snapshots of instants before its earliest retained one (not the current one)."""
+        retained = changes.earliest_retained
+        if retained is None:
+            return
+        current = self._data["current-snapshot-id"]
+        expired = {
+            s["snapshot-id"]
+            for s in self._data["snapshots"]
+            if s["summary"]["hudi.instant-time"] < retained and s["snapshot-id"] != current
+        }
+        if not expired:
+            return
+        self._data["snapshots"] = [s for s in self._data["snapshots"] if s["snapshot-id"] not in expired]
+        self._data["snapshot-log"] = [e for e in self._data["snapshot-log"] if e["snapshot-id"] not in expired]
+        completed = _epoch_millis(changes.completion_time, self._table.timeline_timezone)
+        self._data["last-updated-ms"] = max(int(self._data["last-updated-ms"]), completed)
+        self._changed = True
+        log.info("%s: clean %s expired %d Iceberg snapshots", self._base, changes.instant_time, len(expired))
+
+    # -- committing --------------------------------------------------------------------------------------
+
+    def commit(self) -> ViewUpdate:
+        """Write the new metadata version (nothing if no instant changed the view)."""
+        if self._skipped:
+            recorded = json.loads(self._data["properties"].get(SKIPPED_PROPERTY, "{}"))
+            for reason, count in self._skipped.items():
+                recorded[reason] = recorded.get(reason, 0) + count
+            self._set_property(SKIPPED_PROPERTY, json.dumps(recorded, sort_keys=True))
+            self._changed = True
+        metadata = self._last
+        if self._changed:
+            version = 1 if self._last is None else self._last.version + 1
+            data = self._data if self._last is None else next_version(self._last, self._data)
+            metadata = write_metadata(self._fs, self._dir, data, version)
+        return ViewUpdate(
+            metadata, tuple(self._snapshots_added), tuple(self._manifests_written), dict(self._skipped), self._error
+        )
+
+    # -- helpers -----------------------------------------------------------------------------------------
+
+    def _file_path(self, partition_path: str, name: str) -> str:
+        return f"{self._base}/{partition_path}/{name}" if partition_path else f"{self._base}/{name}"
+
+    def _set_property(self, key: str, value: str | None) -> None:
+        properties = self._data["properties"]
+        if value is None:
+            if properties.pop(key, None) is not None:
+                self._changed = True
+        elif properties.get(key) != value:
+            properties[key] = value
+            self._changed = True
+
+
+def _check_files(schema: Schema, stored: list[tuple[str, dict[str, str]]]) -> None:
+    """Raise if a file stores a top-level column as a type the schema's type cannot be read from.
+
+    Raises:
+        SchemaEvolutionError: naming the file, the column and both types.
+    """
+    types = {f["name"]: f["type"] for f in schema.fields}
+    for path, columns in stored:
+        for col, files_type in columns.items():
+            wanted = types.get(col)
+            if isinstance(wanted, str) and not can_promote(files_type, wanted):
+                raise SchemaEvolutionError(
+                    f"{path}: column {col} is stored as {files_type}, the table schema makes it {wanted}"
+                )
+
+
+def _accumulate(totals: _Partition, part: _Partition) -> None:
+    totals.added_files += part.added_files
+    totals.deleted_files += part.deleted_files
+    totals.added_records += part.added_records
+    totals.deleted_records += part.deleted_records
+    totals.added_size += part.added_size
+    totals.removed_size += part.removed_size
+
+
+def _summary(
+    changes: InstantChanges, totals: _Partition, changed_partitions: int, parent: dict[str, Any] | None
+) -> dict[str, str]:
+    if changes.action == "clustering" or changes.operation == "cluster":
+        operation = "replace"
+    elif totals.deleted_files and totals.added_files:
+        operation = "overwrite"
+    elif totals.deleted_files:
+        operation = "delete"
+    else:
+        operation = "append"
+    before = parent["summary"] if parent is not None else {}
+
+    def total(key: str, delta: int) -> str:
+        return str(int(before.get(key, "0")) + delta)
+
+    summary = {
+        "operation": operation,
+        "added-data-files": str(totals.added_files),
+        "deleted-data-files": str(totals.deleted_files),
+        "added-records": str(totals.added_records),
+        "deleted-records": str(totals.deleted_records),
+        "added-files-size": str(totals.added_size),
+        "removed-files-size": str(totals.removed_size),
+        "changed-partition-count": str(changed_partitions),
+        "total-data-files": total("total-data-files", totals.added_files - totals.deleted_files),
+        "total-records": total("total-records", totals.added_records - totals.deleted_records),
+        "total-files-size": total("total-files-size", totals.added_size - totals.removed_size),
+        "total-delete-files": "0",
+        "total-position-deletes": "0",
+        "total-equality-deletes": "0",
+        "hudi.instant-time": changes.instant_time,
+        "hudi.action": changes.action,
+        "hudi.completion-time": changes.completion_time,
+    }
+    if changes.operation:
+        summary["hudi.operation"] = changes.operation
+    return summary
+
+
+def _partition_key(partition_path: str) -> str:
+    """The key of a partition's manifests (in their names): a hash, since paths hold ``/`` and ``=``."""
+    return hashlib.sha1(partition_path.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+
+
+def _file_id(path: str) -> str | None:
+    parsed = BaseFileName.try_parse(path.rsplit("/", 1)[-1])
+    return parsed.file_id if parsed is not None else None
+
+
+def _timestamp(snapshot: dict[str, Any] | None) -> int:
+    return int(snapshot["timestamp-ms"]) if snapshot is not None else 0
+
+
+def _epoch_millis(instant_time: str, zone: str) -> int:
+    """An instant time (``yyyyMMddHHmmss[SSS]``) in the table's zone as epoch milliseconds.
+
+    >>> _epoch_millis("20240101000000123", "UTC")
+    1704067200123
+    """
+    moment = datetime.strptime(instant_time[:14], "%Y%m%d%H%M%S")
+    millis = int(instant_time[14:17] or 0)
+    moment = moment.replace(tzinfo=timezone.utc) if zone == "UTC" else moment.astimezone()
+    return int(moment.timestamp()) * 1000 + millis
+
+
+def update_view(
+    fs: pafs.FileSystem, table: TableInfo, changes: Iterable[InstantChanges], metadata_dir: str | None = None
+) -> ViewUpdate:
+    """Apply completed instants to the view in ``metadata_dir`` (starting one if there is none) and commit them
+    as one new metadata version. On an error nothing is committed: the view stays at its last good snapshot.
+
+    Raises:
+        IcebergViewError: an instant the view cannot take (see :meth:`ViewBuilder.apply`).
+    """
+    builder = ViewBuilder(fs, table, metadata_dir)
+    previous = latest_metadata(fs, builder.metadata_dir)
+    if previous is not None:
+        builder = ViewBuilder(fs, table, metadata_dir, previous)
+    for change in changes:
+        builder.apply(change)
+    return builder.commit()

@@ -1,0 +1,219 @@
+"""What a Parquet base file's footer says for Iceberg: record count, size, split offsets, and per column its
+size, value and null counts and bounds. Only the footer is read, never the data.
+
+Metrics are kept for the primitive columns outside lists and maps (their statistics count one value per row),
+matched to Iceberg fields by name path, since Hudi's files carry no field ids. Bounds are left out where the
+footer cannot be trusted to give them:
+
+- ``float`` and ``double``: the footer does not say whether the column holds NaN, which Parquet writers leave
+  out of min/max while Iceberg readers would take the bounds as covering every value;
+- a row group with values but no min/max, INT96 timestamps, and a column stored with a physical type other than
+  the one its Iceberg type reads from;
+- strings and binaries are truncated to 16 characters or bytes: a prefix as the lower bound, a prefix with its
+  last unit incremented as the upper one (left out if none exists). parquet-java, which writes Hudi's files,
+  only ever widens the bounds it truncates, so the footer's own bounds are safe to start from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow.parquet as pq
+from pyarrow import fs as pafs
+
+from .errors import MissingDataFileError
+from .schema import Schema
+from .serialization import to_bytes, truncate_lower, truncate_upper
+
+_READS_FROM = {
+    "boolean": {"BOOLEAN"},
+    "int": {"INT32"},
+    "long": {"INT32", "INT64"},
+    "date": {"INT32"},
+    "time": {"INT32", "INT64"},
+    "timestamp": {"INT64"},
+    "timestamptz": {"INT64"},
+    "string": {"BYTE_ARRAY"},
+    "binary": {"BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"},
+}
+_TO_MICROS = {"milliseconds": 1000, "microseconds": 1}
+
+
+@dataclass(frozen=True)
+class Footer:
+    """A base file's size and footer."""
+
+    path: str
+    file_size: int
+    metadata: pq.FileMetaData
+
+    @property
+    def record_count(self) -> int:
+        return int(self.metadata.num_rows)
+
+    def split_offsets(self) -> list[int]:
+        """The start of each row group: where a reader may split the file."""
+        offsets = []
+        for index in range(self.metadata.num_row_groups):
+            first = self.metadata.row_group(index).column(0)
+            dictionary = first.dictionary_page_offset if first.has_dictionary_page else None
+            offsets.append(int(dictionary if dictionary is not None else first.data_page_offset))
+        return sorted(offsets)
+
+    def top_level_types(self) -> dict[str, str]:
+        """``column -> Iceberg type`` of the file's top-level primitive columns, as they are stored."""
+        types = {}
+        for index in range(self.metadata.num_columns):
+            column = self.metadata.schema.column(index)
+            if "." not in column.path and column.max_repetition_level == 0:
+                stored = _stored_type(
+                    column.physical_type, json.loads(column.logical_type.to_json()), column.length or 0
+                )
+                if stored is not None:
+                    types[column.path] = stored
+        return types
+
+
+@dataclass
+class ColumnMetrics:
+    """What the manifest records of a data file's columns, by field id."""
+
+    column_sizes: dict[int, int] = field(default_factory=dict)
+    value_counts: dict[int, int] = field(default_factory=dict)
+    null_value_counts: dict[int, int] = field(default_factory=dict)
+    lower_bounds: dict[int, bytes] = field(default_factory=dict)
+    upper_bounds: dict[int, bytes] = field(default_factory=dict)
+
+
+def read_footer(fs: pafs.FileSystem, path: str) -> Footer:
+    """The footer of the Parquet file at ``path``.
+
+    Raises:
+        MissingDataFileError: the file does not exist or its footer cannot be read.
+    """
+    try:
+        with fs.open_input_file(path) as source:
+            size = source.size()
+            metadata = pq.ParquetFile(source).metadata
+    except FileNotFoundError as e:
+        raise MissingDataFileError(f"base file {path} not found") from e
+    except (OSError, ValueError) as e:  # pyarrow raises ArrowInvalid (a ValueError) on a corrupt footer
+        raise MissingDataFileError(f"cannot read the Parquet footer of {path}: {e}") from e
+    return Footer(path, size, metadata)
+
+
+def column_metrics(footer: Footer, schema: Schema) -> ColumnMetrics:
+    """The sizes, counts and bounds of a file's columns that ``schema`` has (outside lists and maps)."""
+    columns = schema.primitive_columns()
+    metrics = ColumnMetrics()
+    bounds: dict[int, _Bounds] = {}
+    nulls: dict[int, int] = {}
+    unknown_nulls: set[int] = set()
+    meta = footer.metadata
+    for group_index in range(meta.num_row_groups):
+        group = meta.row_group(group_index)
+        for index in range(group.num_columns):
+            chunk = group.column(index)
+            known = columns.get(chunk.path_in_schema)
+            if known is None:
+                continue
+            field_id, iceberg_type = known
+            metrics.column_sizes[field_id] = metrics.column_sizes.get(field_id, 0) + int(chunk.total_compressed_size)
+            metrics.value_counts[field_id] = metrics.value_counts.get(field_id, 0) + int(chunk.num_values)
+            stats = chunk.statistics if chunk.is_stats_set else None
+            null_count = stats.null_count if stats is not None else None
+            if null_count is not None:
+                nulls[field_id] = nulls.get(field_id, 0) + int(null_count)
+            else:
+                unknown_nulls.add(field_id)  # unknown in one row group: unknown for the file
+            bounds.setdefault(field_id, _Bounds(iceberg_type)).add(chunk, stats)
+    metrics.null_value_counts = {k: v for k, v in nulls.items() if k not in unknown_nulls}
+    for field_id, found in bounds.items():
+        lower, upper = found.serialized()
+        if lower is not None:
+            metrics.lower_bounds[field_id] = lower
+        if upper is not None:
+            metrics.upper_bounds[field_id] = upper
+    return metrics
+
+
+@dataclass
+class _Bounds:
+    """Min and max of one column over a file's row groups, in Iceberg's physical form; ``usable`` turns false
+    for good once a row group's bounds cannot be trusted."""
+
+    iceberg_type: str
+    lower: Any = None
+    upper: Any = None
+    usable: bool = True
+
+    def add(self, chunk: pq.ColumnChunkMetaData, stats: pq.Statistics | None) -> None:
+        if not self.usable:
+            return
+        if stats is None or stats.null_count is None:
+            self.usable = False
+            return
+        if not stats.has_min_max:
+            self.usable = stats.null_count == chunk.num_values  # all null: no values to bound
+            return
+        logical = json.loads(stats.logical_type.to_json())
+        low = _physical(self.iceberg_type, stats.physical_type, logical, stats.min_raw)
+        high = _physical(self.iceberg_type, stats.physical_type, logical, stats.max_raw)
+        if low is None or high is None:
+            self.usable = False
+            return
+        self.lower = low if self.lower is None else min(self.lower, low)
+        self.upper = high if self.upper is None else max(self.upper, high)
+
+    def serialized(self) -> tuple[bytes | None, bytes | None]:
+        if not self.usable or self.lower is None:
+            return None, None
+        upper = truncate_upper(self.iceberg_type, self.upper)
+        return (
+            to_bytes(self.iceberg_type, truncate_lower(self.iceberg_type, self.lower)),
+            None if upper is None else to_bytes(self.iceberg_type, upper),
+        )
+
+
+def _physical(iceberg_type: str, physical: str, logical: dict[str, Any], raw: Any) -> Any:
+    """A footer's raw min or max as the Iceberg type's physical value, or ``None`` when it cannot be trusted."""
+    if iceberg_type.startswith("decimal("):
+        scale = int(iceberg_type[len("decimal(") : -1].split(",")[1])
+        if logical.get("Type") != "Decimal" or int(logical.get("scale", -1)) != scale:
+            return None
+        return int.from_bytes(raw, "big", signed=True) if isinstance(raw, bytes) else int(raw)
+    if iceberg_type.startswith("fixed["):
+        return bytes(raw) if physical == "FIXED_LEN_BYTE_ARRAY" else None
+    if physical not in _READS_FROM.get(iceberg_type, ()):
+        return None  # float and double (NaN), or stored as another type
+    if iceberg_type in ("timestamp", "timestamptz", "time"):
+        unit = logical.get("timeUnit")
+        return int(raw) * _TO_MICROS[unit] if unit in _TO_MICROS else None
+    if iceberg_type == "string":
+        try:
+            return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+        except UnicodeDecodeError:
+            return None
+    if iceberg_type == "binary":
+        return bytes(raw)
+    return bool(raw) if iceberg_type == "boolean" else int(raw)
+
+
+def _stored_type(physical: str, logical: dict[str, Any], length: int) -> str | None:
+    """The Iceberg type a Parquet column holds, as stored."""
+    kind = logical.get("Type")
+    if kind == "Decimal":
+        return f"decimal({logical['precision']},{logical['scale']})"
+    if physical == "INT32":
+        return "date" if kind == "Date" else "int"
+    if physical == "INT64":
+        if kind == "Timestamp":
+            return "timestamptz" if logical.get("isAdjustedToUTC") else "timestamp"
+        return "long"
+    if physical == "BYTE_ARRAY":
+        return "string" if kind in ("String", "Enum", "JSON") else "binary"
+    if physical == "FIXED_LEN_BYTE_ARRAY":
+        return f"fixed[{length}]"
+    return {"BOOLEAN": "boolean", "FLOAT": "float", "DOUBLE": "double"}.get(physical)

@@ -1,0 +1,411 @@
+"""Iceberg views of Hudi tables, registered in the catalog and kept up to date commit by commit.
+
+A Hudi table's view is an Iceberg table registered beside it (``<table>_iceberg`` by default) the way Iceberg's
+own Hive catalog registers tables: an external table with ``table_type=ICEBERG`` and ``metadata_location``
+naming its current metadata JSON, which ``hudi_catalog/iceberg`` writes over the Hudi table's own base files.
+
+The view is built from what the catalog already holds, the table's completed instants and their metadata, not
+by listing storage; only the Parquet footers of the files an instant wrote are read. After each completed
+instant (a metaserver commit) the view takes the instants completed since the one it last took
+(``hudi.iceberg.applied`` on the view table) and publishes the new metadata with a compare-and-set on
+``metadata_location``, so servers sharing the database never lose a version: the one that loses the race
+reads the winner's version and finds its instants there.
+
+A view never blocks Hudi: every failure is logged and reported in the view table's ``hudi.iceberg.error``
+while the view stays at its last good snapshot. A base file that cannot be read yet is tried again with the
+next instant; an instant Iceberg cannot express (a schema change it has no promotion for) stops the view
+before it until ``hudi-metastore iceberg`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from pyarrow import fs as pafs
+
+from ..errors import AlreadyExistsError, ConcurrentModificationError, InvalidOperationError, NoSuchObjectError
+from ..hudi.metadata import decode_instant
+from ..hudi.properties import CREATE_SCHEMA, TableConfig, read_table_config
+from ..iceberg import (
+    BLOCKED_PROPERTY,
+    IcebergViewError,
+    InstantChanges,
+    MissingDataFileError,
+    TableMetadata,
+    ViewBuilder,
+    ViewUpdate,
+    completion_order,
+    instant_changes,
+    load_metadata,
+    table_info,
+    uri_file_system,
+)
+from ..model import EXTERNAL_TABLE, Action, Instant, InstantState, SerDe, StorageDescriptor, Table
+from ..names import normalize
+from ..stats import DO_NOT_UPDATE_STATS
+from ..store import instants as instant_store
+from ..store import tables as table_store
+from .context import ServiceContext
+from .snapshot import DEFAULT_TABLE_VERSION, TABLE_VERSION_PARAM, instant_file
+from .tables import EXPECTED_KEY, EXPECTED_VALUE, TableService
+
+log = logging.getLogger(__name__)
+
+VIEW_PARAM = "hudi.iceberg.view"
+"""On a Hudi table: the name of its Iceberg view (in the same database); the view is kept while it is set."""
+METADATA_DIR_PARAM = "hudi.iceberg.metadata-dir"
+"""On a Hudi table: where its view's metadata files go, when not the default folder under its base path."""
+SOURCE_PARAM = "hudi.iceberg.source"
+"""On a view table: the Hudi table it shows (``database.table``)."""
+APPLIED_PARAM = "hudi.iceberg.applied"
+"""On a view table: the requested time of the last completed instant the view took."""
+ERROR_PARAM = "hudi.iceberg.error"
+"""On a view table: why the view could not take the instants after ``hudi.iceberg.applied`` (absent when it
+could)."""
+METADATA_LOCATION = "metadata_location"
+PREVIOUS_METADATA_LOCATION = "previous_metadata_location"
+ICEBERG_TABLE_TYPE = "ICEBERG"
+DEFAULT_SUFFIX = "_iceberg"
+_PUBLISH_ATTEMPTS = 5
+_NO_STATS = {DO_NOT_UPDATE_STATS: "true"}
+# the storage shape Iceberg's Hive catalogs give a table (its readers use only the metadata file)
+_FILE_INPUT_FORMAT = "org.apache.hadoop.mapred.FileInputFormat"
+_FILE_OUTPUT_FORMAT = "org.apache.hadoop.mapred.FileOutputFormat"
+_LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+_VIEW_ACTIONS = frozenset(a for a in Action if a.writes_data) | {Action.CLEAN, Action.RESTORE}
+
+
+@dataclass(frozen=True)
+class ViewSettings:
+    """How a server keeps views.
+
+    Attributes:
+        all_tables: every Hudi table gets a view at its next completed instant (``serve --iceberg-views``);
+            otherwise only tables that have one (``hudi.iceberg.view``) are kept.
+        suffix: a new view's name is the table's name and this suffix.
+        metadata_root: where new views write their metadata: ``<root>/<database>/<table>``; ``None``: under
+            each table's base path.
+    """
+
+    all_tables: bool = False
+    suffix: str = DEFAULT_SUFFIX
+    metadata_root: str | None = None
+
+
+@dataclass(frozen=True)
+class ViewResult:
+    """What building or refreshing a view did.
+
+    Attributes:
+        view: the view table's name.
+        metadata_location: its current metadata file (``None`` before its first version).
+        applied: the last instant it took.
+        snapshots_added: the Iceberg snapshots this call added (their ids are the instants' times).
+        manifests_written: the manifests this call wrote; the view's other manifests were reused.
+        skipped: reason -> files left out of the view by the instants this call took.
+        error: why the view stopped before an instant, if it did.
+    """
+
+    view: str
+    metadata_location: str | None
+    applied: str | None
+    snapshots_added: tuple[int, ...] = ()
+    manifests_written: tuple[str, ...] = ()
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class _Source:
+    """A Hudi table as its view needs it: the catalog's table, its storage, ``hoodie.properties``."""
+
+    table: Table
+    fs: pafs.FileSystem
+    base_path: str
+    config: TableConfig
+    version: int
+
+    @property
+    def qualified_name(self) -> str:
+        return self.table.qualified_name
+
+
+class IcebergViewService:
+    """Builds, refreshes and registers the Iceberg views of Hudi tables (see the module's text)."""
+
+    def __init__(self, ctx: ServiceContext, tables: TableService, settings: ViewSettings | None = None) -> None:
+        self.ctx = ctx
+        self.tables = tables
+        self.settings = settings or ViewSettings()
+
+    # -- public calls ------------------------------------------------------------------------------------
+
+    def create(self, database: str, table: str, name: str | None = None, metadata_dir: str | None = None) -> ViewResult:
+        """Build the view of a Hudi table from scratch from its timeline in the catalog and register it (a
+        view already there is replaced by the new version, its table uuid kept); the table keeps it from
+        then on.
+
+        Raises:
+            NoSuchObjectError: no such table.
+            InvalidOperationError: the table has no Hudi timeline in the catalog.
+            AlreadyExistsError: ``name`` is taken by a table that is not this table's view.
+            HudiMetadataError, StorageError: the table's metadata cannot be read.
+        """
+        source = self._source(database, table)
+        name = normalize(
+            name or source.table.parameters.get(VIEW_PARAM) or f"{source.table.name}{self.settings.suffix}"
+        )
+        metadata_dir = metadata_dir or source.table.parameters.get(METADATA_DIR_PARAM) or self._default_dir(source)
+        existing = self._view_table(source, name)
+        instants = self._completed(source)
+        if not instants:
+            raise InvalidOperationError(f"{source.qualified_name} has no completed Hudi instant in the catalog")
+        builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir)
+        if existing is not None and METADATA_LOCATION in existing.parameters:
+            builder.replaces(self._load(source, existing.parameters[METADATA_LOCATION]))
+        changes = self._changes(source, instants)
+        create_schema = source.config.raw.get(CREATE_SCHEMA)
+        if create_schema and not any(c is not None and c.action != Action.CLEAN.value for c in changes):
+            builder.set_schema(create_schema)
+        update, applied, error = self._apply(builder, instants, changes, block=True)
+        self._mark_source(source, name, metadata_dir)
+        return self._publish(source, name, existing, update, applied, error, replace_existing=True)
+
+    def refresh(self, database: str, table: str) -> ViewResult | None:
+        """Take the instants completed since the view's last one; ``None`` when the table has no view.
+
+        Raises:
+            NoSuchObjectError: no such table.
+        """
+        source = self._source(database, table)
+        name = source.table.parameters.get(VIEW_PARAM)
+        if name is None:
+            return None
+        for _ in range(_PUBLISH_ATTEMPTS):
+            view = self._view_table(source, name)
+            if view is None or METADATA_LOCATION not in view.parameters:
+                return self.create(database, table, name)
+            instants = self._completed(source)
+            taken = view.parameters.get(APPLIED_PARAM)
+            pending = self._after(source, instants, taken)
+            if pending is None:  # a restore removed what the view took: only a rebuild can undo it
+                return self.create(database, table, name)
+            if not pending:
+                return self._result(view, ViewUpdate(None, (), (), {}), taken, view.parameters.get(ERROR_PARAM))
+            previous = self._load(source, view.parameters[METADATA_LOCATION])
+            if BLOCKED_PROPERTY in previous.data["properties"]:  # stays until rebuilt
+                return self._result(view, ViewUpdate(previous, (), (), {}), taken, view.parameters.get(ERROR_PARAM))
+            metadata_dir = previous.location.rsplit("/", 1)[0]
+            builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir, previous)
+            changes = self._changes(source, pending)
+            update, applied, error = self._apply(builder, pending, changes, block=False)
+            applied = applied or taken
+            try:
+                return self._publish(source, name, view, update, applied, error, replace_existing=False)
+            except ConcurrentModificationError:
+                log.info("%s: another server published the Iceberg view first; reading its version", name)
+        raise ConcurrentModificationError(f"the Iceberg view {name} kept changing under {_PUBLISH_ATTEMPTS} updates")
+
+    def instant_completed(self, database: str, table: str, instant: Instant) -> None:
+        """Bring the view up to date after an instant completed (its transaction committed): refresh it, or
+        with ``all_tables`` build it the first time. Never raises: Hudi's commit has happened whatever the
+        view does, so a failure is only logged (and reported on the view table)."""
+        if instant.action not in _VIEW_ACTIONS:
+            return
+        try:
+            parameters = self.tables.get(database, table).parameters
+            if VIEW_PARAM in parameters:
+                self.refresh(database, table)
+            elif self.settings.all_tables:
+                self.create(database, table)
+        except Exception:  # noqa: BLE001 - the commit stands; the next instant tries again
+            log.exception("%s.%s: the Iceberg view was not updated after %s", database, table, instant.requested_time)
+
+    # -- building ----------------------------------------------------------------------------------------
+
+    def _source(self, database: str, table: str) -> _Source:
+        found = self.tables.get(database, table)
+        location = found.sd.location
+        if not location:
+            raise InvalidOperationError(f"{found.qualified_name} has no location")
+        fs, base_path = uri_file_system(location)  # paths written into the view are URIs readers open
+        config = read_table_config(fs, base_path)
+        version = int(found.parameters.get(TABLE_VERSION_PARAM, config.version or DEFAULT_TABLE_VERSION))
+        return _Source(found, fs, base_path, config, version)
+
+    def _completed(self, source: _Source) -> list[Instant]:
+        """The table's completed instants a view takes, in the order it takes them (completion order)."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, source.table.database, source.table.name)
+            found = instant_store.listing(conn, keys.id, [InstantState.COMPLETED], sorted(_VIEW_ACTIONS))
+        return sorted(found, key=lambda i: completion_order(instant_file(i, source.version), source.version))
+
+    def _after(self, source: _Source, instants: list[Instant], taken: str | None) -> list[Instant] | None:
+        """The instants after the one the view took last; ``None`` when that one is gone or a restore
+        completed after it (the view must be rebuilt)."""
+        if taken is None:
+            return instants
+        position = next((n for n, i in enumerate(instants) if i.requested_time == taken), None)
+        if position is None:
+            return None
+        pending = instants[position + 1 :]
+        return None if any(i.action is Action.RESTORE for i in pending) else pending
+
+    def _changes(self, source: _Source, instants: Sequence[Instant]) -> list[InstantChanges | None]:
+        """Each instant's changes to the view (``None``: it changes nothing the view shows), decoded from the
+        metadata the catalog stored when it completed."""
+        with self.ctx.store.read() as conn:
+            keys = table_store.get_keys(conn, source.table.database, source.table.name)
+            stored = instant_store.completed_metadata(conn, keys.id, [i.requested_time for i in instants])
+        changes: list[InstantChanges | None] = []
+        for instant in instants:
+            file = instant_file(instant, source.version)
+            if instant.action is Action.RESTORE:
+                changes.append(None)
+                continue
+            decoded = decode_instant(file, stored.get(instant.requested_time, b""), source.version)
+            changes.append(instant_changes(file, decoded))
+        create_schema = source.config.raw.get(CREATE_SCHEMA) or None
+        first = next((n for n, c in enumerate(changes) if c is not None and c.action != Action.CLEAN.value), None)
+        if first is not None and create_schema and (found := changes[first]) is not None and found.schema is None:
+            changes[first] = replace(found, schema=create_schema)
+        return changes
+
+    @staticmethod
+    def _apply(
+        builder: ViewBuilder, instants: Sequence[Instant], changes: Sequence[InstantChanges | None], block: bool
+    ) -> tuple[ViewUpdate, str | None, IcebergViewError | None]:
+        """Apply the changes in order up to the first one the view cannot take, then commit what was applied;
+        returns the update, the last instant taken (``None``: none of these) and the error, if any.
+
+        A base file that cannot be read stops the update there, and the next refresh tries again; any other
+        error blocks the view before that instant. A rebuild (``block``) blocks on a missing file too: it has
+        no later refresh to wait for."""
+        taken: str | None = None
+        for instant, change in zip(instants, changes, strict=True):
+            if change is not None:
+                try:
+                    builder.apply(change)
+                except IcebergViewError as error:
+                    if block or not isinstance(error, MissingDataFileError):
+                        builder.block(change.instant_time, error)
+                    return builder.commit(), taken, error
+            taken = instant.requested_time
+        return builder.commit(), taken, None
+
+    @staticmethod
+    def _load(source: _Source, location: str) -> TableMetadata:
+        return load_metadata(source.fs, location)
+
+    def _default_dir(self, source: _Source) -> str | None:
+        if self.settings.metadata_root is None:
+            return None  # the builder's default, under the base path
+        root = self.settings.metadata_root.rstrip("/")
+        return f"{root}/{source.table.database}/{source.table.name}"
+
+    # -- registering -------------------------------------------------------------------------------------
+
+    def _view_table(self, source: _Source, name: str) -> Table | None:
+        """The view table ``name``, or ``None``; a table of that name that is not this table's view is an
+        error."""
+        try:
+            view = self.tables.get(source.table.database, name)
+        except NoSuchObjectError:
+            return None
+        if view.parameters.get(SOURCE_PARAM) != source.qualified_name:
+            raise AlreadyExistsError(
+                f"Table {view.qualified_name} already exists and is not the Iceberg view of {source.qualified_name}"
+            )
+        return view
+
+    def _mark_source(self, source: _Source, name: str, metadata_dir: str | None) -> None:
+        wanted = {VIEW_PARAM: name} | ({METADATA_DIR_PARAM: metadata_dir} if metadata_dir else {})
+        if all(source.table.parameters.get(k) == v for k, v in wanted.items()):
+            return
+        marked = replace(source.table, parameters={**source.table.parameters, **wanted})
+        self.tables.alter(source.table.database, source.table.name, marked, environment=_NO_STATS)
+
+    def _publish(
+        self,
+        source: _Source,
+        name: str,
+        existing: Table | None,
+        update: ViewUpdate,
+        applied: str | None,
+        error: IcebergViewError | None,
+        replace_existing: bool,
+    ) -> ViewResult:
+        """Register the view's new metadata: create the view table, or alter it with a compare-and-set on its
+        ``metadata_location`` (``ConcurrentModificationError`` when another server moved it first)."""
+        metadata = update.metadata
+        parameters = {
+            "EXTERNAL": "TRUE",
+            "table_type": ICEBERG_TABLE_TYPE,
+            SOURCE_PARAM: source.qualified_name,
+        }
+        if metadata is not None:
+            parameters[METADATA_LOCATION] = metadata.location
+        if applied is not None:
+            parameters[APPLIED_PARAM] = applied
+        if error is not None:
+            parameters[ERROR_PARAM] = f"{type(error).__name__}: {error}"
+            log.warning(
+                "%s: the Iceberg view %s stays at its last good snapshot: %s", source.qualified_name, name, error
+            )
+        table = Table(
+            source.table.database,
+            name,
+            owner=source.table.owner,
+            owner_type=source.table.owner_type,
+            sd=StorageDescriptor(
+                columns=_columns(source.table),
+                location=source.table.sd.location,
+                input_format=_FILE_INPUT_FORMAT,
+                output_format=_FILE_OUTPUT_FORMAT,
+                serde=SerDe(serialization_lib=_LAZY_SIMPLE_SERDE),
+            ),
+            parameters=parameters,
+            table_type=EXTERNAL_TABLE,
+        )
+        if existing is None:
+            self.tables.create(table, environment=_NO_STATS)
+        else:
+            current = existing.parameters.get(METADATA_LOCATION)
+            if current is not None and metadata is not None and current != metadata.location:
+                table.parameters[PREVIOUS_METADATA_LOCATION] = current
+            kept = {k: v for k, v in existing.parameters.items() if k not in (ERROR_PARAM, APPLIED_PARAM)}
+            table.parameters = {**kept, **table.parameters}
+            environment = dict(_NO_STATS)
+            if current is not None and not replace_existing:
+                environment |= {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: current}
+            self.tables.alter(source.table.database, name, table, environment=environment)
+        if update.snapshots_added:
+            log.info(
+                "%s: Iceberg view %s took %d instants (%d manifests written)",
+                source.qualified_name,
+                name,
+                len(update.snapshots_added),
+                len(update.manifests_written),
+            )
+        return self._result(table, update, applied, table.parameters.get(ERROR_PARAM))
+
+    @staticmethod
+    def _result(view: Table, update: ViewUpdate, applied: str | None, error: str | None) -> ViewResult:
+        return ViewResult(
+            view.name,
+            view.parameters.get(METADATA_LOCATION),
+            applied,
+            update.snapshots_added,
+            update.manifests_written,
+            dict(update.skipped),
+            error,
+        )
+
+
+def _columns(table: Table) -> list:
+    """The view's Hive columns: the Hudi table's columns and then its partition columns (an Iceberg table's
+    partitioning is hidden: its partition columns are plain columns)."""
+    names = {c.name for c in table.sd.columns}
+    return list(table.sd.columns) + [c for c in table.partition_keys if c.name not in names]

@@ -1,0 +1,71 @@
+"""Shared pieces of the Iceberg view tests: the tables, the hudi-rs oracle and row comparison."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import pyarrow as pa
+
+from tests.conftest import require_module
+from tests.hudi.tables import table_names
+
+hudi = require_module("hudi")
+require_module("pyiceberg", extra="test")
+
+from pyiceberg.table import StaticTable  # noqa: E402
+
+PARQUET_COW_TABLES = [n for n in table_names() if "_cow_" in n and "lance" not in n]
+"""Every COPY_ON_WRITE table with Parquet base files (the empty ones included)."""
+
+
+def oracle(base: Path):
+    return hudi.HudiTableBuilder.from_base_uri(str(base)).build()
+
+
+def oracle_read(table, as_of: str | None = None) -> pa.Table | None:
+    options = hudi.HudiReadOptions() if as_of is None else hudi.HudiReadOptions().with_as_of_timestamp(as_of)
+    found = [b for b in table.read(options) if b.num_rows]
+    return pa.Table.from_batches(found) if found else None
+
+
+def completed_writes(table) -> list[str]:
+    timeline = table.get_timeline()
+    return sorted(
+        {
+            i.timestamp
+            for i in timeline.get_completed_commits()
+            + timeline.get_completed_deltacommits()
+            + timeline.get_completed_replacecommits()
+        }
+    )
+
+
+def load(metadata_location: str) -> StaticTable:
+    return StaticTable.from_metadata(metadata_location)
+
+
+def live_files(view: StaticTable, snapshot_id: int | None = None) -> list[str]:
+    """The paths of the data files a snapshot (the current one by default) lists, from its manifests."""
+    snapshot = view.current_snapshot() if snapshot_id is None else view.snapshot_by_id(snapshot_id)
+    return [
+        entry.data_file.file_path
+        for manifest in snapshot.manifests(view.io)
+        for entry in manifest.fetch_manifest_entry(view.io, discard_deleted=True)
+    ]
+
+
+def assert_same_rows(ours: pa.Table, theirs: pa.Table | None) -> None:
+    """``ours`` (PyIceberg's scan) holds exactly hudi-rs's rows, over hudi-rs's columns (hudi-rs leaves out
+    the meta columns of tables that do not populate them; the view has them, null)."""
+    if theirs is None:
+        assert ours.num_rows == 0
+        return
+    columns = theirs.column_names
+    assert set(columns) <= set(ours.column_names), set(columns) - set(ours.column_names)
+    ours = ours.select(columns).cast(theirs.schema)
+    assert _rows(ours) == _rows(theirs), f"ours {ours.num_rows} rows, hudi-rs {theirs.num_rows}"
+
+
+def _rows(table: pa.Table) -> collections.Counter:
+    return collections.Counter(repr(tuple(row.values())) for row in table.to_pylist())

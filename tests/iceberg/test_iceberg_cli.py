@@ -1,0 +1,104 @@
+"""The Iceberg views as a user runs them: ``import --iceberg-view``, ``hudi-metastore iceberg DB.TABLE|PATH``
+and ``serve --iceberg-views`` as real processes, read by PyIceberg over the wire."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from pyiceberg.catalog.hive import HiveCatalog
+from pyiceberg.table import StaticTable
+from thriftpy2.rpc import make_client
+
+from hms_adapter.idl import metaserver as ms
+from hudi_catalog import Catalog
+from hudi_catalog.services.iceberg_views import SOURCE_PARAM, VIEW_PARAM
+from tests.conftest import RunningServer
+from tests.hms_adapter.test_cli import _wait_for_port, free_port
+from tests.hudi.tables import unpack
+from tests.hudi.test_metaserver import replay
+from tests.iceberg.helpers import assert_same_rows, oracle, oracle_read
+
+CLI = [sys.executable, "-m", "hms_adapter.cli"]
+TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_import_with_a_view_and_the_iceberg_command(tmp_path):
+    base = unpack(TABLE, tmp_path)
+    db_url, warehouse = f"sqlite:///{tmp_path / 'catalog.db'}", str(tmp_path / "wh")
+    store = ["--db-url", db_url, "--warehouse", warehouse]
+
+    imported = run("import", str(base), "--database", "lake", "--table", "t", "--iceberg-view", *store)
+    assert imported.returncode == 0, imported.stderr
+    assert "Iceberg view lake.t_iceberg: " in imported.stdout
+    renamed = run("iceberg", "lake.t", "--name", "t_as_iceberg", *store)
+    assert renamed.returncode == 0, renamed.stderr
+    refused = run("iceberg", "lake.nothing", *store)
+    assert refused.returncode != 0 and "nothing" in refused.stderr
+
+    catalog = Catalog.open(db_url, warehouse)
+    server = RunningServer(catalog)
+    try:
+        assert catalog.tables.get("lake", "t").parameters[VIEW_PARAM] == "t_as_iceberg"
+        assert catalog.tables.get("lake", "t_as_iceberg").parameters[SOURCE_PARAM] == "lake.t"
+        iceberg = HiveCatalog("hms", uri=server.uri)
+        theirs = oracle_read(oracle(base))
+        for name in ("t_iceberg", "t_as_iceberg"):  # the first view stays registered, at its last version
+            assert_same_rows(iceberg.load_table(f"lake.{name}").scan().to_arrow(), theirs)
+    finally:
+        server.stop()
+        catalog.close()
+
+    # a base path: the metadata is written where asked and registered nowhere
+    built = run("iceberg", str(base), "--metadata-dir", str(tmp_path / "elsewhere"))
+    assert built.returncode == 0, built.stderr
+    location = built.stdout.split(": ", 1)[1].splitlines()[0]
+    assert Path(location).parent == tmp_path / "elsewhere"
+    assert_same_rows(StaticTable.from_metadata(location).scan().to_arrow(), oracle_read(oracle(base)))
+    assert run("iceberg", str(base), "--name", "x").returncode != 0
+
+
+def test_serve_with_iceberg_views_keeps_a_view_of_every_table_written_through_the_metaserver(tmp_path):
+    base = unpack(TABLE, tmp_path)
+    db_url, warehouse = f"sqlite:///{tmp_path / 'catalog.db'}", str(tmp_path / "wh")
+    Catalog.open(db_url, warehouse).close()
+    port, metaserver_port = free_port(), free_port()
+    process = subprocess.Popen(
+        [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "--metaserver-port", str(metaserver_port)]
+        + ["--db-url", db_url, "--warehouse", warehouse, "--iceberg-views"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_port(port, process)
+        client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", metaserver_port, timeout=60_000)
+        partition_keys = _partition_keys(base, tmp_path)
+        # the server keeps its own clock: the replay's clock setting reaches nothing
+        replay(SimpleNamespace(ctx=SimpleNamespace()), client, base, "replayed", partition_keys)
+        client.close()
+        view = HiveCatalog("hms", uri=f"thrift://127.0.0.1:{port}").load_table("replayed.t_iceberg")
+        hudi_table = oracle(base)
+        assert_same_rows(view.scan().to_arrow(), oracle_read(hudi_table))
+        assert len(view.snapshots()) == len(hudi_table.get_timeline().get_completed_commits())
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def _partition_keys(base: Path, tmp_path: Path) -> list:
+    """The table's partition columns, as an import finds them."""
+    from hudi_catalog.services.hudi_import import HudiImporter
+
+    catalog = Catalog.open(f"sqlite:///{tmp_path / 'keys.db'}", str(tmp_path / "keys"))
+    try:
+        HudiImporter(catalog).run(str(base), database="keys", table="t")
+        return catalog.tables.get("keys", "t").partition_keys
+    finally:
+        catalog.close()
