@@ -3,9 +3,10 @@ and 10,000 files of a table of 1,000,000 files (``--files``, ``--partitions``).
 
 The table is made on local disk: one real Parquet base file, hard-linked under every file name a Hudi
 writer would give (``<file id>_<write token>_<instant>.parquet`` in ``region=pNNNN`` folders), so each footer
-the view reads is a real one and the disk holds one file's bytes. The view is built by the same builder the
-server runs (``hudi_catalog.iceberg``); a commit writes a new version of ``K`` file groups spread over
-``min(K, partitions)`` partitions (the costlier case: each touched partition's manifest is rewritten).
+the view reads is a real one and the disk holds one file's bytes per partition. The view is built by the
+same builder the server runs (``hudi_catalog.iceberg``); a commit writes a new version of ``K`` file groups
+spread over ``min(K, partitions)`` partitions (the costlier case: each touched partition's manifest is
+rewritten).
 
     python benchmarks/iceberg_views.py                      # 1,000,000 files in 1,000 partitions
     python benchmarks/iceberg_views.py --files 100000 --partitions 100
@@ -46,11 +47,15 @@ def instant_time(n: int) -> str:
 
 
 def make_files(base: Path, sample: Path, names: dict[str, list[str]]) -> None:
+    """Hard links to a copy of ``sample`` per partition (a file takes at most 65,000 links on ext4)."""
     for partition, files in names.items():
         folder = base / partition
         folder.mkdir(parents=True, exist_ok=True)
+        source = sample.with_name(f"{partition.replace('=', '_')}.parquet")
+        if not source.exists():
+            shutil.copyfile(sample, source)
         for name in files:
-            os.link(sample, folder / name)
+            os.link(source, folder / name)
 
 
 def file_name(group: int, instant: str) -> str:

@@ -189,7 +189,7 @@ class IcebergViewService:
                 return self.create(database, table, name)
             instants = self._completed(source)
             taken = view.parameters.get(APPLIED_PARAM)
-            pending = self._after(source, instants, taken)
+            pending = self._after(instants, taken)
             if pending is None:  # a restore removed what the view took: only a rebuild can undo it
                 return self.create(database, table, name)
             if not pending:
@@ -220,7 +220,7 @@ class IcebergViewService:
                 self.refresh(database, table)
             elif self.settings.all_tables:
                 self.create(database, table)
-        except Exception:  # noqa: BLE001 - the commit stands; the next instant tries again
+        except Exception:  # the commit stands; the next instant tries again
             log.exception("%s.%s: the Iceberg view was not updated after %s", database, table, instant.requested_time)
 
     # -- building ----------------------------------------------------------------------------------------
@@ -242,7 +242,8 @@ class IcebergViewService:
             found = instant_store.listing(conn, keys.id, [InstantState.COMPLETED], sorted(_VIEW_ACTIONS))
         return sorted(found, key=lambda i: completion_order(instant_file(i, source.version), source.version))
 
-    def _after(self, source: _Source, instants: list[Instant], taken: str | None) -> list[Instant] | None:
+    @staticmethod
+    def _after(instants: list[Instant], taken: str | None) -> list[Instant] | None:
         """The instants after the one the view took last; ``None`` when that one is gone or a restore
         completed after it (the view must be rebuilt)."""
         if taken is None:
