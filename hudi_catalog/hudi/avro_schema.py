@@ -14,10 +14,13 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import Any
+from abc import ABC, abstractmethod
+from typing import Any, Generic, TypeVar
 
 from ..errors import HudiMetadataError
 from ..model import Column
+
+T = TypeVar("T")
 
 META_COLUMNS = (
     "_hoodie_commit_time",
@@ -68,7 +71,7 @@ def hive_columns(
     if not isinstance(schema, dict) or schema.get("type") != "record":
         raise HudiMetadataError("table schema is not an Avro record")
     converter = _HiveTypes()
-    columns = [Column(f["name"], converter.hive_type(f["type"], f["name"]), f.get("doc")) for f in schema["fields"]]
+    columns = [Column(f["name"], converter.type_of(f["type"], f["name"]), f.get("doc")) for f in schema["fields"]]
     by_name = {c.name.lower(): c for c in columns}
     wanted = {p.lower() for p in partition_fields}
     meta = [Column(name, "string") for name in META_COLUMNS] if meta_fields else []
@@ -80,66 +83,134 @@ def hive_columns(
     return meta + data, partitions
 
 
-class _HiveTypes:
-    """Avro schema -> Hive type string; remembers named types so later references resolve."""
+class AvroTypeMapper(ABC, Generic[T]):
+    """Maps an Avro type to another type system. Named types (records, enums, fixed) are remembered as they
+    are met, so later references by name resolve; a record that contains itself is refused. Subclasses say
+    what each kind of Avro type becomes, and which error a type they cannot hold raises."""
+
+    target = "Hive"
+    """The type system's name, in errors."""
 
     def __init__(self) -> None:
         self._named: dict[str, Any] = {}
-        self._open_records: set[str] = set()
+        self._open: set[str] = set()
 
-    def hive_type(self, schema: Any, where: str) -> str:
+    @abstractmethod
+    def error(self, message: str) -> Exception: ...
+
+    @abstractmethod
+    def primitive(self, name: str) -> T | None:
+        """An Avro primitive type's mapping; ``None`` when ``name`` is not a primitive."""
+
+    @abstractmethod
+    def logical(self, kind: Any, logical: Any, schema: dict[str, Any], where: str) -> T | None:
+        """A logical type's mapping; ``None`` to map the underlying type."""
+
+    @abstractmethod
+    def union(self, branches: list[Any], where: str) -> T:
+        """A union's mapping, given its branches other than ``null``."""
+
+    @abstractmethod
+    def record(self, fields: list[dict[str, Any]], where: str) -> T: ...
+
+    @abstractmethod
+    def array(self, items: Any, where: str) -> T: ...
+
+    @abstractmethod
+    def map(self, values: Any, where: str) -> T: ...
+
+    @abstractmethod
+    def enum(self) -> T: ...
+
+    @abstractmethod
+    def fixed(self, size: int) -> T: ...
+
+    def type_of(self, schema: Any, where: str) -> T:
+        """The mapping of ``schema`` (a type name, a union list or a type object) at path ``where``."""
         if isinstance(schema, str):
-            if schema in _PRIMITIVES:
-                return _PRIMITIVES[schema]
-            if schema in self._open_records:
-                raise HudiMetadataError(f"table schema: {where} is recursive, which Hive cannot hold")
+            primitive = self.primitive(schema)
+            if primitive is not None:
+                return primitive
+            if schema in self._open:
+                raise self.error(f"table schema: {where} is recursive, which {self.target} cannot hold")
             if schema in self._named:
-                return self.hive_type(self._named[schema], where)
-            raise HudiMetadataError(f"table schema: {where} has unsupported type {schema!r}")
+                return self.type_of(self._named[schema], where)
+            raise self.error(f"table schema: {where} has unsupported type {schema!r}")
         if isinstance(schema, list):
-            return self._union(schema, where)
+            return self.union([b for b in schema if b != "null"], where)
         if not isinstance(schema, dict):
-            raise HudiMetadataError(f"table schema: {where} has a malformed type {schema!r}")
+            raise self.error(f"table schema: {where} has a malformed type {schema!r}")
         kind = schema.get("type")
         self._remember(schema)
-        logical = schema.get("logicalType")
-        if logical == "decimal" and kind in ("bytes", "fixed"):
-            return f"decimal({int(schema['precision'])},{int(schema.get('scale', 0))})"
-        if logical in _LOGICAL and kind in ("int", "long"):
-            return _LOGICAL[logical]
+        logical = self.logical(kind, schema.get("logicalType"), schema, where)
+        if logical is not None:
+            return logical
         if kind == "record":
-            return self._struct(schema, where)
+            return self.record_of(schema, where)
         if kind == "array":
-            return f"array<{self.hive_type(schema['items'], where + '[]')}>"
+            return self.array(schema["items"], where)
         if kind == "map":
-            return f"map<string,{self.hive_type(schema['values'], where + '{}')}>"
+            return self.map(schema["values"], where)
         if kind == "enum":
-            return "string"
+            return self.enum()
         if kind == "fixed":
-            return "binary"
-        return self.hive_type(kind, where)
+            return self.fixed(int(schema["size"]))
+        return self.type_of(kind, where)
 
-    def _struct(self, schema: dict, where: str) -> str:
+    def record_of(self, schema: dict[str, Any], where: str) -> T:
+        """A record's mapping, its own name open while its fields are mapped (a field of its type would be
+        recursive)."""
+        self._remember(schema)
         names = {n for n, s in self._named.items() if s is schema}
-        self._open_records |= names
+        self._open |= names
         try:
-            fields = ",".join(
-                f"{f['name']}:{self.hive_type(f['type'], where + '.' + f['name'])}" for f in schema["fields"]
-            )
+            return self.record(schema["fields"], where)
         finally:
-            self._open_records -= names
-        return f"struct<{fields}>"
+            self._open -= names
 
-    def _union(self, branches: list, where: str) -> str:
-        types = [self.hive_type(b, where) for b in branches if b != "null"]
-        if not types:
-            raise HudiMetadataError(f"table schema: {where} is always null")
-        return types[0] if len(types) == 1 else f"uniontype<{','.join(types)}>"
-
-    def _remember(self, schema: dict) -> None:
+    def _remember(self, schema: dict[str, Any]) -> None:
         name = schema.get("name")
         if schema.get("type") in ("record", "enum", "fixed") and isinstance(name, str):
             namespace = schema.get("namespace")
             self._named[name] = schema
             if namespace and "." not in name:
                 self._named[f"{namespace}.{name}"] = schema
+
+
+class _HiveTypes(AvroTypeMapper[str]):
+    """Avro schema -> Hive type string."""
+
+    def error(self, message: str) -> Exception:
+        return HudiMetadataError(message)
+
+    def primitive(self, name: str) -> str | None:
+        return _PRIMITIVES.get(name)
+
+    def logical(self, kind: Any, logical: Any, schema: dict[str, Any], where: str) -> str | None:
+        if logical == "decimal" and kind in ("bytes", "fixed"):
+            return f"decimal({int(schema['precision'])},{int(schema.get('scale', 0))})"
+        if logical in _LOGICAL and kind in ("int", "long"):
+            return _LOGICAL[logical]
+        return None
+
+    def union(self, branches: list[Any], where: str) -> str:
+        types = [self.type_of(b, where) for b in branches]
+        if not types:
+            raise HudiMetadataError(f"table schema: {where} is always null")
+        return types[0] if len(types) == 1 else f"uniontype<{','.join(types)}>"
+
+    def record(self, fields: list[dict[str, Any]], where: str) -> str:
+        members = ",".join(f"{f['name']}:{self.type_of(f['type'], where + '.' + f['name'])}" for f in fields)
+        return f"struct<{members}>"
+
+    def array(self, items: Any, where: str) -> str:
+        return f"array<{self.type_of(items, where + '[]')}>"
+
+    def map(self, values: Any, where: str) -> str:
+        return f"map<string,{self.type_of(values, where + '{}')}>"
+
+    def enum(self) -> str:
+        return "string"
+
+    def fixed(self, size: int) -> str:
+        return "binary"

@@ -37,19 +37,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..hudi.avro_schema import META_COLUMNS, AvroTypeMapper
 from .errors import SchemaEvolutionError
 
 IcebergType = Any
 """A type as the table metadata JSON writes it: a primitive's name (``"long"``, ``"decimal(10,2)"``) or a
 ``struct``/``list``/``map`` object."""
 
-META_COLUMNS = (
-    "_hoodie_commit_time",
-    "_hoodie_commit_seqno",
-    "_hoodie_record_key",
-    "_hoodie_partition_path",
-    "_hoodie_file_name",
-)
 
 _PRIMITIVES = {
     "boolean": "boolean",
@@ -139,7 +133,7 @@ def iceberg_schema(
         raise SchemaEvolutionError(f"table schema is not JSON: {e}") from e
     if not isinstance(avro, dict) or avro.get("type") != "record":
         raise SchemaEvolutionError("table schema is not an Avro record")
-    untyped = _AvroToIceberg().struct(avro, "")
+    untyped = _AvroToIceberg().record_of(avro, "")
     names = {f["name"] for f in untyped["fields"]}
     if meta_fields:
         meta = [_optional(name, "string") for name in META_COLUMNS if name not in names]
@@ -209,65 +203,48 @@ def _optional(name: str, type_: IcebergType) -> dict[str, Any]:
     return {"name": name, "required": False, "type": type_}
 
 
-class _AvroToIceberg:
-    """Avro schema -> Iceberg types without ids; remembers named types so later references resolve."""
+class _AvroToIceberg(AvroTypeMapper[IcebergType]):
+    """Avro schema -> Iceberg types without ids."""
 
-    def __init__(self) -> None:
-        self._named: dict[str, Any] = {}
-        self._open: set[str] = set()
+    target = "Iceberg"
 
-    def type_of(self, schema: Any, where: str) -> IcebergType:
-        if isinstance(schema, str):
-            if schema in _PRIMITIVES:
-                return _PRIMITIVES[schema]
-            if schema in self._open:
-                raise SchemaEvolutionError(f"table schema: {where} is recursive, which Iceberg cannot express")
-            if schema in self._named:
-                return self.type_of(self._named[schema], where)
-            raise SchemaEvolutionError(f"table schema: {where} has unsupported type {schema!r}")
-        if isinstance(schema, list):
-            branches = [b for b in schema if b != "null"]
-            if len(branches) != 1:
-                raise SchemaEvolutionError(f"table schema: {where} is a union of {len(branches)} types")
-            return self.type_of(branches[0], where)
-        if not isinstance(schema, dict):
-            raise SchemaEvolutionError(f"table schema: {where} has a malformed type {schema!r}")
-        kind, logical = schema.get("type"), schema.get("logicalType")
-        self._remember(schema)
+    def error(self, message: str) -> Exception:
+        return SchemaEvolutionError(message)
+
+    def primitive(self, name: str) -> IcebergType | None:
+        return _PRIMITIVES.get(name)
+
+    def logical(self, kind: Any, logical: Any, schema: dict[str, Any], where: str) -> IcebergType | None:
         if logical == "decimal" and kind in ("bytes", "fixed"):
             return f"decimal({int(schema['precision'])},{int(schema.get('scale', 0))})"
         if logical in _LOGICAL and kind in ("int", "long"):
             return _LOGICAL[logical]
         if logical in ("timestamp-nanos", "local-timestamp-nanos"):
             raise SchemaEvolutionError(f"table schema: {where} is a nanosecond timestamp (Iceberg v3 only)")
-        if kind == "record":
-            return self.struct(schema, where)
-        if kind == "array":
-            return {"type": "list", "element": self.type_of(schema["items"], where + ".element")}
-        if kind == "map":
-            return {"type": "map", "key": "string", "value": self.type_of(schema["values"], where + ".value")}
-        if kind == "enum":
-            return "string"
-        if kind == "fixed":
-            return f"fixed[{int(schema['size'])}]"
-        return self.type_of(kind, where)
+        return None
 
-    def struct(self, schema: dict[str, Any], where: str) -> dict[str, Any]:
-        names = {n for n, s in self._named.items() if s is schema}
-        self._open |= names
-        try:
-            fields = [_optional(f["name"], self.type_of(f["type"], f"{where}{f['name']}")) for f in schema["fields"]]
-        finally:
-            self._open -= names
-        return {"type": "struct", "fields": fields}
+    def union(self, branches: list[Any], where: str) -> IcebergType:
+        if len(branches) != 1:
+            raise SchemaEvolutionError(f"table schema: {where} is a union of {len(branches)} types")
+        return self.type_of(branches[0], where)
 
-    def _remember(self, schema: dict[str, Any]) -> None:
-        name = schema.get("name")
-        if schema.get("type") in ("record", "enum", "fixed") and isinstance(name, str):
-            self._named[name] = schema
-            namespace = schema.get("namespace")
-            if namespace and "." not in name:
-                self._named[f"{namespace}.{name}"] = schema
+    def record(self, fields: list[dict[str, Any]], where: str) -> IcebergType:
+        return {
+            "type": "struct",
+            "fields": [_optional(f["name"], self.type_of(f["type"], f"{where}{f['name']}")) for f in fields],
+        }
+
+    def array(self, items: Any, where: str) -> IcebergType:
+        return {"type": "list", "element": self.type_of(items, where + ".element")}
+
+    def map(self, values: Any, where: str) -> IcebergType:
+        return {"type": "map", "key": "string", "value": self.type_of(values, where + ".value")}
+
+    def enum(self) -> IcebergType:
+        return "string"
+
+    def fixed(self, size: int) -> IcebergType:
+        return f"fixed[{size}]"
 
 
 def _paths(fields: list[dict[str, Any]]) -> dict[str, tuple[int, IcebergType]]:
