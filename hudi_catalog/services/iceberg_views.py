@@ -149,7 +149,7 @@ class IcebergViewService:
 
         Raises:
             NoSuchObjectError: no such table.
-            InvalidOperationError: the table has no Hudi timeline in the catalog.
+            InvalidOperationError: the table has neither a completed write nor a create schema.
             AlreadyExistsError: ``name`` is taken by a table that is not this table's view.
             HudiMetadataError, StorageError: the table's metadata cannot be read.
         """
@@ -160,14 +160,17 @@ class IcebergViewService:
         metadata_dir = metadata_dir or source.table.parameters.get(METADATA_DIR_PARAM) or self._default_dir(source)
         existing = self._view_table(source, name)
         instants = self._completed(source)
-        if not instants:
-            raise InvalidOperationError(f"{source.qualified_name} has no completed Hudi instant in the catalog")
+        changes = self._changes(source, instants)
+        create_schema = source.config.raw.get(CREATE_SCHEMA)
+        writes = any(c is not None and c.action != Action.CLEAN.value for c in changes)
+        if not writes and not create_schema:
+            raise InvalidOperationError(
+                f"{source.qualified_name} has no completed write and no {CREATE_SCHEMA}: the view has no schema"
+            )
         builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir)
         if existing is not None and METADATA_LOCATION in existing.parameters:
             builder.replaces(self._load(source, existing.parameters[METADATA_LOCATION]))
-        changes = self._changes(source, instants)
-        create_schema = source.config.raw.get(CREATE_SCHEMA)
-        if create_schema and not any(c is not None and c.action != Action.CLEAN.value for c in changes):
+        if not writes:  # an empty table: a view with its schema and no snapshot
             builder.set_schema(create_schema)
         update, applied, error = self._apply(builder, instants, changes, block=True)
         self._mark_source(source, name, metadata_dir)

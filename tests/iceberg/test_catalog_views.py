@@ -36,11 +36,12 @@ from tests.hudi.tables import unpack
 from tests.hudi.test_metaserver import replay
 from tests.iceberg.helpers import PARQUET_COW_TABLES, assert_same_rows, completed_writes, oracle, oracle_read
 
-WITH_WRITES = [n for n in PARQUET_COW_TABLES if "empty" not in n and "epochmillis" not in n] or [
+EXPRESSIBLE = [n for n in PARQUET_COW_TABLES if "epochmillis" not in n] or [
     pytest.param("missing", marks=pytest.mark.skip(reason="no Hudi tables"))
 ]
-"""The COPY_ON_WRITE Parquet tables with commits whose every instant Iceberg can express (the epoch-millis
-table changes a column's type Iceberg cannot follow: ``test_bad_input.py`` covers it)."""
+"""The COPY_ON_WRITE Parquet tables whose every instant Iceberg can express, the empty ones included (the
+epoch-millis table changes a column's type Iceberg cannot follow: ``test_view_against_hudi_rs.py`` shows its
+view stopping at the last good snapshot)."""
 PARTITIONED_REPLAY = "sample_table_cow_v9_txns_simple_nometa"
 
 
@@ -53,7 +54,7 @@ def snapshot_ids_by_instant(view) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-@pytest.mark.parametrize("name", WITH_WRITES)
+@pytest.mark.parametrize("name", EXPRESSIBLE)
 def test_the_view_of_an_imported_table_reads_as_hudi_rs_over_the_wire(catalog, server, tmp_path, name):
     base = unpack(name, tmp_path)
     HudiImporter(catalog).run(str(base), database="lake", table="trips")
@@ -74,6 +75,24 @@ def test_the_view_of_an_imported_table_reads_as_hudi_rs_over_the_wire(catalog, s
     assert set(writes) <= set(snapshots)
     for instant in writes:  # time travel to every completed commit
         assert_same_rows(view.scan(snapshot_id=snapshots[instant]).to_arrow(), oracle_read(hudi_table, instant))
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_view_that_cannot_take_a_schema_change_stays_at_its_last_good_snapshot(catalog, server, tmp_path):
+    """The epoch-millis table's UPDATE rewrote its partition column from long to string: the view stops
+    before it, says why on the view table, and reads as hudi-rs reads as of its last good snapshot."""
+    base = unpack("sample_table_cow_v9_timebasedkeygen_epochmillis", tmp_path)
+    HudiImporter(catalog).run(str(base), database="lake", table="events")
+    made = catalog.iceberg_views.create("lake", "events")
+    registered = catalog.tables.get("lake", "events_iceberg").parameters
+    assert made.error is not None and registered[ERROR_PARAM].startswith("SchemaEvolutionError")
+    assert "ts_millis" in registered[ERROR_PARAM]
+    view = iceberg_catalog(server).load_table("lake.events_iceberg")
+    last_good = view.current_snapshot().summary["hudi.instant-time"]
+    assert registered[APPLIED_PARAM] == last_good
+    assert json.loads(view.properties[BLOCKED_PROPERTY])["instant"] > last_good
+    assert_same_rows(view.scan().to_arrow(), oracle_read(oracle(base), last_good))
+    assert catalog.iceberg_views.refresh("lake", "events").error == registered[ERROR_PARAM]  # until rebuilt
 
 
 @pytest.fixture
