@@ -170,7 +170,7 @@ class IcebergViewService:
         builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir)
         if existing is not None and METADATA_LOCATION in existing.parameters:
             builder.replaces(self._load(source, existing.parameters[METADATA_LOCATION]))
-        if not writes:  # an empty table: a view with its schema and no snapshot
+        if not writes and create_schema:  # an empty table: a view with its schema and no snapshot
             builder.set_schema(create_schema)
         update, applied, error = self._apply(builder, instants, changes, block=True)
         self._mark_source(source, name, metadata_dir)
