@@ -15,6 +15,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_system
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
+from hudi_catalog.services.iceberg_views import ViewResult
 
 from .event_messages import HiveJsonMessages
 from .import_progress import import_progress
@@ -47,7 +48,8 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
     imported.add_argument(
         "--iceberg-view",
         action="store_true",
-        help="then build the table's Iceberg view and register it, kept up to date from then on",
+        help="then build the table's Iceberg view and register it, kept up to date from then on (a table that "
+        "has one already: its view takes what the import recorded, with or without this option)",
     )
     imported.add_argument("--iceberg-view-name", metavar="NAME", help="with --iceberg-view: default <table>_iceberg")
 
@@ -123,8 +125,13 @@ def _import(args: argparse.Namespace) -> int:
             f"{result.database}.{result.table}: {result.recorded} instants recorded, "
             f"latest commit {result.latest_commit or '-'}"
         )
-        if args.iceberg_view:
-            view = catalog.iceberg_views.create(result.database, result.table, args.iceberg_view_name)
+        views = catalog.iceberg_views
+        view: ViewResult | None
+        if args.iceberg_view and not views.has_view(result.database, result.table):
+            view = views.create(result.database, result.table, args.iceberg_view_name)
+        else:  # a view the table has takes the instants this import recorded
+            view = views.refresh(result.database, result.table)
+        if view is not None:
             _print_view(f"{result.database}.{view.view}", view.metadata_location, view.skipped, view.error)
     finally:
         progress.close()

@@ -182,10 +182,10 @@ class IcebergViewService:
         Raises:
             NoSuchObjectError: no such table.
         """
-        source = self._source(database, table)
-        name = source.table.parameters.get(VIEW_PARAM)
+        name = self.tables.get(database, table).parameters.get(VIEW_PARAM)
         if name is None:
             return None
+        source = self._source(database, table)
         for _ in range(_PUBLISH_ATTEMPTS):
             view = self._view_table(source, name)
             if view is None or METADATA_LOCATION not in view.parameters:
@@ -210,6 +210,10 @@ class IcebergViewService:
             except ConcurrentModificationError:
                 log.info("%s: another server published the Iceberg view first; reading its version", name)
         raise ConcurrentModificationError(f"the Iceberg view {name} kept changing under {_PUBLISH_ATTEMPTS} updates")
+
+    def has_view(self, database: str, table: str) -> bool:
+        """Whether the table keeps an Iceberg view."""
+        return VIEW_PARAM in self.tables.get(database, table).parameters
 
     def instant_completed(self, database: str, table: str, instant: Instant) -> None:
         """Bring the view up to date after an instant completed (its transaction committed): refresh it, or

@@ -102,3 +102,27 @@ def _partition_keys(base: Path, tmp_path: Path) -> list:
         return catalog.tables.get("keys", "t").partition_keys
     finally:
         catalog.close()
+
+
+def test_an_import_rerun_brings_the_view_along(tmp_path):
+    """A table imported with a view, then written again: the next import (without the option) adds the new
+    commit to the view as one more metadata version, not a rebuild."""
+    base = unpack("sample_table_cow_v6_simplekeygen_nonhivestyle", tmp_path)
+    store = ["--db-url", f"sqlite:///{tmp_path / 'catalog.db'}", "--warehouse", str(tmp_path / "wh")]
+    later = sorted((base / ".hoodie").glob("*.commit"))[-1].name.split(".")[0]
+    away = [p for p in (base / ".hoodie").iterdir() if p.name.startswith(later)]
+    for path in away:  # the second commit has not happened yet
+        path.rename(tmp_path / path.name)
+    first = run("import", str(base), "--database", "lake", "--table", "t", "--iceberg-view", *store)
+    assert first.returncode == 0, first.stderr
+    for path in away:
+        (tmp_path / path.name).rename(path)
+    again = run("import", str(base), "--database", "lake", "--table", "t", *store)
+    assert again.returncode == 0, again.stderr
+
+    before = first.stdout.split("Iceberg view lake.t_iceberg: ", 1)[1].splitlines()[0]
+    after = again.stdout.split("Iceberg view lake.t_iceberg: ", 1)[1].splitlines()[0]
+    assert Path(after).name.startswith("00002-") and Path(before).name.startswith("00001-")
+    view = StaticTable.from_metadata(after)
+    assert [s.summary["hudi.instant-time"] for s in view.snapshots()][-1] == later
+    assert_same_rows(view.scan().to_arrow(), oracle_read(oracle(base)))
