@@ -11,15 +11,20 @@ workers but the database, which is what already keeps several server processes c
 
 A worker that dies while serving is started again; one that dies before it listens is a configuration
 problem (the database is unreachable, say), and the supervisor stops with an error rather than restarting
-it in a loop. SIGTERM or SIGINT to the supervisor stops every worker gracefully.
+it in a loop. SIGTERM or SIGINT to the supervisor stops every worker gracefully. On Linux a worker also gets
+SIGTERM from the kernel when the supervisor dies (``PR_SET_PDEATHSIG``): a supervisor killed outright leaves
+no unsupervised servers behind on the ports.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
+import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ log = logging.getLogger(__name__)
 READY_TIMEOUT_SECONDS = 120.0
 STOP_TIMEOUT_SECONDS = 40.0
 POLL_SECONDS = 0.2
+_PR_SET_PDEATHSIG = 1
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
@@ -87,10 +93,15 @@ class WorkerPool:
 
     def _start(self, index: int) -> None:
         ready = self._context.Event()
-        process = self._context.Process(target=self._target, args=(index, ready), name=f"hms-worker-{index}")
+        process = self._context.Process(target=self._run, args=(os.getpid(), index, ready), name=f"hms-worker-{index}")
         process.start()
         self._workers[index] = _Worker(index, process, ready)
         log.info("worker %d started (pid %d)", index, process.pid)
+
+    def _run(self, supervisor: int, index: int, ready: Event) -> None:
+        """A worker's life: bound to its supervisor's, then ``target``."""
+        _stop_with(supervisor)
+        self._target(index, ready)
 
     def supervise(self) -> int:
         """Restarts workers that die until ``stop()``; returns 0, or 1 if a worker keeps failing at start."""
@@ -125,6 +136,18 @@ class WorkerPool:
                 worker.process.join()
             if worker.process.pid is not None:
                 self._on_exit(worker.process.pid)
+
+
+def _stop_with(supervisor: int) -> None:
+    """Have the kernel send this process SIGTERM when ``supervisor`` (its parent) dies; exit at once if it
+    died already (between the fork and this call). Linux only: elsewhere an orphaned worker serves on."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        log.warning("cannot tie the worker to its supervisor: errno %d", ctypes.get_errno())
+    if os.getppid() != supervisor:
+        os._exit(0)
 
 
 def install_stop_handlers(pool: WorkerPool) -> None:

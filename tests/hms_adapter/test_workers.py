@@ -55,6 +55,14 @@ def socket_inodes_of(pid: int) -> set[str]:
     return inodes
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie waiting to be reaped has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def wait_until(condition, seconds: float = 60, message: str = "condition") -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -95,9 +103,13 @@ def workers(db_url, tmp_path):
         yield process, int(listening.group(1)), int(METASERVER.search(lines[0]).group(1))
     finally:
         if process.poll() is None:
+            workers = children(process.pid)  # before the kill: the kill gives them to init
             process.kill()
-            for child in children(process.pid):
-                os.kill(child, signal.SIGKILL)
+            for child in workers:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:  # gone with their supervisor
+                    pass
 
 
 def test_each_worker_listens_on_the_one_port_and_all_answer(workers):
@@ -142,6 +154,18 @@ def test_a_dead_worker_is_replaced_and_sigterm_stops_all(workers):
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=90) == 0
     assert children(process.pid) == set()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_workers_stop_when_their_supervisor_is_killed(workers):
+    """SIGKILL to the supervisor: no handler runs there, yet no worker keeps serving the port on its own."""
+    process, port, _ = workers
+    pids = children(process.pid)
+    assert len(pids) == 2
+    process.kill()
+    process.wait(timeout=30)
+    wait_until(lambda: not any(running(pid) for pid in pids), message="the workers to exit")
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
