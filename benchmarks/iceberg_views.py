@@ -5,8 +5,8 @@ The table is made on local disk: one real Parquet base file, hard-linked under e
 writer would give (``<file id>_<write token>_<instant>.parquet`` in ``region=pNNNN`` folders), so each footer
 the view reads is a real one and the disk holds one file's bytes per partition. The view is built by the
 same builder the server runs (``hudi_catalog.iceberg``); a commit writes a new version of ``K`` file groups
-spread over ``min(K, partitions)`` partitions (the costlier case: each touched partition's manifest is
-rewritten).
+spread over ``min(K, partitions)`` partitions (the costlier case: the manifests listing them are rewritten,
+one or more in each touched partition).
 
     python benchmarks/iceberg_views.py                      # 1,000,000 files in 1,000 partitions
     python benchmarks/iceberg_views.py --files 100000 --partitions 100

@@ -4,10 +4,12 @@ Each completed write instant (commit, deltacommit, replacecommit, clustering) be
 the instant time and whose timestamp is its completion time. A clean becomes none (it changes no live file)
 but expires the snapshots of the instants before its earliest retained one, whose files it may have deleted.
 
-The view keeps one manifest per Hudi partition. An instant rewrites the manifests of the partitions it touched
-(their files added, superseded or replaced: live files as ``EXISTING``, the ones it removed as ``DELETED``) and
-the manifest list; the other partitions' manifests are reused by path. Nothing of the previous metadata is
-changed: manifests and manifest lists get new names, and the new metadata version is written last.
+Each manifest lists files of one Hudi partition: all of them, or, in a partition of more than
+``MANIFEST_TARGET_FILES`` files, those whose file group id hashes to its bucket. An instant rewrites the
+manifests of the file groups it touched (their files added, superseded or replaced: live files as
+``EXISTING``, the ones it removed as ``DELETED``) and the manifest list; every other manifest is reused by
+path. Nothing of the previous metadata is changed: manifests and manifest lists get new names, and the new
+metadata version is written last.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import hashlib
 import json
 import logging
 import uuid
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -56,6 +59,10 @@ BLOCKED_PROPERTY = "hudi.iceberg.blocked"
 snapshot before it and takes no later instant until rebuilt."""
 NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
 PARQUET_EXTENSION = "parquet"
+MANIFEST_TARGET_FILES = 256
+"""A partition's files are spread over ``2**level`` manifests by a hash of their file group id, ``level`` the
+smallest that keeps each at about this many files: a commit rewrites the manifests of the file groups it
+touched, a few hundred entries each, however large the partition."""
 _NOT_PARQUET = "{ext} base files: the view lists Parquet base files only"
 
 
@@ -196,24 +203,72 @@ class ViewBuilder:
         self._fs.create_dir(self._dir, recursive=True)
         partitions = sorted({p for p, _ in added} | {p for p, ids in changes.replaced_file_ids.items() if ids})
         written: dict[str, dict[str, Any]] = {}
+        dropped: set[str] = set()
         totals = _Partition()
+        changed_partitions = 0
+        by_partition: dict[str, dict[str, dict[str, Any]]] = {}
+        for key, listed in current.items():
+            by_partition.setdefault(_ManifestKey.parse(key).partition, {})[key] = listed
         for path in partitions:
-            key = _partition_key(path)
             new_files = {name: footers[path, name] for p, name in added if p == path}
-            part = self._rewrite(path, current.get(key), new_files, changes, schema, spec, snapshot_id)
-            if not part.entries:
-                continue
-            manifest = f"{self._dir}/manifest-{key}-{snapshot_id}.avro"
-            length = write_manifest(self._fs, manifest, part.entries, schema, spec)
-            written[key] = manifest_file(manifest, length, spec, part.entries, snapshot_id, sequence)
-            self._manifests_written.append(manifest)
-            _accumulate(totals, part)
+            mine = by_partition.get(_partition_key(path), {})
+            parts, replaced = self._rewrite_partition(path, mine, new_files, changes, schema, spec, snapshot_id)
+            dropped |= replaced
+            changed_partitions += 1 if parts else 0
+            for key, part in parts.items():
+                manifest = f"{self._dir}/manifest-{key}-{snapshot_id}.avro"
+                length = write_manifest(self._fs, manifest, part.entries, schema, spec)
+                written[key] = manifest_file(manifest, length, spec, part.entries, snapshot_id, sequence)
+                self._manifests_written.append(manifest)
+                _accumulate(totals, part)
         manifests = [
-            written.get(key, m)
+            m
             for key, m in current.items()
-            if key in written or m["added_files_count"] + m["existing_files_count"] > 0
-        ] + [m for key, m in written.items() if key not in current]
-        self._add_snapshot(changes, snapshot_id, sequence, manifests, totals, len(written), schema)
+            if key not in dropped and key not in written and m["added_files_count"] + m["existing_files_count"] > 0
+        ] + list(written.values())
+        self._add_snapshot(changes, snapshot_id, sequence, manifests, totals, changed_partitions, schema)
+
+    def _rewrite_partition(
+        self,
+        path: str,
+        mine: dict[str, dict[str, Any]],
+        new_files: dict[str, Footer],
+        changes: InstantChanges,
+        schema: Schema,
+        spec: PartitionSpec,
+        snapshot_id: int,
+    ) -> tuple[dict[str, _Partition], set[str]]:
+        """A touched partition's new manifests (by key, those with entries) and the keys of those of its
+        current manifests (``mine``) they replace. The partition's files are spread over ``2**level``
+        manifests by a hash of their file group id; only the manifests of the file groups the instant touched
+        are rewritten, unless the partition has grown past its level, when all of them are spread anew (once
+        per doubling)."""
+        partition = _partition_key(path)
+        level_now = max((_ManifestKey.parse(key).level for key in mine), default=0)
+        live = sum(m["added_files_count"] + m["existing_files_count"] for m in mine.values())
+        # the files it lists now (a new partition: the ones added), not counting this instant's: a new file
+        # that supersedes its group's older version adds none, and telling which do would mean reading all
+        level = max(level_now, _level_for(live if mine else len(new_files)))
+        touched = {_file_id(name) or name for name in new_files} | set(changes.replaced_file_ids.get(path, ()))
+        if level == level_now:
+            buckets = {_bucket(file_id, level) for file_id in touched}
+            previous = [m for key, m in mine.items() if _ManifestKey.parse(key).bucket in buckets]
+        else:
+            buckets = set(range(1 << level))
+            previous = list(mine.values())
+        entries: dict[int, list[dict[str, Any]]] = {bucket: [] for bucket in buckets}
+        for manifest in previous:
+            for entry in self._live_entries(manifest):
+                file_path = entry["data_file"]["file_path"]
+                entries[_bucket(_file_id(file_path) or file_path, level)].append(entry)
+        parts: dict[str, _Partition] = {}
+        for bucket in sorted(buckets):
+            mine_new = {n: f for n, f in new_files.items() if _bucket(_file_id(n) or n, level) == bucket}
+            part = self._rewrite(path, entries[bucket], mine_new, changes, schema, spec, snapshot_id)
+            if part.entries:
+                parts[str(_ManifestKey(partition, level, bucket))] = part
+        replaced = {m_key for m_key in mine if _ManifestKey.parse(m_key).bucket in buckets or level != level_now}
+        return parts, replaced
 
     def _parquet_files(self, changes: InstantChanges) -> list[tuple[str, str]]:
         for reason, count in changes.skipped.items():
@@ -232,18 +287,18 @@ class ViewBuilder:
     def _rewrite(
         self,
         partition_path: str,
-        previous: dict[str, Any] | None,
+        live: list[dict[str, Any]],
         new_files: dict[str, Footer],
         changes: InstantChanges,
         schema: Schema,
         spec: PartitionSpec,
         snapshot_id: int,
     ) -> _Partition:
-        """A touched partition's entries: its files added, the live ones kept, the ones removed deleted."""
+        """A manifest's entries: the files added, the ``live`` ones kept, the ones removed deleted."""
         part = _Partition()
         new_paths = {self._file_path(partition_path, name) for name in new_files}
         removed_ids = set(changes.replaced_file_ids.get(partition_path, ())) | {_file_id(n) for n in new_files}
-        for entry in self._live_entries(previous):
+        for entry in live:
             path = entry["data_file"]["file_path"]
             if path in new_paths:
                 continue  # written again by this instant: the new entry replaces it
@@ -507,6 +562,41 @@ def _summary(
     if changes.operation:
         summary["hudi.operation"] = changes.operation
     return summary
+
+
+@dataclass(frozen=True)
+class _ManifestKey:
+    """Which files a manifest lists, written into its name: a partition's (by a hash of its path), those of
+    its file groups whose id hashes to ``bucket`` among ``2**level``."""
+
+    partition: str
+    level: int
+    bucket: int
+
+    def __str__(self) -> str:
+        return f"{self.partition}.{self.level}.{self.bucket}"
+
+    @classmethod
+    def parse(cls, key: str) -> _ManifestKey:
+        partition, level, bucket = key.split(".")
+        return cls(partition, int(level), int(bucket))
+
+
+def _level_for(files: int) -> int:
+    """The smallest level at which ``files`` files spread over ``2**level`` manifests fill none past
+    ``MANIFEST_TARGET_FILES``.
+
+    >>> _level_for(256), _level_for(257), _level_for(1000)
+    (0, 1, 2)
+    """
+    level = 0
+    while files > MANIFEST_TARGET_FILES << level:
+        level += 1
+    return level
+
+
+def _bucket(file_id: str, level: int) -> int:
+    return zlib.crc32(file_id.encode("utf-8")) & ((1 << level) - 1)
 
 
 def _partition_key(partition_path: str) -> str:

@@ -54,3 +54,52 @@ def _has_live_files(view, manifest_path: str) -> bool:
         m for m in view.current_snapshot().manifests(view.io) if _key(m.manifest_path) == _key(manifest_path)
     )
     return bool(manifest.added_files_count or manifest.existing_files_count)
+
+
+def test_a_large_partition_is_spread_over_manifests_and_a_commit_rewrites_only_its_file_groups(tmp_path):
+    """600 file groups in one partition: four manifests (by a hash of the file group id); a new version of one
+    file group rewrites the one manifest that lists it; PyIceberg lists every live file exactly once."""
+    import os
+    import uuid
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hudi_catalog.iceberg import InstantChanges, TableInfo, ViewBuilder, load_metadata
+    from hudi_catalog.iceberg.builder import MANIFEST_TARGET_FILES
+
+    base = tmp_path / "trips"
+    (base / "region=eu").mkdir(parents=True)
+    sample = tmp_path / "sample.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "region": ["eu", "eu"]}), sample)
+    schema = '{"type":"record","name":"r","fields":[{"name":"id","type":"long"},{"name":"region","type":"string"}]}'
+
+    def name(group: int, instant: str) -> str:
+        return f"{uuid.UUID(int=group)}-0_0-1-1_{instant}.parquet"
+
+    def write(names: list[str]) -> None:
+        for file in names:
+            os.link(sample, base / "region=eu" / file)
+
+    first = [name(g, "20250101000000000") for g in range(600)]
+    write(first)
+    table = TableInfo(str(base), partition_fields=("region",))
+    builder = ViewBuilder(LOCAL, table)
+    builder.apply(
+        InstantChanges("20250101000000000", "commit", "20250101000000000", {"region=eu": tuple(first)}, schema=schema)
+    )
+    built = builder.commit()
+    assert 600 > 2 * MANIFEST_TARGET_FILES and len(built.manifests_written) == 4
+
+    update = [name(7, "20250101000001000")]
+    write(update)
+    builder = ViewBuilder(LOCAL, table, previous=load_metadata(LOCAL, built.metadata.location))
+    builder.apply(InstantChanges("20250101000001000", "commit", "20250101000001000", {"region=eu": tuple(update)}))
+    committed = builder.commit()
+    assert len(committed.manifests_written) == 1
+    view = load(committed.metadata.location)
+    listed = [task.file.file_path.rsplit("/", 1)[-1] for task in view.scan().plan_files()]
+    assert sorted(listed) == sorted([f for f in first if not f.startswith(str(uuid.UUID(int=7)))] + update)
+    manifests = {m.manifest_path for m in view.current_snapshot().manifests(view.io)}
+    assert len(manifests) == 4 and len(manifests & set(built.manifests_written)) == 3
+    assert view.scan().to_arrow().num_rows == 2 * 600
