@@ -38,7 +38,7 @@ from thrift_sasl import TSaslClientTransport
 from hms_adapter.access_rules import RULES
 from hms_adapter.handler import MetastoreHandler
 from hms_adapter.idl import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port, write_passwords
 from tests.hms_adapter.test_password_auth import _SaslClient
 
 USERS = ("root", "alice", "bob", "carol")
@@ -70,15 +70,7 @@ def serve(tmp_path):
 
     def start(mode: str) -> dict[str, ThriftHiveMetastore.Client]:
         passwords, port = tmp_path / "passwords", free_port()
-        for user in USERS:
-            subprocess.run(
-                CLI + ["passwd", str(passwords), user],
-                input=_password(user) + "\n",
-                text=True,
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
+        write_passwords(passwords, {user: _password(user) for user in USERS})
         log = open(tmp_path / "server.log", "w")
         process = subprocess.Popen(
             CLI

@@ -18,6 +18,19 @@ from tests.conftest import hive
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 
 
+def write_passwords(path, passwords: dict[str, str]) -> None:
+    """Add each user with their password to the password file ``path``, through ``hudi-metastore passwd``."""
+    for user, password in passwords.items():
+        subprocess.run(
+            CLI + ["passwd", str(path), user],
+            input=password + "\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

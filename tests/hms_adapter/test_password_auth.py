@@ -20,7 +20,7 @@ from thrift.transport import TSSLSocket
 from thrift.transport.TTransport import TTransportException
 from thrift_sasl import TSaslClientTransport
 
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port, write_passwords
 from tests.hms_adapter.test_tls import certs  # noqa: F401  (a fixture)
 
 PASSWORD = "correct horse battery staple"
@@ -67,15 +67,7 @@ def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAI
 @pytest.fixture
 def password_server(certs, tmp_path):  # noqa: F811
     passwords, audit, port = tmp_path / "passwords", tmp_path / "audit.log", free_port()
-    for user, password in (("alice", PASSWORD), ("bob", BOB_PASSWORD)):
-        subprocess.run(
-            CLI + ["passwd", str(passwords), user],
-            input=password + "\n",
-            text=True,
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
+    write_passwords(passwords, {"alice": PASSWORD, "bob": BOB_PASSWORD})
     log = open(tmp_path / "server.log", "w")
     process = subprocess.Popen(
         CLI
@@ -165,9 +157,7 @@ def test_users_authenticate_and_others_are_refused(password_server):
 
 def test_password_mode_refuses_unsafe_setups(certs, tmp_path):  # noqa: F811
     passwords = tmp_path / "passwords"
-    subprocess.run(
-        CLI + ["passwd", str(passwords), "alice"], input="x\n", text=True, check=True, timeout=60, capture_output=True
-    )
+    write_passwords(passwords, {"alice": "x"})
     base = CLI + [
         "serve",
         "--port",
