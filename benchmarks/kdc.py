@@ -10,6 +10,7 @@ realm's ``KRB5_CONFIG``/``KRB5_KDC_PROFILE``; nothing outside the folder is read
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import shutil
 import socket
