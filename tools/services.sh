@@ -188,6 +188,9 @@ ensure_postgresql() {
 }
 
 main() {
+  # One run at a time: two concurrent runs would both try to start a stopped server.
+  exec 9>"${TMPDIR:-/tmp}/hudi-metastore-services.lock"
+  flock 9
   local wanted=("$@")
   [ "${#wanted[@]}" -gt 0 ] || wanted=(mariadb postgresql)
   local service
