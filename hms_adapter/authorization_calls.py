@@ -1,7 +1,9 @@
 """The roles and privileges calls of ``MetastoreHandler`` over ``Catalog.authorization``, and the check of
 every call under ``serve --authorization`` (``authorize``, run by the processor before the call).
 
-A call runs as the connection's authenticated user; a client's ``set_ugi`` claim counts for nothing here.
+A call runs as the connection's authenticated user, a member of the groups its identity names (the password
+file's; a Kerberos principal or a delegation token names none); a client's ``set_ugi`` claim, user or
+groups, counts for nothing here.
 Listings (databases, tables) are filtered by ``visible_databases`` and ``visible_tables``.
 """
 
@@ -33,6 +35,11 @@ def _caller() -> str | None:
     return connection.user() if connection.method() else None
 
 
+def _groups() -> tuple[str, ...]:
+    """The groups of this connection's authenticated user (none without authentication)."""
+    return connection.groups() if connection.method() else ()
+
+
 class AuthorizationCalls:
     """Mixed into ``MetastoreHandler``."""
 
@@ -55,19 +62,19 @@ class AuthorizationCalls:
         if target is None:
             raise AccessDeniedError(f"Permission denied: the arguments of {api} name no {rule.level.name.lower()}")
         user = _caller()
-        authorization.require(user, rule.action, target, api)
-        if rule.action is Operation.CREATE and user is not None and not authorization.is_admin(user):
+        authorization.require(user, rule.action, target, api, _groups())
+        if rule.action is Operation.CREATE and user is not None and not authorization.is_admin(user, _groups()):
             for value in args:
                 _make_owner(getattr(value, "table", value), user)
 
     def visible_databases(self, names: list[str]) -> list[str]:
-        return self.catalog.authorization.visible_databases(_caller(), names)
+        return self.catalog.authorization.visible_databases(_caller(), names, _groups())
 
     def visible_tables(self, database: str | None, names: list[str]) -> list[str]:
-        return self.catalog.authorization.visible_tables(_caller(), strip_catalog(database) or "", names)
+        return self.catalog.authorization.visible_tables(_caller(), strip_catalog(database) or "", names, _groups())
 
     def _require_listing(self, who: Principal | None, target=None) -> None:
-        if not self.catalog.authorization.may_list_grants(_caller(), who, target):
+        if not self.catalog.authorization.may_list_grants(_caller(), who, target, _groups()):
             subject = f"the grants of {who}" if who is not None else "every grant"
             raise AccessDeniedError(f"Permission denied: Principal {Principal(_caller() or '')} may not list {subject}")
 
@@ -76,14 +83,14 @@ class AuthorizationCalls:
     def create_role(self, role):
         role = role or hive.Role()
         self.catalog.authorization.create_role(
-            Role(role.roleName or "", role.createTime or 0, role.ownerName or ""), _caller()
+            Role(role.roleName or "", role.createTime or 0, role.ownerName or ""), _caller(), _groups()
         )
         return True
 
     def drop_role(self, role_name):
         """Dropping a role that does not exist succeeds, as in Hive Metastore."""
         try:
-            self.catalog.authorization.drop_role(role_name or "", _caller())
+            self.catalog.authorization.drop_role(role_name or "", _caller(), _groups())
         except NoSuchObjectError:
             pass
         return True
@@ -98,12 +105,13 @@ class AuthorizationCalls:
             self._grantor(grantor, grantorType),
             bool(grant_option),
             _caller(),
+            _groups(),
         )
         return True
 
     def revoke_role(self, role_name, principal_name, principal_type):
         self.catalog.authorization.revoke_role(
-            role_name or "", principal(principal_name, principal_type), False, _caller()
+            role_name or "", principal(principal_name, principal_type), False, _caller(), _groups()
         )
         return True
 
@@ -124,6 +132,7 @@ class AuthorizationCalls:
                 principal(request.principalName, request.principalType),
                 bool(request.grantOption),
                 _caller(),
+                _groups(),
             )
         else:
             raise hive.MetaException(message=f"Unknown request type {request.requestType}")
@@ -156,20 +165,20 @@ class AuthorizationCalls:
     # -- privileges -------------------------------------------------------------------------------
 
     def grant_privileges(self, privileges):
-        self.catalog.authorization.grant_privileges(from_thrift_bag(privileges), _caller())
+        self.catalog.authorization.grant_privileges(from_thrift_bag(privileges), _caller(), _groups())
         return True
 
     def revoke_privileges(self, privileges):
-        self.catalog.authorization.revoke_privileges(from_thrift_bag(privileges), False, _caller())
+        self.catalog.authorization.revoke_privileges(from_thrift_bag(privileges), False, _caller(), _groups())
         return True
 
     def grant_revoke_privileges(self, request):
         """``REVOKE`` with ``revokeGrantOption`` revokes only the grant option, as in Hive."""
         grants = from_thrift_bag(request.privileges)
         if request.requestType == GRANT:
-            self.catalog.authorization.grant_privileges(grants, _caller())
+            self.catalog.authorization.grant_privileges(grants, _caller(), _groups())
         elif request.requestType == REVOKE:
-            self.catalog.authorization.revoke_privileges(grants, bool(request.revokeGrantOption), _caller())
+            self.catalog.authorization.revoke_privileges(grants, bool(request.revokeGrantOption), _caller(), _groups())
         else:
             raise hive.MetaException(message=f"Unknown request type {request.requestType}")
         return hive.GrantRevokePrivilegeResponse(success=True)
@@ -183,13 +192,17 @@ class AuthorizationCalls:
         return [to_thrift_privilege(g) for g in self.catalog.authorization.list_privileges(who, target)]
 
     def get_privilege_set(self, hiveObject, user_name, group_names):
+        """What ``user_name`` and ``group_names`` hold on the object, as Hive answers it: the grants to the
+        user, to each group, and to every role the user or one of the groups belongs to. Under an enforced
+        policy a caller asks about itself and its own groups (an admin about anyone)."""
         if hiveObject is None:
             raise hive.MetaException(message="get_privilege_set needs an object")
+        groups = list(group_names or [])
         if user_name:
             self._require_listing(Principal(user_name))
-        privileges = self.catalog.authorization.privilege_set(
-            from_thrift_object(hiveObject), user_name, list(group_names or [])
-        )
+        for group in groups:
+            self._require_listing(Principal(group, PrincipalType.GROUP))
+        privileges = self.catalog.authorization.privilege_set(from_thrift_object(hiveObject), user_name, groups)
         return to_thrift_privilege_set(privileges)
 
 

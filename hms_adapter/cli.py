@@ -8,13 +8,13 @@ import getpass
 import json
 import logging
 import os
-import resource
 import signal
 import ssl
 import sys
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +26,7 @@ from hudi_catalog.config import (
     AUDIT_LOG_ENV,
     AUTH_ENV,
     AUTHORIZATION_ENV,
+    CACHE_MAX_BYTES_ENV,
     DATA_ROOTS_ENV,
     DB_RETRY_BUDGET_ENV,
     DB_URL_DEFAULT,
@@ -36,6 +37,8 @@ from hudi_catalog.config import (
     IDLE_TIMEOUT_ENV,
     KERBEROS_KEYTAB_ENV,
     KERBEROS_PRINCIPAL_ENV,
+    MAX_BATCH_PARTITIONS_DEFAULT,
+    MAX_BATCH_PARTITIONS_ENV,
     MAX_CONNECTIONS_ENV,
     MAX_FILTER_LENGTH_ENV,
     MAX_FILTER_TERMS_ENV,
@@ -69,10 +72,12 @@ from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
 from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.services.iceberg_views import DEFAULT_SUFFIX, ViewSettings
+from hudi_catalog.services.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 
 from . import hudi_cli, schema_cli
 from .audit import AuditLog
 from .authentication import AUTH_MODES, check_options, exposure_warning, sasl_mechanisms, user_names
+from .descriptors import fit_max_connections
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
@@ -252,6 +257,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="comparisons and IN list values of a partition filter (env "
         f"{MAX_FILTER_TERMS_ENV}; default {filters.max_terms})",
     )
+    limits.add_argument(
+        "--max-batch-partitions",
+        type=_positive_int,
+        default=os.environ.get(MAX_BATCH_PARTITIONS_ENV, MAX_BATCH_PARTITIONS_DEFAULT),
+        help="partitions one call may add, alter, drop or fetch by name; more are refused with a "
+        f"MetaException (env {MAX_BATCH_PARTITIONS_ENV}; default {MAX_BATCH_PARTITIONS_DEFAULT})",
+    )
+    limits.add_argument(
+        "--cache-max-bytes",
+        type=_number(int, "a whole number", zero_allowed=True),
+        default=os.environ.get(CACHE_MAX_BYTES_ENV, DEFAULT_CACHE_BYTES),
+        help="bytes the read caches (tables, partition lists, statistics) hold together, keys "
+        f"included; 0: no caching (env {CACHE_MAX_BYTES_ENV}; default {DEFAULT_CACHE_BYTES})",
+    )
     serve.add_argument(
         "--data-root",
         action="append",
@@ -259,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[r.strip() for r in os.environ.get(DATA_ROOTS_ENV, "").split(",") if r.strip()],
         help="a directory besides the warehouse root inside which dropped objects' data may be "
         "deleted (repeatable; env "
-        f"{DATA_ROOTS_ENV}, comma-separated); data elsewhere stays when its object is dropped",
+        f"{DATA_ROOTS_ENV}, comma-separated); elsewhere only directories the server made for the dropped "
+        "object go",
     )
     limits.add_argument(
         "--db-retry-budget",
@@ -374,6 +394,14 @@ def build_parser() -> argparse.ArgumentParser:
     passwd = commands.add_parser("passwd", help="add a user to a password file (or change its password)")
     passwd.add_argument("file", help="the password file of serve --auth password")
     passwd.add_argument("user")
+    passwd.add_argument(
+        "--groups",
+        type=lambda text: [g.strip() for g in text.split(",") if g.strip()],
+        help="the user's groups, comma-separated, for GROUP grants ('' for none; default: the groups it had)",
+    )
+    passwd.add_argument(
+        "--keep-password", action="store_true", help="change only --groups of a user already in the file"
+    )
 
     status = commands.add_parser("status", help="check a running metastore with one call, from a shell")
     status.add_argument(
@@ -449,29 +477,10 @@ def make_metaserver(
     )
 
 
-OWN_FILES = 256
-"""Files a server process holds besides its connections: the database pool, logs, the listening sockets."""
-
-
 def _serving_limits(args: argparse.Namespace) -> ServingLimits:
     return ServingLimits(
         args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size, args.threads
     )
-
-
-def _raise_open_file_limit(wanted: int) -> None:
-    """Let this process hold ``wanted`` sockets and files, up to the hard limit (with a warning below it)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    if hard != resource.RLIM_INFINITY and hard < wanted:
-        log.warning(
-            "the open files limit (%d) is below --max-connections plus the server's own files (%d): "
-            "connections will be refused before the maximum",
-            hard,
-            wanted,
-        )
 
 
 def _token_lifetimes(args: argparse.Namespace) -> TokenLifetimes:
@@ -555,6 +564,8 @@ def _serve_process(
         upgrade_schema=args.upgrade_schema,
         observer=metrics.PrometheusObserver() if recording else IGNORED,
         iceberg_views=ViewSettings(args.iceberg_views, args.iceberg_view_suffix, args.iceberg_metadata_root),
+        cache_max_bytes=args.cache_max_bytes,
+        max_batch_partitions=args.max_batch_partitions,
     )
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
     # with several workers one of them applies pending instants and removes old events: the work is per
@@ -562,11 +573,14 @@ def _serve_process(
     background: list[_BackgroundTask] = [EventCleaner(catalog)] if not worker else []
     if args.snapshot_sync == "async" and not worker:
         background.append(SnapshotSyncer(catalog))
+    # every process: a commit answers without waiting for its Iceberg view, which this process's thread updates
+    background.append(catalog.iceberg_views.updates_in_background())
     reuse_port = worker is not None
     try:
         audit = AuditLog(args.audit_log) if args.audit_log else None
         limits = _serving_limits(args)
-        _raise_open_file_limit(limits.max_connections * (1 if args.no_metaserver else 2) + OWN_FILES)
+        ports = 1 if args.no_metaserver else 2
+        limits = replace(limits, max_connections=fit_max_connections(limits.max_connections, ports))
         on_call = metrics.record_call if recording else None
         server = make_server(
             catalog,
@@ -729,18 +743,20 @@ def _partitions(args: argparse.Namespace) -> int:
 
 def _passwd(args: argparse.Namespace) -> int:
     """The password comes from the terminal (asked twice), or from the first line of standard input."""
-    if sys.stdin.isatty():
+    if args.keep_password:
+        password = None
+    elif sys.stdin.isatty():
         password = getpass.getpass(f"password of {args.user}: ")
         if getpass.getpass("again: ") != password:
             print("hudi-metastore: the passwords differ", file=sys.stderr)
             return 1
     else:
         password = sys.stdin.readline().rstrip("\n")
-    if not password:
+    if password == "":
         print("hudi-metastore: an empty password is refused", file=sys.stderr)
         return 1
     try:
-        set_password(args.file, args.user, password)
+        set_password(args.file, args.user, password, args.groups)
     except ValueError as error:
         print(f"hudi-metastore: {error}", file=sys.stderr)
         return 1

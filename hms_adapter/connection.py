@@ -18,6 +18,8 @@ class ConnectionState:
     principal: str | None = None
     user: str | None = None
     method: str | None = None
+    groups: tuple[str, ...] = ()
+    """The authenticated user's groups, where its identity names them (the password file)."""
     settings: dict[str, str] = field(default_factory=dict)
     """The metastore configuration the client changed with ``setMetaConf``."""
 
@@ -45,17 +47,23 @@ def current() -> ConnectionState:
     return state
 
 
-def authenticated(principal: str, user: str, method: str) -> None:
+def authenticated(principal: str, user: str, method: str, groups: tuple[str, ...] = ()) -> None:
     """The connection authenticated (SASL) as ``principal``, whose user name (``auth_to_local``'s short name)
-    is ``user``, by ``method`` (``KERBEROS``, ``TOKEN`` or ``PASSWORD``, Hadoop's names)."""
+    is ``user``, by ``method`` (``KERBEROS``, ``TOKEN`` or ``PASSWORD``, Hadoop's names), a member of
+    ``groups``."""
     state = current()
-    state.principal, state.user, state.method = principal, user, method
+    state.principal, state.user, state.method, state.groups = principal, user, method, groups
 
 
 def user() -> str | None:
     """Who the calls run as: the authenticated user; without authentication, the user the client claimed
     with ``set_ugi`` (or None)."""
     return current().user or current().claimed_user
+
+
+def groups() -> tuple[str, ...]:
+    """The authenticated user's groups (none without authentication, or where its identity names none)."""
+    return current().groups
 
 
 def method() -> str | None:

@@ -139,6 +139,7 @@ class DigestMechanism:
         self.complete = False
         self.principal: str | None = None
         self.user: str | None = None
+        self.groups: tuple[str, ...] = ()  # a Kerberos principal or a token names no groups
         self.security_layer: DigestIntegrityLayer | None = None
 
     def evaluate(self, response: bytes) -> bytes | None:

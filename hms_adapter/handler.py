@@ -84,7 +84,7 @@ class MetastoreHandler(
         self.catalog = catalog
         self.user_name = user_name
         self.started = int(time.time())
-        self.stats_encodings = StatsEncodings()
+        self.stats_encodings = StatsEncodings(catalog.cache_memory)
         self.meta_conf = ConnectionMetaConf()
         self.config = {
             WAREHOUSE_KEY: catalog.warehouse.root,

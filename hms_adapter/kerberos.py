@@ -115,6 +115,7 @@ class GssapiMechanism:
         self.complete = False
         self.principal: str | None = None
         self.user: str | None = None
+        self.groups: tuple[str, ...] = ()  # a Kerberos principal or a token names no groups
         self.security_layer: GssapiLayer | None = None
 
     def evaluate(self, response: bytes) -> bytes | None:

@@ -13,6 +13,8 @@ from .convert.locks import (
     to_thrift_table_write_ids,
     to_thrift_txn_info,
 )
+from .convert.names import strip_catalog
+from .convert.open_txns_wire import BothLayoutsOpenTxns
 from .idl import hive
 
 
@@ -69,7 +71,9 @@ class LockCalls:
         return hive.HeartbeatTxnRangeResponse(aborted=aborted, nosuch=unknown)
 
     def get_open_txns(self):
-        return to_thrift_open_txns(self.catalog.txns.snapshot())
+        """Both layouts of ``open_txns`` at once (``convert/open_txns_wire.py``): nothing tells a Hive 2.3
+        client from a Hive 3+ one here."""
+        return BothLayoutsOpenTxns(self.catalog.txns.snapshot())
 
     def get_open_txns_req(self, getOpenTxnsRequest):
         """Hive 4's form, answered in Hive 4's layout (``open_txns`` a list)."""
@@ -84,7 +88,9 @@ class LockCalls:
     # -- write ids ---------------------------------------------------------------------------------------
 
     def allocate_table_write_ids(self, rqst):
-        pairs = self.catalog.txns.allocate_write_ids(rqst.dbName, rqst.tableName, list(rqst.txnIds or []))
+        # write ids are keyed by database and table name only (as Hive's): a ``@catalog#`` prefix is not kept
+        database = strip_catalog(rqst.dbName) or ""
+        pairs = self.catalog.txns.allocate_write_ids(database, rqst.tableName, list(rqst.txnIds or []))
         return hive.AllocateTableWriteIdsResponse(
             txnToWriteIds=[hive.TxnToWriteId(txnId=t, writeId=w) for t, w in pairs]
         )

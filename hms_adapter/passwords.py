@@ -1,6 +1,7 @@
-"""The password file of ``serve --auth password``: one ``user:pbkdf2_sha256$iterations$salt$hash`` line per
-user (salt and hash base64), made by ``hudi-metastore passwd``. Checked in constant time; re-read when the
-file changes, so users can be added without a restart."""
+"""The password file of ``serve --auth password``: one ``user:pbkdf2_sha256$iterations$salt$hash:groups`` line
+per user (salt and hash base64; ``groups`` comma-separated, the user's groups for ``GROUP`` grants), made by
+``hudi-metastore passwd``. A line without the groups column (the format before it) is a user in no group.
+Checked in constant time; re-read when the file changes, so users and groups change without a restart."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import logging
 import os
 import secrets
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .sasl import SaslRefused
 
@@ -37,15 +40,51 @@ def _matches(password: str, stored: str) -> bool:
         return False
 
 
-def set_password(path: str, user: str, password: str) -> None:
-    """Add ``user`` to the file, or replace its password (the file is replaced whole, mode 0600)."""
-    if not user or ":" in user or any(ch.isspace() for ch in user):
-        raise ValueError("a user name has no colon and no blank")
-    lines = []
+@dataclass(frozen=True)
+class Entry:
+    """A user's line: its stored password and its groups."""
+
+    stored: str
+    groups: tuple[str, ...] = ()
+
+
+def _parse(line: str) -> tuple[str, Entry] | None:
+    """A line's user and entry; None for a blank line, a comment or a line without a colon."""
+    user, sep, rest = line.strip().partition(":")
+    if not sep or not user or user.startswith("#"):
+        return None
+    stored, _, groups = rest.partition(":")
+    return user, Entry(stored, tuple(g.strip() for g in groups.split(",") if g.strip()))
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and not any(ch in ":," or ch.isspace() for ch in name)
+
+
+def set_password(path: str, user: str, password: str | None, groups: Sequence[str] | None = None) -> None:
+    """Add ``user`` to the file, or replace its password (``password`` None: keep it) and, when ``groups`` is
+    given, its groups (otherwise the groups it had stay). The file is replaced whole, mode 0600."""
+    if not _valid_name(user):
+        raise ValueError("a user name has no colon, no comma and no blank")
+    if groups is not None and not all(_valid_name(g) for g in groups):
+        raise ValueError("a group name has no colon, no comma and no blank")
+    lines, old = [], None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as existing:
-            lines = [line.rstrip("\n") for line in existing if line.strip() and not line.startswith(f"{user}:")]
-    lines.append(f"{user}:{hash_password(password)}")
+            for line in existing:
+                parsed = _parse(line)
+                if parsed is not None and parsed[0] == user:
+                    old = parsed[1]
+                elif line.strip():
+                    lines.append(line.rstrip("\n"))
+    if password is not None:
+        stored = hash_password(password)
+    elif old is not None:
+        stored = old.stored
+    else:
+        raise ValueError(f"{user} is not in {path}: give a password")
+    kept = tuple(groups) if groups is not None else (old.groups if old is not None else ())
+    lines.append(f"{user}:{stored}:{','.join(kept)}" if kept else f"{user}:{stored}")
     partial = f"{path}.tmp"
     with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
         out.write("\n".join(lines) + "\n")
@@ -61,7 +100,7 @@ class PasswordFile:
         self.path = path
         self._lock = threading.Lock()
         self._mtime: int | None = None
-        self._users: dict[str, str] = {}
+        self._users: dict[str, Entry] = {}
         self._load()  # an unreadable file fails the start
 
     def _load(self) -> None:
@@ -71,21 +110,24 @@ class PasswordFile:
         users = {}
         with open(self.path, encoding="utf-8") as lines:
             for line in lines:
-                user, sep, stored = line.strip().partition(":")
-                if sep and user and not user.startswith("#"):
-                    users[user] = stored
+                parsed = _parse(line)
+                if parsed is not None:
+                    users[parsed[0]] = parsed[1]
         self._users, self._mtime = users, mtime
         log.info("read %d users from %s", len(users), self.path)
 
-    def check(self, user: str, password: str) -> bool:
-        """Whether ``password`` is ``user``'s (an unknown user costs as much as a wrong password)."""
+    def check(self, user: str, password: str) -> tuple[str, ...] | None:
+        """``user``'s groups when ``password`` is its password, else None (an unknown user costs as much as a
+        wrong password)."""
         with self._lock:
             try:
                 self._load()
             except OSError as error:
                 log.error("could not re-read %s (%s); keeping the users read before", self.path, error)
-            stored = self._users.get(user)
-        return _matches(password, stored if stored is not None else _UNKNOWN_USER) and stored is not None
+            entry = self._users.get(user)
+        if not _matches(password, entry.stored if entry is not None else _UNKNOWN_USER) or entry is None:
+            return None
+        return entry.groups
 
 
 class PlainMechanism:
@@ -98,6 +140,7 @@ class PlainMechanism:
         self.complete = False
         self.principal: str | None = None
         self.user: str | None = None
+        self.groups: tuple[str, ...] = ()
         self.security_layer = None  # PLAIN protects nothing: TLS does, under it
 
     def evaluate(self, response: bytes) -> bytes | None:
@@ -105,7 +148,8 @@ class PlainMechanism:
         if len(parts) != 3:
             raise SaslRefused("malformed PLAIN response")
         authzid, user, password = (part.decode("utf-8", "replace") for part in parts)
-        if (authzid and authzid != user) or not self._passwords.check(user, password):
+        groups = self._passwords.check(user, password)
+        if (authzid and authzid != user) or groups is None:
             raise SaslRefused("authentication failed")  # the same answer for a wrong user and a wrong password
-        self.complete, self.principal, self.user = True, user, user
+        self.complete, self.principal, self.user, self.groups = True, user, user, groups
         return None

@@ -4,7 +4,9 @@
 - A catalog error goes into the method's declared exception slot (``hms_adapter.errors``).
 - An unexpected error is logged and answered, never allowed to close the connection.
 - A partition list answered from cached encodings is spliced into binary-protocol replies as bytes.
-One line is logged per call at debug level; errors at warning, with the method name.
+One line is logged per call at debug level; a failed call with its method name at the level of its error
+(``errors.log_level``: info for routine outcomes such as a missing object, warning for other client
+errors, error with the traceback for the unexpected).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
+from thriftpy2.thrift import TApplicationException, TMessageType, TType
 
-from hudi_catalog.errors import CatalogError, InvalidInputError
+from hudi_catalog.errors import InvalidInputError
 
 from .audit import AuditLog
 from .convert.wire import EncodedAnswer, speaks_binary
-from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, to_thrift_error
+from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, log_level, to_thrift_error
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +107,7 @@ class MetastoreProcessor:
                 )
             outcome = type(error).__name__
             slot, thrift_error = to_thrift_error(error, self._declared_of(api, result), self._error_preferences)
-            level = logging.WARNING if isinstance(error, (CatalogError, TException)) else logging.ERROR
+            level = log_level(error)
             log.log(level, "%s failed: %s: %s", api, type(error).__name__, error, exc_info=level == logging.ERROR)
             if slot is None:
                 self._send(oprot, api, TMessageType.EXCEPTION, thrift_error, seqid)

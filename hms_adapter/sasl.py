@@ -13,7 +13,6 @@ A mechanism (``SaslMechanism``) is made per connection by the factory registered
 from __future__ import annotations
 
 import enum
-import io
 import logging
 import socket
 import struct
@@ -30,7 +29,7 @@ MAX_NEGOTIATION_BYTES = 64 * 1024
 """The largest negotiation payload accepted (Kerberos tickets with group data stay far below)."""
 MAX_NEGOTIATION_STEPS = 8
 NEGOTIATION_TIMEOUT_SECONDS = 30.0
-MAX_FRAME_BYTES = 1 << 30
+"""A connection's negotiation must be complete this long after it connected."""
 
 
 class SaslRefused(Exception):
@@ -80,6 +79,8 @@ class SaslMechanism(Protocol):
     """Who authenticated, once ``complete``."""
     user: str | None
     """The principal's user name (``auth_to_local``'s short name), once ``complete``."""
+    groups: tuple[str, ...]
+    """The user's groups, where the mechanism's identities name them (the password file's); else none."""
     method: str
     """Hadoop's name of the authentication method: ``KERBEROS``, ``TOKEN``, ``PASSWORD``."""
 
@@ -96,30 +97,71 @@ MechanismFactories = Mapping[bytes, Callable[[], SaslMechanism]]
 
 
 class SaslServerTransport:
-    """The framed byte stream of one authenticated connection (``read``/``write``/``flush`` for Thrift's
-    buffered transport on top)."""
+    """One connection's SASL: the negotiation, one message at a time as the server has read it whole
+    (``take_message``, ``negotiate``), then the frames of the answers (``write``/``flush`` for Thrift's
+    buffered transport on top); the security layer also unwraps the requests' frames (``channel.Channel``).
 
-    def __init__(self, sock: socket.socket | Channel) -> None:
+    The server reads every message without waiting for missing bytes, so a client that stops half-way
+    through its negotiation holds no serving thread; it is dropped ``NEGOTIATION_TIMEOUT_SECONDS`` after it
+    connected."""
+
+    def __init__(self, sock: socket.socket | Channel, mechanisms: MechanismFactories) -> None:
         self.sock = sock
         self.layer: SecurityLayer | None = None
-        self._rbuf = io.BytesIO()
+        self.mechanism: SaslMechanism | None = None
+        """The client's mechanism once it named one; ``complete`` once negotiated."""
+        self._mechanisms = mechanisms
+        self._steps = 0
         self._wbuf: list[bytes] = []
 
-    def _read_exactly(self, size: int) -> bytes:
-        chunks, remaining = [], size
-        while remaining:
-            chunk = self.sock.recv(min(remaining, 1 << 20))
-            if not chunk:
-                raise ConnectionError("the client closed the connection")
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
-
-    def _message(self) -> tuple[int, bytes]:
-        status, length = struct.unpack(">BI", self._read_exactly(5))
+    def take_message(self, received: bytearray) -> tuple[int, bytes] | None:
+        """The negotiation message at the start of ``received``, taken out of it once whole; None while it is
+        not. ``SaslRefused`` for one declaring more than ``MAX_NEGOTIATION_BYTES`` (the client is told so if
+        its socket takes the answer at once: this runs in the thread that reads every connection)."""
+        if len(received) < 5:
+            return None
+        status, length = struct.unpack_from(">BI", received)
         if length > MAX_NEGOTIATION_BYTES:
-            self._refuse(f"negotiation message of {length} bytes is too large")
-        return status, self._read_exactly(length)
+            reason = f"negotiation message of {length} bytes is too large"
+            try:
+                self.sock.send(struct.pack(">BI", BAD, len(reason)) + reason.encode())
+            except OSError:
+                pass
+            raise SaslRefused(reason)
+        if len(received) < 5 + length:
+            return None
+        payload = bytes(received[5 : 5 + length])
+        del received[: 5 + length]
+        return status, payload
+
+    def negotiate(self, status: int, payload: bytes) -> bool:
+        """One step: the client's message answered; whether the negotiation is complete (then ``mechanism``
+        says who authenticated, and ``layer`` protects the frames). Raises ``SaslRefused`` (the client was
+        told why, in general terms)."""
+        if self.mechanism is None:
+            if status != START:
+                self._refuse(f"expected a START message, got status {status}")
+            factory = self._mechanisms.get(payload)
+            if factory is None:
+                offered = ", ".join(sorted(m.decode() for m in self._mechanisms))
+                self._refuse(f"unsupported SASL mechanism {payload[:32]!r}: this server takes {offered}")
+            self.mechanism = factory()
+            return False
+        if status not in (OK, COMPLETE):
+            self._refuse(f"expected a response, got status {status}")
+        self._steps += 1
+        if self._steps > MAX_NEGOTIATION_STEPS:
+            self._refuse("too many negotiation steps")
+        try:
+            challenge = self.mechanism.evaluate(payload)
+        except SaslRefused as refused:
+            self._refuse(str(refused))
+        if self.mechanism.complete:
+            self._send(COMPLETE, challenge or b"")
+            self.layer = self.mechanism.security_layer
+            return True
+        self._send(OK, challenge or b"")
+        return False
 
     def _send(self, status: int, payload: bytes) -> None:
         self.sock.sendall(struct.pack(">BI", status, len(payload)) + payload)
@@ -131,56 +173,7 @@ class SaslServerTransport:
             pass
         raise SaslRefused(reason)
 
-    def authenticate(self, mechanisms: MechanismFactories) -> SaslMechanism:
-        """Run the negotiation with the mechanism the client names; returns it, complete. Raises
-        ``SaslRefused`` (the client was told why, in general terms)."""
-        self.sock.settimeout(NEGOTIATION_TIMEOUT_SECONDS)
-        try:
-            status, name = self._message()
-            if status != START:
-                self._refuse(f"expected a START message, got status {status}")
-            factory = mechanisms.get(name)
-            if factory is None:
-                offered = ", ".join(sorted(m.decode() for m in mechanisms))
-                self._refuse(f"unsupported SASL mechanism {name[:32]!r}: this server takes {offered}")
-            mechanism = factory()
-            for _ in range(MAX_NEGOTIATION_STEPS):
-                status, response = self._message()
-                if status not in (OK, COMPLETE):
-                    self._refuse(f"expected a response, got status {status}")
-                try:
-                    challenge = mechanism.evaluate(response)
-                except SaslRefused as refused:
-                    self._refuse(str(refused))
-                if mechanism.complete:
-                    self._send(COMPLETE, challenge or b"")
-                    self.layer = mechanism.security_layer
-                    return mechanism
-                self._send(OK, challenge or b"")
-            self._refuse("too many negotiation steps")
-        except (TimeoutError, struct.error) as error:
-            raise SaslRefused(f"negotiation broken off: {error}") from error
-        finally:
-            self.sock.settimeout(None)
-
-    # -- the framed stream --------------------------------------------------------------------------
-
-    def read(self, size: int) -> bytes:
-        """Up to ``size`` bytes, as a socket reads: what is left of the current frame, else the next one's."""
-        data = self._rbuf.read(size)
-        if data:
-            return data
-        length = struct.unpack(">I", self._read_exactly(4))[0]
-        if length > MAX_FRAME_BYTES:
-            raise ConnectionError(f"frame of {length} bytes is too large")
-        frame = self._read_exactly(length)
-        self._rbuf = io.BytesIO(self.layer.unwrap(frame) if self.layer else frame)
-        return self._rbuf.read(size)
-
-    def buffered(self) -> bool:
-        """Whether decoded bytes of a frame are waiting to be read."""
-        with self._rbuf.getbuffer() as frame:
-            return self._rbuf.tell() < frame.nbytes
+    # -- the frames of the answers ------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
         self._wbuf.append(bytes(data))

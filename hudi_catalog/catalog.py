@@ -37,6 +37,8 @@ from .services.functions import FunctionService
 from .services.iceberg_views import IcebergViewService, ViewSettings
 from .services.locks import LockService
 from .services.partitions import PartitionService
+from .services.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
+from .services.read_cache import CacheMemory
 from .services.schema import SchemaService
 from .services.snapshot import SnapshotService
 from .services.tables import TableService
@@ -71,6 +73,8 @@ class Catalog:
         filter_limits: FilterLimits | None = None,
         retry_policy: RetryPolicy | None = None,
         iceberg_views: ViewSettings | None = None,
+        cache_max_bytes: int = DEFAULT_CACHE_BYTES,
+        max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
     ) -> None:
         """``store`` reports to its observer (``CatalogObserver``), which also hears of logged events.
         ``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
@@ -83,7 +87,9 @@ class Catalog:
         ``filter_limits``: how large a partition filter may be (``FilterLimits``' defaults when None).
         ``retry_policy``: how long ``call`` tries a call again through transient database errors.
         ``iceberg_views``: which Hudi tables get Iceberg views and where their metadata goes (only tables
-        given one keep one when None)."""
+        given one keep one when None).
+        ``cache_max_bytes``: the bytes the read caches of the catalog and its front ends hold together.
+        ``max_batch_partitions``: partitions one call may add, alter, drop or fetch by name."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -95,7 +101,10 @@ class Catalog:
             warehouse,
             events=EventLog(event_format, store.observer),
             filter_limits=filter_limits or FilterLimits(),
+            cache_memory=CacheMemory(cache_max_bytes),
+            max_batch_partitions=max_batch_partitions,
         )
+        self.cache_memory = ctx.cache_memory
         self.catalogs = CatalogService(ctx)
         self.databases = DatabaseService(ctx)
         self.tables = TableService(ctx)
@@ -134,12 +143,14 @@ class Catalog:
         upgrade_schema: bool = False,
         observer: CatalogObserver = IGNORED,
         iceberg_views: ViewSettings | None = None,
+        cache_max_bytes: int = DEFAULT_CACHE_BYTES,
+        max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
     ) -> Catalog:
         """Connect to the store at ``db_url``; with ``init``, create its schema when the database is empty
         (and migrate an older one with ``upgrade_schema``) first.
         ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``).
         ``observer``: receives what the catalog reports of its work (``observability``), for metrics.
-        ``iceberg_views``: as for the constructor.
+        ``iceberg_views``, ``cache_max_bytes``, ``max_batch_partitions``: as for the constructor.
 
         Raises:
             SchemaVersionError: with ``init``, the database's layout is newer than this build's, or older
@@ -157,6 +168,8 @@ class Catalog:
             filter_limits,
             retry_policy,
             iceberg_views,
+            cache_max_bytes,
+            max_batch_partitions,
         )
         if init:
             try:

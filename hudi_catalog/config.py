@@ -15,7 +15,10 @@ WAREHOUSE_DEFAULT = "./warehouse"
 DEFAULT_DATABASE_NAME = "default"
 DEFAULT_DATABASE_COMMENT = "Default Hive database"
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_BUSY_TIMEOUT_MS = 120_000
+"""How long a SQLite writer waits for the write lock: past the time the largest batch ``--max-batch-partitions``
+allows holds it (100,000 partitions took over 30 s on a loaded 2-core machine), below the 600 s socket
+timeout of Hive's clients."""
 # The pool and timeouts of the server stores (MySQL/MariaDB and PostgreSQL)
 SERVER_STORE_POOL_SIZE = 8
 SERVER_STORE_MAX_OVERFLOW = 16
@@ -73,6 +76,13 @@ THREADS_ENV = "HUDI_METASTORE_THREADS"
 MAX_FILTER_LENGTH_ENV = "HUDI_METASTORE_MAX_FILTER_LENGTH"
 MAX_FILTER_TERMS_ENV = "HUDI_METASTORE_MAX_FILTER_TERMS"
 """``serve --max-filter-length`` and ``--max-filter-terms``."""
+
+MAX_BATCH_PARTITIONS_ENV = "HUDI_METASTORE_MAX_BATCH_PARTITIONS"
+MAX_BATCH_PARTITIONS_DEFAULT = 100_000
+"""``serve --max-batch-partitions``: partitions one call may add, alter, drop or fetch by name."""
+
+CACHE_MAX_BYTES_ENV = "HUDI_METASTORE_CACHE_MAX_BYTES"
+"""``serve --cache-max-bytes``: bytes the read caches of one server process hold together."""
 
 DB_RETRY_BUDGET_ENV = "HUDI_METASTORE_DB_RETRY_BUDGET"
 """``serve --db-retry-budget``: seconds a call keeps trying through transient database errors."""

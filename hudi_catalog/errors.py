@@ -3,11 +3,25 @@
 Every error the catalog raises is a ``CatalogError``. Front ends map each subclass to their own protocol's
 error (the HMS adapter maps them to Hive's Thrift exceptions); the message is kept as written here, because
 some clients match on Hive's wording.
+
+The message is what a client may read: it names the client's own objects and values, never the server's paths,
+the catalog database's host, tables, constraints or SQL. What only the server's operators should read (the
+database's or the file system's own error text) goes in ``detail``, which front ends log and never send.
 """
 
 
 class CatalogError(Exception):
-    """Base class of every error raised by the catalog."""
+    """Base class of every error raised by the catalog.
+
+    Example:
+        >>> error = StorageError("The catalog database is unavailable", detail="Can't connect to db1:3306")
+        >>> str(error), error.detail
+        ('The catalog database is unavailable', "Can't connect to db1:3306")
+    """
+
+    def __init__(self, *args: object, detail: str | None = None) -> None:
+        super().__init__(*args)
+        self.detail = detail
 
 
 class NoSuchObjectError(CatalogError):
@@ -36,6 +50,11 @@ class AlreadyExistsError(CatalogError):
 
 class InvalidObjectError(CatalogError):
     """An object given to the catalog is malformed (bad name, missing columns, wrong partition values)."""
+
+
+class ValueTooLongError(InvalidObjectError):
+    """A value is longer than the catalog keeps for its field (Hive's limits for names; the catalog database's
+    column widths for the rest), refused the same way on every store before any SQL runs."""
 
 
 class InvalidOperationError(CatalogError):
@@ -102,6 +121,11 @@ class DelegationTokenError(CatalogError):
 
 class AccessDeniedError(CatalogError):
     """The caller may not do this to this object (``serve --authorization``)."""
+
+
+class BatchTooLargeError(CatalogError):
+    """A call names more partitions than one call may (``serve --max-batch-partitions``); nothing was done.
+    Hive's clients see a ``MetaException``."""
 
 
 class TransientStorageError(StorageError):

@@ -12,10 +12,11 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from .errors import InvalidObjectError, InvalidPartitionValueError, NoSuchObjectError
+from .java_regex import PatternError, compile_java
+from .names import preview
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
@@ -87,9 +88,14 @@ def check_partition_values(values: Sequence[str], pattern: str | None) -> None:
     """Raise ``InvalidPartitionValueError`` (Hive's words) for a value ``pattern`` does not match whole."""
     if not pattern:
         return
-    regex = re.compile(pattern)
+    try:
+        regex = compile_java(pattern)  # RE2: linear in the value, whatever the client set
+    except PatternError as error:
+        raise InvalidPartitionValueError(
+            f"Invalid whitelist pattern '{preview(pattern)}' (hive.metastore.partition.name.whitelist.pattern): {error}"
+        ) from None
     for value in values:
-        if regex.fullmatch(value or "") is None:
+        if not regex.matches(value or ""):
             raise InvalidPartitionValueError(
                 f"Partition value '{value}' contains a character not matched by whitelist pattern '{pattern}'.  "
                 "(configure with hive.metastore.partition.name.whitelist.pattern)"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 from urllib.parse import urlparse
 
 from pyarrow import fs as pafs
@@ -22,10 +23,48 @@ from .errors import StorageError
 log = logging.getLogger(__name__)
 
 
+SYSTEM_DIRECTORIES = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/proc",
+    "/run",
+    "/sbin",
+    "/sys",
+    "/usr",
+)
+"""Local directories no database, table or partition may be located in (nor at the file system's root)."""
+
+
+def _clean(path: str) -> str:
+    """A path with ``.`` and ``..`` segments and repeated or trailing slashes removed, as Hadoop's ``Path``
+    normalizes it."""
+    if not path:
+        return path
+    cleaned = posixpath.normpath(path)
+    return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
+
+
 def qualify(location: str) -> str:
-    """Turn a plain local path into a ``file:`` URI; URIs are returned unchanged (without a trailing /)."""
-    if "://" in location or location.startswith("file:"):
-        return location.rstrip("/") if len(location) > 1 else location
+    """Turn a plain local path into a ``file:`` URI; a URI keeps its scheme and authority. The path is
+    normalized (no ``.``/``..`` segments, repeated or trailing slashes), so one directory has one spelling.
+
+    Example:
+        >>> qualify("file:/data/w/../t/"), qualify("s3://bucket/a//b"), qualify("/")
+        ('file:/data/t', 's3://bucket/a/b', 'file:/')
+    """
+    if "://" in location:
+        scheme, rest = location.split("://", 1)
+        authority, slash, path = rest.partition("/")
+        path = _clean(slash + path)
+        return f"{scheme}://{authority}{'' if authority and path == '/' else path}"
+    if location.startswith("file:"):
+        return "file:" + _clean(location[len("file:") :])
     return "file:" + os.path.abspath(location)
 
 
@@ -36,7 +75,7 @@ def _resolve(location: str) -> tuple[pafs.FileSystem, str]:
     try:
         return pafs.FileSystem.from_uri(location)
     except Exception as e:  # pyarrow raises several types for unknown schemes and missing credentials
-        raise StorageError(f"cannot open file system for {location}: {e}") from e
+        raise StorageError(f"Cannot open the file system of {location}", detail=str(e)) from e
 
 
 def join(parent: str, child: str) -> str:
@@ -56,36 +95,79 @@ def _normalized(location: str) -> tuple[str, str]:
     return f"{parsed.scheme}://{parsed.netloc}", posixpath.normpath(parsed.path or "/")
 
 
+@lru_cache(maxsize=16)
+def _normalized_roots(roots: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``_normalized`` of the roots, resolved once (every deletion check compares with them)."""
+    return tuple(_normalized(r) for r in roots)
+
+
+def _inside(path: str, parent: str) -> bool:
+    return path.startswith(parent.rstrip("/") + "/")
+
+
 class Warehouse:
-    """Creates, renames and deletes the directories of databases, tables and partitions. Data is deleted only
-    strictly inside the root or one of ``data_roots`` (``serve --data-root``): a client may name any location
-    for a database, table or partition, and dropping it must not delete what the server can reach
-    elsewhere."""
+    """Creates, renames and deletes the directories of databases, tables and partitions, where the services'
+    rules (``services.directories``) allow it: the server deletes or moves only a directory it made for that
+    object, or one strictly inside the warehouse root or one of ``data_roots`` (``serve --data-root``), and
+    never one that is or holds another live object's location. This class answers the questions on paths
+    those rules ask."""
 
     def __init__(self, root: str, data_roots: Sequence[str] = ()) -> None:
         self.root = qualify(root)
         self.data_roots = [qualify(r) for r in data_roots]
 
-    def deletable(self, location: str) -> bool:
-        """Whether ``location`` lies strictly inside the warehouse root or a data root."""
-        scheme, path = _normalized(location)
-        for root in (self.root, *self.data_roots):
-            root_scheme, root_path = _normalized(root)
-            if scheme == root_scheme and path.startswith(root_path.rstrip("/") + "/"):
-                return True
-        return False
+    def _roots(self) -> tuple[tuple[str, str], ...]:
+        return _normalized_roots((self.root, *self.data_roots))
 
-    def _refuse(self, location: str) -> bool:
-        """Log and say whether a delete of ``location`` is refused (outside the roots)."""
-        if self.deletable(location):
-            return False
-        log.warning(
-            "not deleting %s: it lies outside the warehouse root %s and the data roots (serve "
-            "--data-root); its files stay",
-            location,
-            self.root,
-        )
-        return True
+    def inside_roots(self, location: str) -> bool:
+        """Whether ``location`` lies strictly inside the warehouse root or a data root (after resolving ``..``
+        and, for local paths, symbolic links)."""
+        scheme, path = _normalized(location)
+        return any(scheme == s and _inside(path, p) for s, p in self._roots())
+
+    def holds_root(self, location: str) -> bool:
+        """Whether ``location`` is, or contains, the warehouse root or a data root."""
+        scheme, path = _normalized(location)
+        return any(scheme == s and (p == path or _inside(p, path) or path == "/") for s, p in self._roots())
+
+    @staticmethod
+    def inside(location: str, container: str) -> bool:
+        """Whether ``location`` lies strictly inside ``container``, both resolved as ``inside_roots`` does."""
+        scheme, path = _normalized(location)
+        container_scheme, container_path = _normalized(container)
+        return scheme == container_scheme and _inside(path, container_path)
+
+    @staticmethod
+    def spellings(location: str) -> list[str]:
+        """The forms under which a catalog may hold ``location``: as given, and for a local path also
+        ``file:///path`` and both forms of the path with its symbolic links resolved."""
+        location = qualify(location)
+        scheme, resolved = _normalized(location)
+        if scheme != "file:":
+            return [location]
+        paths = dict.fromkeys([(urlparse(location).path or "/").lstrip("/"), resolved.lstrip("/")])
+        return list(dict.fromkeys(form for p in paths for form in (f"file:/{p}", f"file:///{p}")))
+
+    @staticmethod
+    def is_link(location: str) -> bool:
+        """Whether a local location is itself a symbolic link (never deleted or moved: it may lead anywhere)."""
+        parsed = urlparse(location)
+        return parsed.scheme in ("", "file") and os.path.islink(parsed.path or location)
+
+    def refusal(self, location: str) -> str | None:
+        """Why no database, table or partition may be located at ``location``, or None: the root of the local
+        file system and the system directories (``SYSTEM_DIRECTORIES``) and what lies in them are refused,
+        unless they lie in the warehouse root or a data root."""
+        scheme, path = _normalized(location)
+        if scheme != "file:" or self.inside_roots(location) or any(r == (scheme, path) for r in self._roots()):
+            return None
+        # both spellings: /etc given through a link (or /lib as a link to /usr/lib) is still refused
+        for candidate in dict.fromkeys([_clean(urlparse(qualify(location)).path or "/"), path]):
+            if candidate == "/":
+                return "the root of the file system"
+            if any(candidate == d or _inside(candidate, d) for d in SYSTEM_DIRECTORIES):
+                return "a system directory"
+        return None
 
     def database_location(self, name: str) -> str:
         return self.root if name == DEFAULT_DATABASE_NAME else join(self.root, f"{name}.db")
@@ -95,15 +177,24 @@ class Warehouse:
         return filesystem.get_file_info(path).type != pafs.FileType.NotFound
 
     def make_dirs(self, location: str) -> bool:
-        """Create the directory (and parents); returns whether it was created by this call."""
+        """Create the directory (and parents); returns whether it was created by this call. On the local file
+        system the last step is an exclusive ``mkdir``: of two concurrent calls for one directory, exactly one
+        made it."""
         filesystem, path = _resolve(location)
         try:
+            if isinstance(filesystem, pafs.LocalFileSystem):
+                os.makedirs(os.path.dirname(path.rstrip("/")) or "/", exist_ok=True)
+                try:
+                    os.mkdir(path)
+                except FileExistsError:
+                    return False
+                return True
             if filesystem.get_file_info(path).type != pafs.FileType.NotFound:
                 return False
             filesystem.create_dir(path, recursive=True)
             return True
         except OSError as e:
-            raise StorageError(f"could not create directory {location}: {e}") from e
+            raise StorageError(f"Could not create directory {location}", detail=str(e)) from e
 
     def delete_dir(self, location: str) -> None:
         """Delete a directory and everything in it; a missing directory is not an error."""
@@ -113,42 +204,40 @@ class Warehouse:
                 filesystem.delete_dir(path)
                 log.debug("deleted %s", location)
         except OSError as e:
-            raise StorageError(f"could not delete directory {location}: {e}") from e
+            raise StorageError(f"Could not delete directory {location}", detail=str(e)) from e
 
-    def discard_dir(self, location: str, empty_parents_up_to: str | None = None) -> bool:
+    def discard_dir(self, location: str, empty_parents_up_to: str | None = None, kept: Collection[str] = ()) -> bool:
         """Delete the directory of an object whose metadata is already gone (its drop committed), and with
-        ``empty_parents_up_to`` its parents left empty below that directory. A failure is logged, not raised:
-        the drop stands and the files stay, as Hive Metastore does. A directory outside the warehouse root and
-        the data roots is not deleted (and that logged). Returns whether it was deleted."""
-        if self._refuse(location):
-            return False
+        ``empty_parents_up_to`` its parents left empty below that directory, except those in ``kept`` (other
+        objects' locations). A failure is logged, not raised: the drop stands and the files stay, as Hive
+        Metastore does. The caller has decided the directory may go (``services.directories``). Returns
+        whether it was deleted."""
         try:
             self.delete_dir(location)
             if empty_parents_up_to:
-                self.delete_empty_parents(location, empty_parents_up_to)
+                self.delete_empty_parents(location, empty_parents_up_to, kept)
             return True
         except (StorageError, OSError) as error:
             log.error("could not delete %s, whose metadata is gone; its files stay: %s", location, error)
             return False
 
     def delete_contents(self, location: str) -> None:
-        """Delete everything in a directory, keeping the directory; a missing directory is not an error. A
-        directory outside the roots is refused: ``StorageError`` (check ``deletable`` first)."""
-        if self._refuse(location):
-            raise StorageError(f"{location} lies outside the warehouse root and the data roots (serve --data-root)")
+        """Delete everything in a directory, keeping the directory; a missing directory is not an error. The
+        caller has decided the contents may go (``services.directories``)."""
         filesystem, path = _resolve(location)
         try:
             filesystem.delete_dir_contents(path, missing_dir_ok=True)
             log.debug("emptied %s", location)
         except OSError as e:
-            raise StorageError(f"could not empty directory {location}: {e}") from e
+            raise StorageError(f"Could not empty directory {location}", detail=str(e)) from e
 
-    def delete_empty_parents(self, location: str, stop_at: str) -> None:
-        """Delete the now-empty parent directories of ``location`` up to, not including, ``stop_at``."""
+    def delete_empty_parents(self, location: str, stop_at: str, kept: Collection[str] = ()) -> None:
+        """Delete the now-empty parent directories of ``location`` up to, not including, ``stop_at``, and not
+        from one in ``kept`` up."""
         filesystem, _ = _resolve(location)
         stop = stop_at.rstrip("/")
         current = parent_of(location)
-        while current.startswith(stop + "/"):
+        while current.startswith(stop + "/") and current not in kept:
             _, path = _resolve(current)
             if filesystem.get_file_info(pafs.FileSelector(path, allow_not_found=True)):
                 return
@@ -165,7 +254,7 @@ class Warehouse:
             filesystem.create_dir(parent_of(target_path), recursive=True)
             filesystem.move(source_path, target_path)
         except OSError as e:
-            raise StorageError(f"could not move {source} to {target}: {e}") from e
+            raise StorageError(f"Could not move {source} to {target}", detail=str(e)) from e
 
     def data_size(self, location: str) -> tuple[int, int]:
         """``(number of files, total bytes)`` of the data files under a directory, hidden files excluded."""

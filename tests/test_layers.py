@@ -47,6 +47,7 @@ def test_only_the_spark_package_imports_pyspark():
 STORE_USERS_OUTSIDE_THE_LAYERS = {
     "hudi_catalog/catalog.py": "wires the store into the services",
     "hudi_catalog/pruning/to_sql.py": "compiles a filter into a condition over the store's partition tables",
+    "hudi_catalog/pruning/like.py": "LIKE on MariaDB and PostgreSQL: reads a key's values to match them with RE2",
     "benchmarks/snapshot.py": "bulk-loads a million files straight into the tables (hours through the services)",
 }
 """The modules outside ``hudi_catalog/store`` and ``hudi_catalog/services`` that import the store, and why."""

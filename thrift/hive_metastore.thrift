@@ -24,7 +24,8 @@
 //                       (3/4 put catName at 17, exposed here as hive3CatName)
 //   GetOpenTxnsResponse 2   2.3.10: set<i64> open_txns; 3/4: list<i64>
 //                       (get_open_txns_req, a Hive 4 method, answers GetOpenTxnsResponseHive4:
-//                       the same struct in the 3/4 layout)
+//                       the same struct in the 3/4 layout; get_open_txns answers field 2 twice,
+//                       as a set and as a list, written by hms_adapter/convert/open_txns_wire.py)
 //   InsertEventRequestData  2.3.10: 1 filesAdded, 2 filesAddedChecksum;
 //                           3/4: 1 replace, 2 filesAdded, 3 filesAddedChecksum, ...
 //                           (3/4's 1 is skipped as a type mismatch; a request without 1 is read

@@ -48,8 +48,9 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   which moved `catName` to field 17. The 2.3.10 layout is kept: field 17 is exposed as `hive3CatName`, and
   the server fills both. A reader that meets a field of an unexpected type skips it. The other conflicts
   (`GetOpenTxnsResponse`, `InsertEventRequestData`, `AddDynamicPartitions`, `LockComponent`) are listed
-  in the IDL header. `GetOpenTxnsResponse.open_txns` is a `set` for `get_open_txns` (Hive 2.3) and a
-  `list` for Hive 4's `get_open_txns_req` (see [locks.md](locks.md)).
+  in the IDL header. `GetOpenTxnsResponse.open_txns` is sent twice by `get_open_txns`, as Hive 2.3's
+  `set` and as Hive 3+'s `list`, so that clients of both read it, and as a `list` by Hive 4's
+  `get_open_txns_req` (see [locks.md](locks.md)).
 - Transports: buffered (default) or framed; protocols: binary (default) or compact (`hudi-metastore serve
   --transport/--protocol`).
 
@@ -65,6 +66,7 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   | `NoSuchDatabaseError` | `NoSuchObjectException`, `UnknownDBException`, `MetaException` |
   | `NoSuchObjectError` (partitions, functions) | `NoSuchObjectException`, `MetaException` |
   | `AlreadyExistsError` | `AlreadyExistsException`, `MetaException` |
+  | `ValueTooLongError` (a value longer than its field, [below](#name-and-value-limits)) | `InvalidObjectException`, `InvalidInputException`, `InvalidOperationException`, `MetaException` |
   | `InvalidObjectError` | `InvalidObjectException`, `MetaException` |
   | `InvalidOperationError` | `InvalidOperationException`, `MetaException` |
   | `UnknownColumnError` (statistics of a column the table lacks) | `MetaException` (Hive's type and wording) |
@@ -75,6 +77,31 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   `UnknownTableException`, `alter_partition` answers `InvalidOperationException`).
 - When the method declares none of the candidates, the answer is a `TApplicationException` of type
   `INTERNAL_ERROR` carrying the error message. An error never closes the connection.
+- A message names what the client sent (its names, values and locations) and never the server's own
+  internals: the catalog database's host, tables, constraints and SQL, and file system error texts, are
+  logged by the server, not sent ([security.md](security.md#what-an-error-tells-a-client)). An error the
+  catalog does not name (a defect) answers `MetaException` "Internal error in the metastore (reference
+  R in its log)", where Hive Metastore would send the Java exception's text.
+
+### Name and value limits
+
+Hive's limits hold on every store (`hudi_catalog/names.py`), with Hive's exceptions and words; Hive itself
+checks only the characters of a name (`MetaStoreUtils.validateName`) and leaves lengths to its schema's
+columns, so on MySQL it fails with the database's raw `Data too long` and on Derby or PostgreSQL with their
+own text, where this server answers the same typed error on SQLite, MariaDB and PostgreSQL:
+
+| what | limit | refused with |
+|---|---|---|
+| database, table, function, catalog name | 128 characters (Hive's `DBS.NAME`) | `InvalidObjectException` "`<name>` is not a valid database name" / "... is not a valid object name" (`alter_table`: `InvalidOperationException`) |
+| column name | 767 characters (`COLUMNS_V2.COLUMN_NAME`) | `InvalidObjectException` "Invalid column name: ..." (`alter_table`: `InvalidOperationException`) |
+| partition key name | 128 characters (`PARTITION_KEYS.PKEY_NAME`) | `InvalidObjectException` "Invalid partition column name: ..." |
+| partition value | 256 characters (`PARTITION_KEY_VALS.PART_KEY_VAL`) | `InvalidObjectException` "Partition value '...' is too long: N characters, at most 256" (`rename_partition`: `InvalidOperationException`) |
+| partition name (`k1=v1/k2=v2`, escaped) | 750 characters (Hive: 767 bytes of latin1; 750 keep the unique key within InnoDB's limit in utf8mb4) | as a partition value |
+| any other text a client sends into a column of fixed width (owner, role, principal, grantor, serde and constraint names, parameter keys, table types, lock and transaction users, hosts and agents, statistics' column names, ...) | the column's width in `hudi_catalog/store/schema.py` (mostly 128 or 256 characters); `TEXT` columns (descriptions, locations, formats, comments) 65,535 bytes of UTF-8, as MySQL's `TEXT` | `ValueTooLongError`: "The `<field>` '...' is too long: N characters, at most W", checked before any SQL (`hudi_catalog/store/widths.py`) |
+
+Values that are `LONGTEXT` on MySQL (parameter values, column types, view texts, event messages) have no
+limit of their own beyond `--max-message-size`. Tested by `tests/hms_adapter/test_names_and_messages.py`
+and `tests/hudi_catalog/test_widths.py`.
 - A method that is not served, or that the IDL does not know, is answered with a `TApplicationException`
   of type `UNKNOWN_METHOD` and the message `Invalid method name: '<name>'`, as Hive Metastore does.
 
@@ -83,7 +110,10 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
 `served` means `MetastoreHandler` defines the method and the processor dispatches it. A few served methods
 are deliberately partial: `drop_partitions_req` drops by partition names only (Hive's serialized
 expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
-`LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work), `shutdown` and
+`LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work; `LIKE` patterns,
+name patterns and the partition value whitelist are Java regular expressions matched by RE2 in linear time,
+so backreferences, lookaround, atomic groups and possessive quantifiers answer `MetaException`: see
+[pruning.md](pruning.md#where-re2-differs-from-java)), `shutdown` and
 `reinitialize` are accepted and ignored, and the fb303 counters and options are empty. `setMetaConf` and
 `getMetaConf` take the six keys Hive lets a connection change (others: `MetaException` "Invalid
 configuration key ..."); values hold for the connection; `hive.metastore.partition.name.whitelist.pattern`

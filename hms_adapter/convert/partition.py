@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from hudi_catalog.catalog_scope import current_catalog
+from hudi_catalog.java_regex import JavaRegex, compile_java, escape
 from hudi_catalog.model import Partition
 
 from ..idl import hive
@@ -49,9 +49,10 @@ def to_thrift_partition_spec(database: str, table: str, root: str | None, parts:
     )
 
 
-def _like(pattern: str) -> re.Pattern:
-    """SQL ``LIKE`` (``%`` any run, ``_`` one character) as a regular expression."""
-    return re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), re.DOTALL)
+def _like(pattern: str) -> JavaRegex:
+    """SQL ``LIKE`` (``%`` any run, ``_`` one character) as a regular expression matched by RE2 in linear time
+    (``%a%a%a%a%a%a%c`` took Python's ``re`` minutes over a 120-character key)."""
+    return compile_java("(?s)" + "".join(".*" if c == "%" else "." if c == "_" else escape(c) for c in pattern))
 
 
 def trim_partition(
@@ -64,7 +65,7 @@ def trim_partition(
     parameters = {
         k: v
         for k, v in p.parameters.items()
-        if (include is None or include.fullmatch(k)) and (exclude is None or not exclude.fullmatch(k))
+        if (include is None or include.matches(k)) and (exclude is None or not exclude.matches(k))
     }
     sd = replace(p.sd, columns=[]) if skip_columns else p.sd
     return replace(p, sd=sd, parameters=parameters)

@@ -15,15 +15,13 @@ from thriftpy2.thrift import TType
 from thriftpy2.transport import TCyMemoryBuffer
 
 from hudi_catalog.model import ColumnStats
-from hudi_catalog.services.read_cache import RevisionCache
+from hudi_catalog.services.read_cache import CacheMemory, RevisionCache, digest
 
 from ..idl import hive
 from .column_stats import to_thrift_stats_obj
 from .wire import EncodedAnswer
 
 _STOP = b"\x00"
-CACHED_STATISTICS = 500_000
-"""How many column encodings (about 60 bytes each) the cache of one server process keeps at most."""
 
 
 def encode_stats_obj(stats: ColumnStats) -> bytes:
@@ -38,15 +36,16 @@ class StatsEncodings:
     revision; and whole answers, by request at the table's partitions revision (a planner asks the same
     again and again)."""
 
-    def __init__(self, max_columns: int = CACHED_STATISTICS) -> None:
-        self._cache: RevisionCache[dict[str, bytes]] = RevisionCache(max_columns, copies=False)
-        self._answers: RevisionCache[EncodedPartitionStats] = RevisionCache(max_columns, copies=False)
+    def __init__(self, memory: CacheMemory | None = None) -> None:
+        """``memory``: the bytes the server process's caches share (the catalog's ``cache_memory``)."""
+        self._cache: RevisionCache[dict[str, bytes]] = RevisionCache(memory, copies=False)
+        self._answers: RevisionCache[EncodedPartitionStats] = RevisionCache(memory, copies=False)
 
     def answer(self, key: tuple, revision: int) -> EncodedPartitionStats | None:
-        return self._answers.get(key, revision)
+        return self._answers.get(digest(*key), revision)
 
     def keep_answer(self, key: tuple, revision: int, answer: EncodedPartitionStats) -> EncodedPartitionStats:
-        self._answers.put(key, revision, answer, weight=max(1, len(answer)))
+        self._answers.put(digest(*key), revision, answer)
         return answer
 
     def get(self, part_id: int, engine: str, revision: int) -> dict[str, bytes] | None:
@@ -54,7 +53,7 @@ class StatsEncodings:
 
     def encode(self, part_id: int, engine: str, revision: int, columns: Sequence[ColumnStats]) -> dict[str, bytes]:
         encodings = {s.column: encode_stats_obj(s) for s in columns}
-        self._cache.put((part_id, engine), revision, encodings, weight=max(1, len(encodings)))
+        self._cache.put((part_id, engine), revision, encodings)
         return encodings
 
 

@@ -26,7 +26,7 @@ def list_dir(fs: pafs.FileSystem, path: str) -> list[pafs.FileInfo]:
     try:
         return fs.get_file_info(pafs.FileSelector(path, allow_not_found=True))
     except OSError as e:
-        raise StorageError(f"cannot list {path}: {e}") from e
+        raise StorageError(f"cannot list {path}", detail=str(e)) from e
 
 
 def read_file(fs: pafs.FileSystem, path: str, missing: str) -> bytes:
@@ -42,4 +42,4 @@ def read_file(fs: pafs.FileSystem, path: str, missing: str) -> bytes:
     except FileNotFoundError as e:
         raise HudiMetadataError(missing) from e
     except OSError as e:
-        raise StorageError(f"cannot read {path}: {e}") from e
+        raise StorageError(f"cannot read {path}", detail=str(e)) from e

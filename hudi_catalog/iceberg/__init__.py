@@ -5,7 +5,15 @@ The builder takes plain inputs (:class:`TableInfo`, :class:`InstantChanges`); :f
 them from a Hudi table on storage and builds the view from scratch.
 """
 
-from .builder import BLOCKED_PROPERTY, DEFAULT_METADATA_DIR, SKIPPED_PROPERTY, ViewBuilder, ViewUpdate, update_view
+from .builder import (
+    BLOCKED_PROPERTY,
+    DEFAULT_METADATA_DIR,
+    SKIPPED_PROPERTY,
+    ViewBuilder,
+    ViewUpdate,
+    discard_update,
+    update_view,
+)
 from .changes import InstantChanges, TableInfo
 from .errors import IcebergViewError, MissingDataFileError, SchemaEvolutionError, ViewMetadataError
 from .hudi_source import build_view, completed_changes, completion_order, instant_changes, table_info
@@ -28,6 +36,7 @@ __all__ = [
     "build_view",
     "completed_changes",
     "completion_order",
+    "discard_update",
     "instant_changes",
     "latest_metadata",
     "load_metadata",

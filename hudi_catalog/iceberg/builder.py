@@ -216,7 +216,7 @@ class ViewBuilder:
             dropped |= replaced
             changed_partitions += 1 if parts else 0
             for key, part in parts.items():
-                manifest = f"{self._dir}/manifest-{key}-{snapshot_id}.avro"
+                manifest = f"{self._dir}/manifest-{key}-{snapshot_id}-{uuid.uuid4()}.avro"  # never reused
                 length = write_manifest(self._fs, manifest, part.entries, schema, spec)
                 written[key] = manifest_file(manifest, length, spec, part.entries, snapshot_id, sequence)
                 self._manifests_written.append(manifest)
@@ -623,6 +623,26 @@ def _epoch_millis(instant_time: str, zone: str) -> int:
     millis = int(instant_time[14:17] or 0)
     moment = moment.replace(tzinfo=timezone.utc) if zone == "UTC" else moment.astimezone()
     return int(moment.timestamp()) * 1000 + millis
+
+
+def discard_update(fs: pafs.FileSystem, update: ViewUpdate) -> None:
+    """Remove the files ``update`` wrote (its metadata file, manifest lists and manifests), once it has lost the
+    race to register its version: no published version lists them, since every one of them has a name of its
+    own (a uuid). A file that cannot be removed is only logged.
+    """
+    metadata = update.metadata
+    if metadata is None:
+        return
+    added = set(update.snapshots_added)
+    lists = [s["manifest-list"] for s in metadata.data["snapshots"] if s["snapshot-id"] in added]
+    for path in [metadata.location, *lists, *update.manifests_written]:
+        try:
+            fs.delete_file(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log.warning("cannot remove %s, written by an Iceberg view update that lost its race: %s", path, e)
+    log.info("removed the unpublished Iceberg metadata %s and the files it listed first", metadata.location)
 
 
 def update_view(

@@ -9,12 +9,12 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from sqlglot import exp
 
 from ..errors import InvalidFilterError
+from ..java_regex import PatternError, compile_java
 from ..model import Table
 from .comparisons import COMPARISONS
 from .parse import parse_filter
@@ -52,8 +52,13 @@ def _predicate(node: exp.Expr) -> Callable[[Table], bool]:
         inner = _predicate(node.this)
         return lambda t: not inner(t)
     if isinstance(node, exp.Like) and isinstance(node.expression, exp.Literal):
-        regex = re.compile(node.expression.this)
-        return lambda t: (v := _field_value(node.this, t)) is not None and regex.fullmatch(str(v)) is not None
+        try:
+            regex = compile_java(node.expression.this)  # RE2: linear in the value
+        except PatternError as error:
+            raise InvalidFilterError(
+                f"Error parsing table filter : invalid LIKE pattern {node.expression.this!r}: {error}"
+            ) from None
+        return lambda t: (v := _field_value(node.this, t)) is not None and regex.matches(str(v))
     if isinstance(node, exp.Binary) and type(node) in COMPARISONS and isinstance(node.expression, exp.Literal):
         compare, literal = COMPARISONS[type(node)], node.expression
 

@@ -9,28 +9,27 @@ types compare by value through the row's
 ``hr > 9`` matches ``hr=10`` and the comparison is a range over an index. Other keys compare as strings. The
 default partition (``__HIVE_DEFAULT_PARTITION__``) has no typed key and never satisfies a typed comparison.
 ``LIKE`` takes its pattern as a Java regular expression over the whole value, as Hive Metastore does for
-Hive 2/3 clients and Spark.
+Hive 2/3 clients and Spark, matched by RE2 in linear time (``hudi_catalog.pruning.like``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, false, literal, not_, or_, select
+from sqlalchemy import ColumnElement, Connection, and_, false, literal, not_, or_, select
 from sqlalchemy.sql import FromClause
 from sqlglot import exp
 
 from ..errors import InvalidFilterError
+from ..java_regex import PatternError, compile_java
 from ..model import Column
 from ..store import schema
 from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
+from .like import LikeTest, like_test
 from .literal_lists import LiteralList
 from .value_lists import ValueList
-
-_LEADING_FLAGS = re.compile(r"\(\?[imsux]+\)")
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,9 @@ _Clause = _KeyTest | ColumnElement[bool]
 
 
 class _Translator:
-    def __init__(self, keys: list[Column], tbl_id: int | None) -> None:
+    def __init__(self, keys: list[Column], tbl_id: int | None, like: LikeTest) -> None:
         self.tbl_id = tbl_id
+        self.like = like
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
     def condition(self, node: exp.Expr) -> ColumnElement[bool]:
@@ -71,20 +71,14 @@ class _Translator:
             return self._comparison(node, negated)
         if isinstance(node, exp.Like):
             key, pattern = self._key_and_literal(node.this, node.expression)
-            flags = _LEADING_FLAGS.match(pattern.this)  # (?i)...: global flags must lead the whole pattern
-            lead = flags.group(0) if flags else ""
-            regex = f"{lead}^(?:{pattern.this[len(lead) :]})$"
             try:
-                re.compile(regex)
-            except re.error as error:  # the database's REGEXP would fail the whole query
+                regex = compile_java(pattern.this)
+            except PatternError as error:
                 raise InvalidFilterError(
                     f"Error parsing partition filter : invalid LIKE pattern {pattern.this!r}: {error}"
                 ) from None
-            return self._on_key(
-                key,
-                lambda value: not_(value.regexp_match(regex)) if negated else value.regexp_match(regex),
-                typed=False,
-            )
+            position = self.index[key][0]
+            return self._on_key(key, lambda value: self.like(position, value, regex, negated), typed=False)
         if isinstance(node, exp.In):
             target = node.this
             while isinstance(target, exp.Paren):
@@ -250,9 +244,15 @@ def _operands(node: exp.Connector) -> list[exp.Expr]:
     return result
 
 
-def filter_to_clause(expression: exp.Expr, keys: list[Column], tbl_id: int | None = None) -> ColumnElement[bool]:
-    """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches."""
+def filter_to_clause(
+    expression: exp.Expr, keys: list[Column], tbl_id: int | None = None, conn: Connection | None = None
+) -> ColumnElement[bool]:
+    """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches.
+
+    ``conn`` is the transaction the condition will run in: on MariaDB and PostgreSQL, ``LIKE`` reads the
+    key's values through it (``hudi_catalog.pruning.like``). Without it the filter is only checked.
+    """
     try:
-        return _Translator(keys, tbl_id).condition(expression)
+        return _Translator(keys, tbl_id, like_test(conn, tbl_id)).condition(expression)
     except RecursionError:
         raise InvalidFilterError("Error parsing partition filter : the filter is nested too deeply") from None

@@ -27,6 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
+from ..java_regex import escape
 from ..model import Column
 from .comparisons import COMPARISONS
 from .to_sql import filter_to_clause
@@ -40,10 +41,10 @@ def _like_to_regex(pattern: str) -> str:
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
+            out.append(escape(pattern[i + 1]))
             i += 2
             continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        out.append(".*" if ch == "%" else "." if ch == "_" else escape(ch))
         i += 1
     return "".join(out)
 

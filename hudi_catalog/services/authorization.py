@@ -6,8 +6,10 @@ admin, the object's owner or a holder of the privilege with its grant option gra
 Without a policy (``none``) the calls store what they are given, as Hive Metastore does for engines (Trino's
 ``sql-standard`` security, HiveServer2) that decide themselves.
 
-A user holds the privileges granted to it, to ``public`` and to every role it belongs to, directly or
-through other roles. Privileges on the catalog (``GLOBAL``) and on a database count for its tables.
+A user holds the privileges granted to it, to its groups, to ``public`` and to every role it or one of its
+groups belongs to, directly or through other roles, as in Hive. Its groups are those its identity names
+(``groups`` of the calls below: the front end's authenticated caller's; none when it names none).
+Privileges on the catalog (``GLOBAL``) and on a database count for its tables.
 """
 
 from __future__ import annotations
@@ -98,10 +100,12 @@ class AuthorizationService:
 
     # -- who the caller is ------------------------------------------------------------------------
 
-    def _roles_of(self, conn: Connection, user: str) -> set[str]:
-        """Every role ``user`` belongs to, directly or through other roles, and ``public``."""
+    def _roles_of(self, conn: Connection, user: str | None, groups: Sequence[str] = ()) -> set[str]:
+        """Every role ``user`` or one of its ``groups`` belongs to, directly or through other roles, and
+        ``public``."""
         roles = {PUBLIC_ROLE}
-        frontier = [Principal(user)]
+        frontier = [Principal(user)] if user else []
+        frontier += [Principal(g, PrincipalType.GROUP) for g in groups]
         while frontier:
             found = {row.role_name for row in grant_store.memberships(conn, frontier)} - roles
             roles |= found
@@ -109,18 +113,22 @@ class AuthorizationService:
         return roles
 
     @staticmethod
-    def _holders(user: str, roles: set[str]) -> list[Principal]:
-        """``user`` and its ``roles``: the grantees whose grants ``user`` holds."""
-        return [Principal(user)] + [Principal(r, PrincipalType.ROLE) for r in sorted(roles)]
+    def _holders(user: str, roles: set[str], groups: Sequence[str] = ()) -> list[Principal]:
+        """``user``, its ``groups`` and its ``roles``: the grantees whose grants ``user`` holds."""
+        return (
+            [Principal(user)]
+            + [Principal(g, PrincipalType.GROUP) for g in groups]
+            + [Principal(r, PrincipalType.ROLE) for r in sorted(roles)]
+        )
 
-    def _is_admin(self, conn: Connection, user: str, roles: set[str] | None = None) -> bool:
+    def _is_admin(self, conn: Connection, user: str, roles: set[str] | None = None, groups: Sequence[str] = ()) -> bool:
         if user in self.policy.admins:
             return True
-        return ADMIN_ROLE in (roles if roles is not None else self._roles_of(conn, user))
+        return ADMIN_ROLE in (roles if roles is not None else self._roles_of(conn, user, groups))
 
-    def is_admin(self, user: str) -> bool:
+    def is_admin(self, user: str, groups: Sequence[str] = ()) -> bool:
         with self.ctx.store.read() as conn:
-            return self._is_admin(conn, user)
+            return self._is_admin(conn, user, groups=groups)
 
     @staticmethod
     def _owns(owner_name: str | None, owner_type: str | None, user: str, roles: set[str]) -> bool:
@@ -130,18 +138,21 @@ class AuthorizationService:
 
     # -- enforcement ------------------------------------------------------------------------------
 
-    def require(self, user: str | None, action: Operation, target: SecuredObject, operation: str) -> None:
-        """``AccessDeniedError`` unless the policy lets ``user`` do ``action`` to ``target``. An object that
-        does not exist passes: the call itself then answers that it does not exist."""
+    def require(
+        self, user: str | None, action: Operation, target: SecuredObject, operation: str, groups: Sequence[str] = ()
+    ) -> None:
+        """``AccessDeniedError`` unless the policy lets ``user`` (a member of ``groups``) do ``action`` to
+        ``target``. An object that does not exist passes: the call itself then answers that it does not
+        exist."""
         if not self.policy.enforced:
             return
         if user is None:
             raise AccessDeniedError(f"Permission denied: an unauthenticated caller may not {operation}")
         with self.ctx.store.read() as conn:
-            roles = self._roles_of(conn, user)
+            roles = self._roles_of(conn, user, groups)
             if self._is_admin(conn, user, roles):
                 return
-            needed = self._missing(conn, user, roles, action, target)
+            needed = self._missing(conn, user, roles, action, target, groups)
         if needed is not None:
             raise AccessDeniedError(
                 f"Permission denied: Principal {Principal(user)} does not have following privileges for operation "
@@ -149,9 +160,16 @@ class AuthorizationService:
             )
 
     def _missing(
-        self, conn: Connection, user: str, roles: set[str], action: Operation, target: SecuredObject
+        self,
+        conn: Connection,
+        user: str,
+        roles: set[str],
+        action: Operation,
+        target: SecuredObject,
+        groups: Sequence[str] = (),
     ) -> str | None:
-        """What ``user`` (a member of ``roles``) lacks to do ``action`` to ``target`` (None: nothing)."""
+        """What ``user`` (a member of ``roles`` and ``groups``) lacks to do ``action`` to ``target`` (None:
+        nothing)."""
         privileges = self.policy.mode is AccessMode.PRIVILEGES
         if action is Operation.ADMIN:
             return "ADMIN PRIVILEGE"
@@ -167,7 +185,7 @@ class AuthorizationService:
         wanted = action.privilege if privileges else None
         if action is Operation.CREATE:
             wanted = "CREATE"
-        if wanted is not None and wanted in self._held(conn, self._holders(user, roles), target):
+        if wanted is not None and wanted in self._held(conn, self._holders(user, roles, groups), target):
             return None
         return wanted or "OBJECT OWNERSHIP"
 
@@ -198,18 +216,20 @@ class AuthorizationService:
             held |= {a.privilege for a in Operation if a.privilege} | {"CREATE"}
         return held
 
-    def _listing_scope(self, conn: Connection, user: str) -> tuple[set[str], list[Principal]] | None:
+    def _listing_scope(
+        self, conn: Connection, user: str, groups: Sequence[str]
+    ) -> tuple[set[str], list[Principal]] | None:
         """``user``'s roles and the grantees whose grants it holds; None when it sees everything (an admin,
         or a holder of a privilege on the whole catalog)."""
-        roles = self._roles_of(conn, user)
+        roles = self._roles_of(conn, user, groups)
         if self._is_admin(conn, user, roles):
             return None
-        holders = self._holders(user, roles)
+        holders = self._holders(user, roles, groups)
         if grant_store.held(conn, holders, [ObjectIds(ObjectType.GLOBAL).key]):
             return None
         return roles, holders
 
-    def visible_databases(self, user: str | None, names: Sequence[str]) -> list[str]:
+    def visible_databases(self, user: str | None, names: Sequence[str], groups: Sequence[str] = ()) -> list[str]:
         """Of ``names``, the databases ``user`` may see: in ``privileges`` mode those it owns or holds a
         privilege on (or on one of their tables); all of them otherwise."""
         if self.policy.mode is not AccessMode.PRIVILEGES:
@@ -217,7 +237,7 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            scope = self._listing_scope(conn, user)
+            scope = self._listing_scope(conn, user, groups)
             if scope is None:
                 return list(names)
             roles, holders = scope
@@ -226,7 +246,9 @@ class AuthorizationService:
             seen = {r.name for r in rows if r.db_id in granted or self._owns(r.owner_name, r.owner_type, user, roles)}
         return [name for name in names if name in seen]
 
-    def visible_tables(self, user: str | None, database: str, names: Sequence[str]) -> list[str]:
+    def visible_tables(
+        self, user: str | None, database: str, names: Sequence[str], groups: Sequence[str] = ()
+    ) -> list[str]:
         """Of the tables ``names`` of ``database``, those ``user`` may see: in ``privileges`` mode those it owns
         or holds a privilege on (there, on the database or globally); all of them otherwise."""
         if self.policy.mode is not AccessMode.PRIVILEGES:
@@ -234,7 +256,7 @@ class AuthorizationService:
         if user is None:
             return []
         with self.ctx.store.read() as conn:
-            scope = self._listing_scope(conn, user)
+            scope = self._listing_scope(conn, user, groups)
             if scope is None:
                 return list(names)
             roles, holders = scope
@@ -251,15 +273,15 @@ class AuthorizationService:
 
     # -- roles ------------------------------------------------------------------------------------
 
-    def _require_admin(self, conn: Connection, caller: str | None, operation: str) -> None:
-        if self.policy.enforced and (caller is None or not self._is_admin(conn, caller)):
+    def _require_admin(self, conn: Connection, caller: str | None, operation: str, groups: Sequence[str]) -> None:
+        if self.policy.enforced and (caller is None or not self._is_admin(conn, caller, groups=groups)):
             raise AccessDeniedError(
                 f"Permission denied: Principal {Principal(caller or '')} does not have "
                 f"following privileges for operation {operation} [[ADMIN PRIVILEGE] on Object "
                 f"{GLOBAL}]"
             )
 
-    def create_role(self, role: Role, caller: str | None) -> None:
+    def create_role(self, role: Role, caller: str | None, groups: Sequence[str] = ()) -> None:
         name = (role.name or "").strip()
         if not name:
             raise InvalidInputError("Role name cannot be empty")
@@ -267,17 +289,17 @@ class AuthorizationService:
             # Hive's text, spelling included
             raise InvalidOperationError(f"{PUBLIC_ROLE} role implictly exists. It can't be created.")
         with self.ctx.store.write() as conn:
-            self._require_admin(conn, caller, "CREATEROLE")
+            self._require_admin(conn, caller, "CREATEROLE", groups)
             if grant_store.role_row(conn, name) is not None:
                 raise AlreadyExistsError(f"Role {name} already exists.")
             grant_store.add_role(conn, name, role.create_time or self.ctx.now(), role.owner or caller or "")
         log.info("created role %s (by %s)", name, caller or "-")
 
-    def drop_role(self, name: str, caller: str | None) -> None:
+    def drop_role(self, name: str, caller: str | None, groups: Sequence[str] = ()) -> None:
         if name in BUILTIN_ROLES:
             raise InvalidOperationError(f"{PUBLIC_ROLE},{ADMIN_ROLE} roles can't be dropped.")
         with self.ctx.store.write() as conn:
-            self._require_admin(conn, caller, "DROPROLE")
+            self._require_admin(conn, caller, "DROPROLE", groups)
             grant_store.remove_role(conn, self._role(conn, name).role_id, name)
         log.info("dropped role %s (by %s)", name, caller or "-")
 
@@ -297,7 +319,13 @@ class AuthorizationService:
             return {r.name: Role(r.name, r.create_time, r.owner_name or "") for r in grant_store.role_rows(conn)}
 
     def grant_role(
-        self, role: str, grantee: Principal, grantor: Principal, grant_option: bool, caller: str | None
+        self,
+        role: str,
+        grantee: Principal,
+        grantor: Principal,
+        grant_option: bool,
+        caller: str | None,
+        groups: Sequence[str] = (),
     ) -> None:
         """Make ``grantee`` a member of ``role`` (with its admin option when ``grant_option``); a member
         granted the option again gains it."""
@@ -305,7 +333,7 @@ class AuthorizationService:
             raise InvalidInputError("The principal to grant a role to has no name")
         with self.ctx.store.write() as conn:
             row = self._role(conn, role)
-            self._require_role_admin(conn, caller, row, "GRANT_ROLE")
+            self._require_role_admin(conn, caller, row, "GRANT_ROLE", groups)
             if role == PUBLIC_ROLE:
                 raise InvalidOperationError(
                     f"No user can be added to {PUBLIC_ROLE}. Since all users implicitly belong to {PUBLIC_ROLE} role."
@@ -335,12 +363,14 @@ class AuthorizationService:
             frontier = [Principal(name, PrincipalType.ROLE) for name in found]
         return roles
 
-    def _require_role_admin(self, conn: Connection, caller: str | None, role: Row, operation: str) -> None:
+    def _require_role_admin(
+        self, conn: Connection, caller: str | None, role: Row, operation: str, groups: Sequence[str]
+    ) -> None:
         """Admins, and members holding the role's admin option, grant and revoke it."""
-        if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller)):
+        if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller, groups=groups)):
             return
         if caller is not None:
-            holders = self._holders(caller, self._roles_of(conn, caller))
+            holders = self._holders(caller, self._roles_of(conn, caller, groups), groups)
             members = (grant_store.member_row(conn, role.role_id, h) for h in holders)
             if any(m is not None and m.grant_option for m in members):
                 return
@@ -350,11 +380,13 @@ class AuthorizationService:
             f"[type=ROLE, name={role.name}]]"
         )
 
-    def revoke_role(self, role: str, grantee: Principal, grant_option_only: bool, caller: str | None) -> None:
+    def revoke_role(
+        self, role: str, grantee: Principal, grant_option_only: bool, caller: str | None, groups: Sequence[str] = ()
+    ) -> None:
         """End ``grantee``'s membership of ``role``, or only its admin option when ``grant_option_only``."""
         with self.ctx.store.write() as conn:
             row = self._role(conn, role)
-            self._require_role_admin(conn, caller, row, "REVOKE_ROLE")
+            self._require_role_admin(conn, caller, row, "REVOKE_ROLE", groups)
             if grant_store.member_row(conn, row.role_id, grantee, lock=True) is None:
                 raise NoSuchObjectError(f"Cannot find role grant: {grantee.name} does not have the role {role}")
             if grant_option_only:
@@ -419,17 +451,18 @@ class AuthorizationService:
         ids: ObjectIds,
         privilege: str,
         operation: str,
+        groups: Sequence[str],
     ) -> None:
         """Admins, the object's owner, and holders of the privilege (or ``ALL``) with its grant option grant
         and revoke it."""
-        if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller)):
+        if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller, groups=groups)):
             return
         if caller is not None:
-            roles = self._roles_of(conn, caller)
+            roles = self._roles_of(conn, caller, groups)
             owner = self._owner(conn, target) if target.type is not ObjectType.GLOBAL else None
             if owner is not None and self._owns(owner.owner_name, owner.owner_type, caller, roles):
                 return
-            holders = self._holders(caller, roles)
+            holders = self._holders(caller, roles, groups)
             held = grant_store.held(conn, holders, [ids.key])
             if any(r.grant_option and r.privilege in (privilege, ALL) for r in held):
                 return
@@ -438,14 +471,16 @@ class AuthorizationService:
             f"privileges for operation {operation} [[{privilege} with grant] on Object {target}]"
         )
 
-    def grant_privileges(self, grants: Sequence[PrivilegeGrant], caller: str | None) -> None:
+    def grant_privileges(
+        self, grants: Sequence[PrivilegeGrant], caller: str | None, groups: Sequence[str] = ()
+    ) -> None:
         """All of ``grants`` or none; one already granted is ``InvalidObjectError``, as in Hive, except that a
         grant with its grant option adds the option to one without."""
         with self.ctx.store.write() as conn:
             for grant in grants:
                 privilege = self._privilege_name(grant)
                 ids = self._ids(conn, grant.object)
-                self._require_grantable(conn, caller, grant.object, ids, privilege, "GRANT_PRIVILEGE")
+                self._require_grantable(conn, caller, grant.object, ids, privilege, "GRANT_PRIVILEGE", groups)
                 existing = grant_store.grant_row(conn, ids, grant.grantee, privilege, lock=True)
                 if existing is not None:
                     if grant.grant_option and not existing.grant_option:
@@ -467,14 +502,20 @@ class AuthorizationService:
                 )
         log.info("granted %d privileges (by %s)", len(grants), caller or "-")
 
-    def revoke_privileges(self, grants: Sequence[PrivilegeGrant], grant_option_only: bool, caller: str | None) -> None:
+    def revoke_privileges(
+        self,
+        grants: Sequence[PrivilegeGrant],
+        grant_option_only: bool,
+        caller: str | None,
+        groups: Sequence[str] = (),
+    ) -> None:
         """All of ``grants`` or none; one not granted is ``InvalidObjectError``. ``grant_option_only``
         revokes only the grant option."""
         with self.ctx.store.write() as conn:
             for grant in grants:
                 privilege = self._privilege_name(grant)
                 ids = self._ids(conn, grant.object)
-                self._require_grantable(conn, caller, grant.object, ids, privilege, "REVOKE_PRIVILEGE")
+                self._require_grantable(conn, caller, grant.object, ids, privilege, "REVOKE_PRIVILEGE", groups)
                 existing = grant_store.grant_row(conn, ids, grant.grantee, privilege, lock=True)
                 if existing is None:
                     raise InvalidObjectError(
@@ -508,11 +549,12 @@ class AuthorizationService:
 
     def privilege_set(self, target: SecuredObject, user: str | None, groups: Sequence[str]) -> PrivilegeSet:
         """What ``user`` (and ``groups``) hold on ``target`` itself: its own grants, its groups' and those of
-        every role it belongs to, each of them listed even when it holds nothing there, as in Hive."""
+        every role it or one of its groups belongs to, each of them listed even when it holds nothing there,
+        as in Hive."""
         with self.ctx.store.read() as conn:
             ids = self._ids(conn, target)
             rows = grant_store.grants(conn, None, ids)
-            roles = self._roles_of(conn, user) if user else set()
+            roles = self._roles_of(conn, user, groups) if user or groups else set()
         answer = PrivilegeSet(
             users={user: []} if user else {}, groups={g: [] for g in groups}, roles={r: [] for r in sorted(roles)}
         )
@@ -528,22 +570,28 @@ class AuthorizationService:
         return answer
 
     def may_list_grants(
-        self, caller: str | None, principal: Principal | None, target: SecuredObject | None = None
+        self,
+        caller: str | None,
+        principal: Principal | None,
+        target: SecuredObject | None = None,
+        groups: Sequence[str] = (),
     ) -> bool:
-        """Whether ``caller`` may list ``principal``'s roles or grants (every grantee's on ``target`` when
-        ``principal`` is None): admins anyone's, others their own and their roles', an object's owner every
-        grant on it; everyone when nothing is enforced."""
+        """Whether ``caller`` (a member of ``groups``) may list ``principal``'s roles or grants (every
+        grantee's on ``target`` when ``principal`` is None): admins anyone's, others their own, their
+        groups' and their roles', an object's owner every grant on it; everyone when nothing is enforced."""
         if not self.policy.enforced:
             return True
         if caller is None:
             return False
         with self.ctx.store.read() as conn:
-            if self._is_admin(conn, caller):
+            roles = self._roles_of(conn, caller, groups)
+            if self._is_admin(conn, caller, roles):
                 return True
-            roles = self._roles_of(conn, caller)
             if principal is None:
                 owner = self._owner(conn, target) if target is not None else None
                 return owner is not None and self._owns(owner.owner_name, owner.owner_type, caller, roles)
             if principal.type is PrincipalType.USER:
                 return principal.name == caller
+            if principal.type is PrincipalType.GROUP:
+                return principal.name in groups
             return principal.type is PrincipalType.ROLE and principal.name in roles

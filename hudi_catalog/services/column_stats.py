@@ -24,11 +24,9 @@ from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from .context import ServiceContext
-from .read_cache import RevisionCache
+from .read_cache import RevisionCache, digest
 
 log = logging.getLogger(__name__)
-
-AGGREGATE_CACHE_ENTRIES = 256
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ class ColumnStatsService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
         # get_aggr_stats_for answers by (tbl_id, engine, partitions, columns), at tbl.partitions_revision
-        self._aggregates: RevisionCache[AggregateStats] = RevisionCache(AGGREGATE_CACHE_ENTRIES)
+        self._aggregates: RevisionCache[AggregateStats] = RevisionCache(ctx.cache_memory)
 
     # -- write --------------------------------------------------------------------------------------
 
@@ -208,7 +206,7 @@ class ColumnStatsService:
             return AggregateStats([], 0)
         with self.ctx.store.read() as conn:
             row, _ = self._table(conn, database, table)
-            key = (row.tbl_id, engine, tuple(part_names), tuple(wanted))
+            key = (row.tbl_id, digest(engine, tuple(part_names), tuple(wanted)))
             cached = self._aggregates.get(key, row.partitions_revision)
             if cached is not None:
                 return cached

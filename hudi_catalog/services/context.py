@@ -8,13 +8,14 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, Row
 
+from ..config import MAX_BATCH_PARTITIONS_DEFAULT
 from ..model import Table
 from ..pruning.parse import FilterLimits
 from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
 from .events import EventLog
-from .read_cache import RevisionCache
+from .read_cache import CacheMemory, RevisionCache
 
 
 def _utc_now() -> datetime:
@@ -27,12 +28,19 @@ class ServiceContext:
     warehouse: Warehouse
     clock: Callable[[], datetime] = field(default=_utc_now)
     """The current time; instant times and Hive's create and DDL times come from it."""
-    table_cache: RevisionCache[Table] = field(default_factory=RevisionCache)
+    cache_memory: CacheMemory = field(default_factory=CacheMemory)
+    """The bytes every read cache of the catalog (and of its front ends) holds together."""
+    table_cache: RevisionCache[Table] = field(init=False)
     """Table models by ``(tbl_id)`` at their ``tbl.revision``: shared by every service of one catalog."""
     events: EventLog = field(default_factory=EventLog)
     """Where every change writes its notification event, in the changing transaction."""
     filter_limits: FilterLimits = field(default_factory=FilterLimits)
     """How large a partition filter may be."""
+    max_batch_partitions: int = MAX_BATCH_PARTITIONS_DEFAULT
+    """Partitions one call may add, alter, drop or fetch by name (``BatchTooLargeError`` beyond)."""
+
+    def __post_init__(self) -> None:
+        self.table_cache = RevisionCache(self.cache_memory)
 
     def table_model(self, conn: Connection, row: Row) -> Table:
         """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,

@@ -14,11 +14,14 @@ from ..names import filter_names, is_valid_name, normalize
 from ..store import catalogs as catalog_store
 from ..store import databases as db_store
 from ..store import functions as function_store
-from ..store import partitions as partition_store
+from ..store import locations as location_store
+from ..store import schema
 from ..store import tables as table_store
 from ..store import txns as txn_store
 from ..warehouse import join, qualify
+from . import directories
 from .context import ServiceContext
+from .tables import table_claims
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +73,14 @@ class DatabaseService:
             )
             location = qualify(database.location or default_location)
             database = replace(database, location=location)
+            directories.check_location(self.ctx.warehouse, location, f"database {database.name}", InvalidObjectError)
             if db_store.exists(conn, database.name):
                 raise AlreadyExistsError(f"Database {database.name} already exists")
             # the row first: a create that loses a race for the name fails here, before it could make (and
             # then delete) the directory of the database that won; a failed mkdir rolls the row back
-            db_store.insert_database(conn, database)
-            self.ctx.warehouse.make_dirs(location)
+            db_id = db_store.insert_database(conn, database)
+            if self.ctx.warehouse.make_dirs(location):
+                location_store.record_made(conn, schema.db, [db_id])
             if notify:
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_DATABASE, database=database), self.ctx.now())
         return database
@@ -93,6 +98,10 @@ class DatabaseService:
         with self.ctx.store.write() as conn:
             row = db_store.get_row(conn, normalize(name), lock=True)
             current = db_store.to_model(conn, row)
+            if database.location and qualify(database.location) != current.location:
+                directories.check_location(
+                    self.ctx.warehouse, qualify(database.location), f"database {row.name}", InvalidOperationError
+                )
             changed = replace(
                 current,
                 description=database.description or current.description,
@@ -118,7 +127,7 @@ class DatabaseService:
         name = normalize(name)
         if name == DEFAULT_DATABASE_NAME:
             raise CatalogError("Can not drop default database")
-        data_dirs: list[str] = []
+        claims: list[directories.Claim] = []
         with self.ctx.store.write() as conn:
             row = db_store.get_row(conn, name, lock=True)
             database = db_store.to_model(conn, row)
@@ -129,13 +138,13 @@ class DatabaseService:
                     raise InvalidOperationError(f"Database {name} is not empty. One or more functions exist.")
             # as Hive: the drop of each table and function is an event of its own, before the database's
             dropped: list[CatalogEvent] = []
+            in_database = directories.container_of(row.location_uri, location_store.made(row))
             for table_row in table_store.rows_in(conn, name):
                 if table_row.tbl_type == MANAGED_TABLE and table_row.location:
-                    data_dirs.append(table_row.location)
-                    data_dirs.extend(partition_store.locations(conn, table_row.tbl_id))
+                    claims += table_claims(conn, table_row, in_database)
                 dropped.append(CatalogEvent(EventType.DROP_TABLE, table=self.ctx.table_model(conn, table_row)))
                 table_store.delete_table(conn, table_row.tbl_id)
-                txn_store.delete_table(conn, name, table_row.name)
+            txn_store.delete_database(conn, name, table_store.names_in_other_catalogs(conn, name))
             dropped += [
                 CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
                 for f in function_store.rows(conn, name)
@@ -143,11 +152,11 @@ class DatabaseService:
             function_store.delete_in(conn, row.db_id)
             db_store.delete_database(conn, row.db_id)
             if row.location_uri:
-                data_dirs.append(row.location_uri)
+                claims.append(directories.Claim(row.location_uri, location_store.made(row)))
             self.ctx.events.emit_all(
                 conn, [*dropped, CatalogEvent(EventType.DROP_DATABASE, database=database)], self.ctx.now()
             )
-        if delete_data:
-            for location in data_dirs:
-                self.ctx.warehouse.discard_dir(location)
+            data_dirs = directories.approved(conn, self.ctx.warehouse, claims) if delete_data else []
+        for location in data_dirs:
+            self.ctx.warehouse.discard_dir(location)
         log.info("dropped database %s (cascade=%s, delete_data=%s)", name, cascade, delete_data)

@@ -9,7 +9,17 @@ by listing storage; only the Parquet footers of the files an instant wrote are r
 instant (a metaserver commit) the view takes the instants completed since the one it last took
 (``hudi.iceberg.applied`` on the view table) and publishes the new metadata with a compare-and-set on
 ``metadata_location``, so servers sharing the database never lose a version: the one that loses the race
-reads the winner's version and finds its instants there.
+removes the files it wrote, reads the winner's version and finds its instants there.
+
+A server (``serve``) updates views off the committing call, on one thread of its own
+(:class:`~.view_updates.ViewUpdateQueue`): the commit answers once its transaction committed, and the view
+follows. What the view has taken is kept in the database (``hudi.iceberg.applied``), not in the queue, so an
+update lost with its server is made by the table's next one, whichever server makes it.
+
+``hoodie.properties`` is read once per version of the Hudi table's registration, not at every update: it is
+kept per process under the table's id, location and parameters as the database holds them, less the
+statistics every commit moves (``tbl.revision`` rises with those, so it would change at every commit). Any
+other change of the table, by any server, changes the key, and the next update reads the file again.
 
 A view never blocks Hudi: every failure is logged and reported in the view table's ``hudi.iceberg.error``
 while the view stays at its last good snapshot. A base file that cannot be read yet is tried again with the
@@ -37,6 +47,7 @@ from ..iceberg import (
     ViewBuilder,
     ViewUpdate,
     completion_order,
+    discard_update,
     instant_changes,
     load_metadata,
     table_info,
@@ -44,21 +55,20 @@ from ..iceberg import (
 )
 from ..model import EXTERNAL_TABLE, Action, Instant, InstantState, SerDe, StorageDescriptor, Table
 from ..names import normalize
-from ..stats import DO_NOT_UPDATE_STATS
+from ..stats import COLUMN_STATS_ACCURATE, DO_NOT_UPDATE_STATS, EMPTY_STATS, STATS_GENERATED
 from ..store import instants as instant_store
 from ..store import tables as table_store
-from .context import ServiceContext
+from .context import DDL_TIME, ServiceContext
+from .read_cache import RevisionCache
 from .snapshot import DEFAULT_TABLE_VERSION, TABLE_VERSION_PARAM, instant_file
 from .tables import EXPECTED_KEY, EXPECTED_VALUE, TableService
+from .view_links import SOURCE_PARAM, VIEW_PARAM
+from .view_updates import ViewUpdateQueue
 
 log = logging.getLogger(__name__)
 
-VIEW_PARAM = "hudi.iceberg.view"
-"""On a Hudi table: the name of its Iceberg view (in the same database); the view is kept while it is set."""
 METADATA_DIR_PARAM = "hudi.iceberg.metadata-dir"
 """On a Hudi table: where its view's metadata files go, when not the default folder under its base path."""
-SOURCE_PARAM = "hudi.iceberg.source"
-"""On a view table: the Hudi table it shows (``database.table``)."""
 APPLIED_PARAM = "hudi.iceberg.applied"
 """On a view table: the requested time of the last completed instant the view took."""
 ERROR_PARAM = "hudi.iceberg.error"
@@ -139,6 +149,9 @@ class IcebergViewService:
         self.ctx = ctx
         self.tables = tables
         self.settings = settings or ViewSettings()
+        # hoodie.properties by _config_key
+        self._configs: RevisionCache[TableConfig] = RevisionCache(ctx.cache_memory, copies=False)
+        self._queue: ViewUpdateQueue | None = None
 
     # -- public calls ------------------------------------------------------------------------------------
 
@@ -188,13 +201,16 @@ class IcebergViewService:
         source = self._source(database, table)
         for _ in range(_PUBLISH_ATTEMPTS):
             view = self._view_table(source, name)
-            if view is None or METADATA_LOCATION not in view.parameters:
-                return self.create(database, table, name)
             instants = self._completed(source)
-            taken = view.parameters.get(APPLIED_PARAM)
+            taken = None if view is None else view.parameters.get(APPLIED_PARAM)
             pending = self._after(instants, taken)
-            if pending is None:  # a restore removed what the view took: only a rebuild can undo it
-                return self.create(database, table, name)
+            # no view yet, or a restore removed what the view took: only a rebuild can undo it
+            if view is None or METADATA_LOCATION not in view.parameters or pending is None:
+                try:
+                    return self.create(database, table, name)
+                except ConcurrentModificationError:
+                    log.info("%s: another server registered the Iceberg view first; reading its version", name)
+                    continue
             if not pending:
                 return self._result(view, ViewUpdate(None, (), (), {}), taken, view.parameters.get(ERROR_PARAM))
             previous = self._load(source, view.parameters[METADATA_LOCATION])
@@ -216,19 +232,37 @@ class IcebergViewService:
         return VIEW_PARAM in self.tables.get(database, table).parameters
 
     def instant_completed(self, database: str, table: str, instant: Instant) -> None:
-        """Bring the view up to date after an instant completed (its transaction committed): refresh it, or
-        with ``all_tables`` build it the first time. Never raises: Hudi's commit has happened whatever the
-        view does, so a failure is only logged (and reported on the view table)."""
+        """Bring the view up to date after an instant completed (its transaction committed): on the
+        background thread when one runs (``updates_in_background``), else here. Never raises."""
         if instant.action not in _VIEW_ACTIONS:
             return
+        queue = self._queue
+        if queue is not None and queue.running:
+            queue.submit(database, table)
+        else:
+            self.update(database, table)
+
+    def update(self, database: str, table: str) -> None:
+        """Refresh the table's view, or with ``all_tables`` build it the first time. Never raises: Hudi's
+        commit has happened whatever the view does, so a failure is only logged (and reported on the view
+        table), and the table's next update tries again from what the view took."""
         try:
             parameters = self.tables.get(database, table).parameters
             if VIEW_PARAM in parameters:
                 self.refresh(database, table)
             elif self.settings.all_tables:
-                self.create(database, table)
-        except Exception:  # the commit stands; the next instant tries again
-            log.exception("%s.%s: the Iceberg view was not updated after %s", database, table, instant.requested_time)
+                try:
+                    self.create(database, table)
+                except ConcurrentModificationError:  # another server built it first: take what it left
+                    self.refresh(database, table)
+        except Exception:  # the commit stands; the next update tries again
+            log.exception("%s.%s: the Iceberg view was not updated", database, table)
+
+    def updates_in_background(self) -> ViewUpdateQueue:
+        """A queue whose thread, once started, makes the updates after commits in place of the committing
+        calls (``serve`` starts one per process); while it is stopped they are made inline again."""
+        self._queue = ViewUpdateQueue(self.update)
+        return self._queue
 
     # -- building ----------------------------------------------------------------------------------------
 
@@ -238,7 +272,11 @@ class IcebergViewService:
         if not location:
             raise InvalidOperationError(f"{found.qualified_name} has no location")
         fs, base_path = uri_file_system(location)  # paths written into the view are URIs readers open
-        config = read_table_config(fs, base_path)
+        key = _config_key(found, base_path)
+        config = self._configs.get(key, 0)
+        if config is None:
+            config = read_table_config(fs, base_path)
+            self._configs.put(key, 0, config)
         version = int(found.parameters.get(TABLE_VERSION_PARAM, config.version or DEFAULT_TABLE_VERSION))
         return _Source(found, fs, base_path, config, version)
 
@@ -346,7 +384,8 @@ class IcebergViewService:
         replace_existing: bool,
     ) -> ViewResult:
         """Register the view's new metadata: create the view table, or alter it with a compare-and-set on its
-        ``metadata_location`` (``ConcurrentModificationError`` when another server moved it first)."""
+        ``metadata_location``. ``ConcurrentModificationError`` when another server registered or moved it
+        first: the files this update wrote are removed, since no version anyone can load lists them."""
         metadata = update.metadata
         parameters = {
             "EXTERNAL": "TRUE",
@@ -377,18 +416,26 @@ class IcebergViewService:
             parameters=parameters,
             table_type=EXTERNAL_TABLE,
         )
-        if existing is None:
-            self.tables.create(table, environment=_NO_STATS)
-        else:
-            current = existing.parameters.get(METADATA_LOCATION)
-            if current is not None and metadata is not None and current != metadata.location:
-                table.parameters[PREVIOUS_METADATA_LOCATION] = current
-            kept = {k: v for k, v in existing.parameters.items() if k not in (ERROR_PARAM, APPLIED_PARAM)}
-            table.parameters = {**kept, **table.parameters}
-            environment = dict(_NO_STATS)
-            if current is not None and not replace_existing:
-                environment |= {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: current}
-            self.tables.alter(source.table.database, name, table, environment=environment)
+        current = None if existing is None else existing.parameters.get(METADATA_LOCATION)
+        try:
+            if existing is None:
+                try:
+                    self.tables.create(table, environment=_NO_STATS)
+                except AlreadyExistsError as e:
+                    raise ConcurrentModificationError(f"the Iceberg view {name} was registered meanwhile") from e
+            else:
+                if current is not None and metadata is not None and current != metadata.location:
+                    table.parameters[PREVIOUS_METADATA_LOCATION] = current
+                kept = {k: v for k, v in existing.parameters.items() if k not in (ERROR_PARAM, APPLIED_PARAM)}
+                table.parameters = {**kept, **table.parameters}
+                environment = dict(_NO_STATS)
+                if current is not None and not replace_existing:
+                    environment |= {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: current}
+                self.tables.alter(source.table.database, name, table, environment=environment)
+        except ConcurrentModificationError:
+            if metadata is not None and metadata.location != current:  # a version of its own: never published
+                discard_update(source.fs, update)
+            raise
         if update.snapshots_added:
             log.info(
                 "%s: Iceberg view %s took %d instants (%d manifests written)",
@@ -410,6 +457,14 @@ class IcebergViewService:
             dict(update.skipped),
             error,
         )
+
+
+def _config_key(table: Table, base_path: str) -> tuple:
+    """What the database holds of a table that a change of its ``hoodie.properties`` comes with (its id,
+    location and parameters), less what changes without it: the statistics each commit moves, the DDL time
+    and the view's own parameters."""
+    moved = {*EMPTY_STATS, COLUMN_STATS_ACCURATE, STATS_GENERATED, DDL_TIME, VIEW_PARAM, METADATA_DIR_PARAM}
+    return table.id, base_path, tuple(sorted((k, v) for k, v in table.parameters.items() if k not in moved))
 
 
 def _columns(table: Table) -> list:

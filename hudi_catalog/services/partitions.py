@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -15,6 +16,7 @@ from sqlalchemy import Connection, Row, Select
 from ..call_settings import current_settings
 from ..errors import (
     AlreadyExistsError,
+    BatchTooLargeError,
     CatalogError,
     InvalidObjectError,
     InvalidOperationError,
@@ -24,16 +26,20 @@ from ..errors import (
 )
 from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
-from ..names import normalize
+from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
-from ..store import descriptors
+from ..store import databases as db_store
+from ..store import descriptors, schema
+from ..store import locations as location_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
+from ..store.locations import Spared
 from ..warehouse import join, qualify
+from . import directories
 from .context import DDL_TIME, ServiceContext
-from .read_cache import RevisionCache
+from .read_cache import RevisionCache, approximate_size, digest
 
 log = logging.getLogger(__name__)
 
@@ -46,18 +52,29 @@ def _columns_key(columns) -> tuple:
     return tuple((c.name, c.type, c.comment) for c in columns)
 
 
-PARTITION_CACHE_WEIGHT = 500_000
-"""Partitions (names or encodings) the partition read cache holds at most, over all its lists."""
+_ENCODED_BYTES = approximate_size(EncodedPartition(2**40, None, b"", None))
+"""Bytes of a cached encoded partition besides its encoding."""
+
+
+def _list_bytes(found: tuple) -> int:
+    """Bytes of a list the partition read cache holds: partition names, or encoded partitions."""
+    return sys.getsizeof(found) + sum(
+        sys.getsizeof(item) if isinstance(item, str) else _ENCODED_BYTES + len(item.encoded) for item in found
+    )
 
 
 def _cache_key(table: TableKeys, kind: str, values, names, filter_text, max_parts) -> tuple:
+    """The table, the kind of list and a digest of what the client asked: a filter or a list of names
+    of any length costs the cache 32 bytes."""
     return (
         table.id,
         kind,
-        None if values is None else tuple(values),
-        None if names is None else tuple(names),
-        filter_text,
-        max_parts,
+        digest(
+            None if values is None else tuple(values),
+            None if names is None else tuple(names),
+            filter_text,
+            max_parts,
+        ),
     )
 
 
@@ -65,7 +82,7 @@ class PartitionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
         # lists of partition names and of wire encodings, keyed on tbl.partitions_revision (read_cache.py)
-        self._cache: RevisionCache[tuple] = RevisionCache(PARTITION_CACHE_WEIGHT, copies=False)
+        self._cache: RevisionCache[tuple] = RevisionCache(ctx.cache_memory, copies=False, weigh=_list_bytes)
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -104,51 +121,56 @@ class PartitionService:
         """Add partitions of one table in one transaction; returns those added.
 
         A partition without location gets ``<table location>/<partition name>``; its directory is made.
+        Directories are made (and fast statistics gathered) before the write transaction, so that the
+        catalog database's write lock is held only while rows are written; done again inside it if the
+        table changed meanwhile.
 
         Raises:
             InvalidObjectError: the table does not exist, or values do not match the partition keys.
             AlreadyExistsError: a partition exists (unless ``if_not_exists``) or is listed twice.
+            BatchTooLargeError: more partitions than ``max_batch_partitions``.
         """
+        self._check_batch(len(parts), database, table_name)
         made_dirs: list[str] = []
         try:
+            with self.ctx.store.read() as conn:
+                row, table = self._table_to_add_to(conn, database, table_name)
+                named = self._named(table, parts)
+                existing = partition_store.ids_by_name(conn, row.tbl_id, named)
+            self._check_new(table, existing, if_not_exists)
+            now = self.ctx.now()
+            prepared = {
+                name: self._prepared(table, name, part, now, made_dirs, environment)
+                for name, part in named.items()
+                if name not in existing
+            }
             with self.ctx.store.write() as conn:
-                try:
-                    # locked first: concurrent adds to one table queue, and the later one sees what the
-                    # first added (skipped with if_not_exists, AlreadyExists otherwise)
-                    row, table = self._table(conn, database, table_name, lock=True)
-                except NoSuchTableError as e:
-                    raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
-                tbl_id = row.tbl_id
-                named: dict[str, Partition] = {}
-                for part in parts:
-                    if (
-                        normalize(part.database or table.database) != table.database
-                        or normalize(part.table or table.name) != table.name
-                    ):
-                        raise InvalidObjectError(f"Partition does not belong to target table {table.qualified_name}")
-                    check_partition_values(part.values, current_settings().partition_value_pattern)
-                    name = self._name(table, part.values)
-                    if name in named:
-                        raise CatalogError(f"Duplicate partitions in the list: {name}")
-                    named[name] = part
+                # locked first: concurrent adds to one table queue, and the later one sees what the
+                # first added (skipped with if_not_exists, AlreadyExists otherwise)
+                locked, locked_table = self._table_to_add_to(conn, database, table_name, lock=True)
+                if (locked.tbl_id, locked.revision) != (row.tbl_id, row.revision):  # changed meanwhile
+                    table, named, prepared = locked_table, self._named(locked_table, parts), {}
+                row, tbl_id = locked, locked.tbl_id
                 existing = partition_store.ids_by_name(conn, tbl_id, named)
-                if existing and not if_not_exists:
-                    raise AlreadyExistsError(f"Partition already exists: {table.qualified_name}/{next(iter(existing))}")
-                now = self.ctx.now()
+                self._check_new(table, existing, if_not_exists)
                 entries = []
                 # one schema version per distinct column list of the call, not one lookup per partition
                 versions = {_columns_key(table.sd.columns): row.schema_version}
                 for name, part in named.items():
                     if name in existing:
                         continue
-                    part = self._prepared(table, name, part, now, made_dirs, environment)
+                    part = prepared.get(name) or self._prepared(table, name, part, now, made_dirs, environment)
                     key = _columns_key(part.sd.columns)
                     if key not in versions:
                         versions[key] = descriptors.find_or_add_schema_version(
                             conn, tbl_id, row.schema_version, part.sd.columns, table.partition_keys
                         )
                     entries.append((name, part, versions[key]))
-                partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
+                ids = partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
+                made = set(made_dirs)
+                location_store.record_made(
+                    conn, schema.partitions, [ids[name] for name, part, _ in entries if part.sd.location in made]
+                )
                 if entries:
                     self.ctx.events.emit(
                         conn,
@@ -156,10 +178,63 @@ class PartitionService:
                         now,
                     )
         except Exception:
-            for location in made_dirs:
-                self.ctx.warehouse.discard_dir(location)
+            self._discard_unclaimed(made_dirs)
             raise
         return [part for _, part, _ in entries]
+
+    def _discard_unclaimed(self, made_dirs: Sequence[str]) -> None:
+        """After a failed add: delete the directories it made, but those a live object now has as its location
+        or holds. Directories are made before the transaction, so a concurrent add of the same partition may
+        have committed a partition at a directory this call made and is losing for."""
+        if not made_dirs:
+            return
+        with self.ctx.store.read() as conn:
+            directories_claimed = location_store.claimed(
+                conn, [(self.ctx.warehouse.spellings(location), Spared()) for location in made_dirs]
+            )
+        for location, claimed in zip(made_dirs, directories_claimed):
+            if claimed:
+                log.info("keeping %s: a concurrent request added the partition living there", location)
+            else:
+                self.ctx.warehouse.discard_dir(location)
+
+    def _check_batch(self, count: int, database: str, table_name: str) -> None:
+        """``BatchTooLargeError`` when one call names more than ``max_batch_partitions`` partitions."""
+        limit = self.ctx.max_batch_partitions
+        if count > limit:
+            table = f"{normalize(database)}.{normalize(table_name)}"
+            raise BatchTooLargeError(
+                f"Number of partitions in the request (={count}) on table '{table}' exceeds limit (={limit}). "
+                "This is controlled on the metastore server by --max-batch-partitions."
+            )
+
+    def _table_to_add_to(self, conn: Connection, database: str, table_name: str, lock: bool = False):
+        try:
+            return self._table(conn, database, table_name, lock=lock)
+        except NoSuchTableError as e:
+            raise InvalidObjectError("Unable to add partition because table or database do not exist") from e
+
+    def _named(self, table: Table, parts: Sequence[Partition]) -> dict[str, Partition]:
+        """``{name: partition}`` of partitions to add to ``table``, each checked."""
+        named: dict[str, Partition] = {}
+        for part in parts:
+            if (
+                normalize(part.database or table.database) != table.database
+                or normalize(part.table or table.name) != table.name
+            ):
+                raise InvalidObjectError(f"Partition does not belong to target table {table.qualified_name}")
+            check_partition_values(part.values, current_settings().partition_value_pattern)
+            name = self._name(table, part.values)
+            check_partition_lengths(part.values, name)
+            if name in named:
+                raise CatalogError(f"Duplicate partitions in the list: {name}")
+            named[name] = part
+        return named
+
+    @staticmethod
+    def _check_new(table: Table, existing: Mapping[str, int], if_not_exists: bool) -> None:
+        if existing and not if_not_exists:
+            raise AlreadyExistsError(f"Partition already exists: {table.qualified_name}/{next(iter(existing))}")
 
     def _prepared(self, table: Table, name: str, part: Partition, now: int, made_dirs: list[str], environment):
         sd = replace(part.sd) if part.sd else replace(table.sd)
@@ -167,15 +242,19 @@ class PartitionService:
             sd.columns = list(table.sd.columns)
         if sd.location:
             location: str | None = qualify(sd.location)
+            directories.check_location(
+                self.ctx.warehouse, location, f"partition {name} of {table.qualified_name}", InvalidObjectError
+            )
         else:  # a view's partitions have no location, as in Hive
             location = join(table.sd.location, name) if table.sd.location else None
         sd.location = location
-        if location is not None and self.ctx.warehouse.make_dirs(location):
+        made = location is not None and self.ctx.warehouse.make_dirs(location)
+        if made and location is not None:
             made_dirs.append(location)
         parameters = dict(part.parameters or {})
         # a Hudi table's partitions get theirs from the timeline (SnapshotService)
         if location is not None and should_update(environment) and not derived_from_slices(table.parameters):
-            update_fast_stats(parameters, self.ctx.warehouse, location, location in made_dirs, False, environment)
+            update_fast_stats(parameters, self.ctx.warehouse, location, made, False, environment)
         parameters.setdefault(DDL_TIME, str(now))
         return replace(
             part,
@@ -286,6 +365,8 @@ class PartitionService:
 
         With a ``cache_kind``, lists whose every partition is encoded are kept in the partition read cache.
         """
+        if names is not None:
+            self._check_batch(len(names), database, table_name)
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
             cache_key = None
@@ -304,7 +385,7 @@ class PartitionService:
             chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text, max_parts=max_parts)
             found = reader(conn, table, table.id, chosen)
         if cache_key is not None and all(e.encoded is not None for e in found):
-            self._cache.put(cache_key, table.partitions_revision, tuple(found), weight=max(1, len(found)))
+            self._cache.put(cache_key, table.partitions_revision, tuple(found))
         if filter_text is not None:
             log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
         return table, found
@@ -329,7 +410,7 @@ class PartitionService:
         where = None
         if filter_text and filter_text.strip():
             where = filter_to_clause(
-                parse_partition_filter(filter_text, self.ctx.filter_limits), table.partition_keys, table.id
+                parse_partition_filter(filter_text, self.ctx.filter_limits), table.partition_keys, table.id, conn
             )
         return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
@@ -348,7 +429,7 @@ class PartitionService:
                 found = tuple(
                     partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
                 )
-                self._cache.put(cache_key, table.partitions_revision, found, weight=max(1, len(found)))
+                self._cache.put(cache_key, table.partitions_revision, found)
         return list(found)
 
     @staticmethod
@@ -383,7 +464,7 @@ class PartitionService:
         with self.ctx.store.read() as conn:
             row, table = self._table(conn, database, table_name)
             kept = where_to_filter(where, table.partition_keys)
-            where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys, row.tbl_id)
+            where_clause = None if kept is None else filter_to_clause(kept, table.partition_keys, row.tbl_id, conn)
             chosen = partition_store.selection(row.tbl_id, where=where_clause, max_parts=max_parts)
             found = partition_store.read(conn, table, row.tbl_id, chosen)
         log.debug(
@@ -401,6 +482,7 @@ class PartitionService:
         self, database: str, table_name: str, parts: Sequence[Partition], environment: Mapping[str, str] | None = None
     ) -> None:
         """Replace storage descriptors and parameters of existing partitions (values stay)."""
+        self._check_batch(len(parts), database, table_name)
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
@@ -412,6 +494,14 @@ class PartitionService:
                 self._name(table, p.values): p
                 for p in partition_store.read(conn, table, tbl_id, partition_store.selection(tbl_id, names=list(names)))
             }
+            for name, part in names.items():
+                if part.sd.location and qualify(part.sd.location) != old[name].sd.location:
+                    directories.check_location(
+                        self.ctx.warehouse,
+                        qualify(part.sd.location),
+                        f"partition {name} of {table.qualified_name}",
+                        InvalidOperationError,
+                    )
             partition_store.partitions_changed(conn, tbl_id)
             altered = [
                 self._update(
@@ -450,12 +540,15 @@ class PartitionService:
         return stored
 
     def rename(self, database: str, table_name: str, old_values: Sequence[str], new: Partition) -> None:
-        """Give a partition new values; a managed table's partition directory moves with it."""
+        """Give a partition new values; a managed table's partition directory moves with it to
+        ``<table location>/<new name>`` where the server may move it (``services.directories``), and stays
+        where it is otherwise."""
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
             check_partition_values(new.values, current_settings().partition_value_pattern)
             old_name, new_name = self._name(table, old_values), self._name(table, new.values)
+            check_partition_lengths(new.values, new_name)
             ids = partition_store.ids_by_name(conn, tbl_id, [old_name, new_name])
             if old_name not in ids:
                 raise InvalidObjectError("Unable to rename partition because old partition does not exist")
@@ -468,11 +561,15 @@ class PartitionService:
             move = None
             if table.table_type == MANAGED_TABLE and table.sd.location:
                 target = join(table.sd.location, new_name)
-                if old.sd.location and old.sd.location != target:
-                    if self.ctx.warehouse.exists(target):
-                        raise InvalidOperationError(f"New location for this partition {target} already exists")
-                    move = (old.sd.location, target)
                 sd.location = target
+                if old.sd.location and old.sd.location != target:
+                    claims = self._claims(conn, row, table, [(ids[old_name], old)])
+                    if not directories.allowed(conn, self.ctx.warehouse, claims, "moving")[0]:
+                        sd.location = old.sd.location  # the partition keeps its directory
+                    elif self.ctx.warehouse.exists(target) or directories.held(conn, self.ctx.warehouse, target):
+                        raise InvalidOperationError(f"New location for this partition {target} already exists")
+                    else:
+                        move = (old.sd.location, target)
             partition_store.partitions_changed(conn, tbl_id)
             renamed = self._update(
                 conn,
@@ -491,7 +588,24 @@ class PartitionService:
                 self.ctx.now(),
             )
             if move:
+                location_store.record_made(conn, schema.partitions, [ids[old_name]])  # the server put it there
                 self.ctx.warehouse.rename(*move)
+
+    def _claims(
+        self, conn: Connection, row: Row, table: Table, found: Sequence[tuple[int, Partition]]
+    ) -> builtins.list[directories.Claim]:
+        """The directories of a managed table's partitions ``(part_id, partition)`` as a drop or rename would
+        delete or move them, each sparing its own partition (``services.directories``)."""
+        made = location_store.made_partitions(conn, [part_id for part_id, _ in found])
+        db_row = db_store.get_row(conn, table.database)
+        containers = directories.container_of(row.location, location_store.made(row)) + directories.container_of(
+            db_row.location_uri, location_store.made(db_row)
+        )
+        return [
+            directories.Claim(p.sd.location, part_id in made, containers, Spared(partition_id=part_id))
+            for part_id, p in found
+            if p.sd.location
+        ]
 
     def drop(
         self,
@@ -518,13 +632,14 @@ class PartitionService:
             if not found:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
             part_id, dropped = found[0]
+            claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
             partition_store.delete_ids(conn, row.tbl_id, [part_id])
             self.ctx.events.emit(
                 conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]), self.ctx.now()
             )
-        location = dropped.sd.location
-        if delete_data and table.table_type == MANAGED_TABLE and location:
-            self.ctx.warehouse.discard_dir(location, table.sd.location)
+            data_dirs, kept = self._deletable(conn, table, claims)
+        for location in data_dirs:
+            self.ctx.warehouse.discard_dir(location, table.sd.location, kept)
 
     def drop_by_names(
         self,
@@ -536,6 +651,7 @@ class PartitionService:
         missing_message: str | None = None,
     ) -> builtins.list[Partition]:
         """Drop the named partitions in one transaction; returns them as they were."""
+        self._check_batch(len(names), database, table_name)
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
@@ -547,6 +663,7 @@ class PartitionService:
                 found_names = {self._name(table, p.values) for p in dropped}
                 missing = [n for n in names if n not in found_names]
                 raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
+            claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
             partition_store.delete_ids(conn, tbl_id, [part_id for part_id, _ in found])
             self.ctx.events.emit_all(
                 conn,
@@ -555,11 +672,20 @@ class PartitionService:
                 ],
                 self.ctx.now(),
             )
-        if delete_data and table.table_type == MANAGED_TABLE:
-            for part in dropped:
-                if part.sd.location:
-                    self.ctx.warehouse.discard_dir(part.sd.location, table.sd.location)
+            data_dirs, kept = self._deletable(conn, table, claims)
+        for location in data_dirs:
+            self.ctx.warehouse.discard_dir(location, table.sd.location, kept)
         return dropped
+
+    def _deletable(
+        self, conn: Connection, table: Table, claims: Sequence[directories.Claim]
+    ) -> tuple[builtins.list[str], set[str]]:
+        """Of dropped partitions' directories (their rows deleted in ``conn``'s transaction), those that go,
+        and the parents below the table's directory that stay even when emptied."""
+        if not claims:
+            return [], set()
+        data_dirs = directories.approved(conn, self.ctx.warehouse, claims)
+        return data_dirs, directories.kept_parents(conn, self.ctx.warehouse, data_dirs, table.sd.location)
 
     @staticmethod
     def name_to_spec(name: str) -> dict[str, str]:

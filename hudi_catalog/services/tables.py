@@ -6,10 +6,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from sqlalchemy import Connection, Row
+
 from ..call_settings import current_settings
 from ..column_stats import stale_columns, with_accurate_columns
 from ..errors import (
     AlreadyExistsError,
+    CatalogError,
     ConcurrentModificationError,
     InvalidObjectError,
     InvalidOperationError,
@@ -21,7 +24,7 @@ from ..events import CatalogEvent, EventType
 from ..hudi.properties import COPY_ON_WRITE, META_DIR, TABLE_TYPE
 from ..hudi.slice_stats import empty_statistics
 from ..model import EXTERNAL_TABLE, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
-from ..names import compile_pattern, filter_names, is_valid_name, normalize
+from ..names import check_column_names, compile_pattern, filter_names, is_valid_name, normalize
 from ..partition_names import make_partition_name
 from ..pruning.table_filter import table_filter_matcher
 from ..stats import (
@@ -34,15 +37,19 @@ from ..stats import (
 )
 from ..store import column_stats as stats_store
 from ..store import databases as db_store
-from ..store import descriptors
+from ..store import descriptors, schema
+from ..store import locations as location_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..store import txns as txn_store
+from ..store.locations import Spared
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
+from . import directories
 from .constraints import add_constraints
 from .context import DDL_TIME, ServiceContext
 from .snapshot import VIEW_OF_PARAM
+from .view_links import view_row
 
 log = logging.getLogger(__name__)
 
@@ -83,13 +90,25 @@ def _emptied(params: Mapping[str, str]) -> dict[str, str]:
     return {**params, **{k: "0" for k in EMPTY_STATS}, COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}'}
 
 
-def _check_columns(table: Table) -> None:
+def _check_columns(table: Table, error: type[CatalogError] = InvalidObjectError) -> None:
     names = [c.name.lower() for c in table.sd.columns + table.partition_keys]
     for column in table.sd.columns + table.partition_keys:
         if not column.name or not column.type:
             raise InvalidObjectError(f"Invalid column {column.name!r}")
+    check_column_names([c.name for c in table.sd.columns], [k.name for k in table.partition_keys], error)
     if len(names) != len(set(names)):
         raise InvalidObjectError(f"Invalid column: duplicate column name in {table.name}")
+
+
+def table_claims(conn: Connection, row: Row, in_database: tuple[str, ...]) -> list[directories.Claim]:
+    """The directories dropping a managed table's data would delete: the table's own, and those of its
+    partitions located elsewhere; ``in_database``: its database's location when the server made it."""
+    made = location_store.made(row)
+    own = directories.container_of(row.location, made)
+    return [directories.Claim(row.location, made, in_database)] + [
+        directories.Claim(location, part_made, own + in_database)
+        for location, part_made in location_store.partitions_apart(conn, row.tbl_id, row.location)
+    ]
 
 
 class TableService:
@@ -131,6 +150,9 @@ class TableService:
             if not is_view(table):
                 location = table.sd.location or join(db_row.location_uri, table.name)
                 table.sd.location = qualify(location)
+                directories.check_location(
+                    self.ctx.warehouse, table.sd.location, f"table {table.qualified_name}", InvalidObjectError
+                )
                 made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
                 if derived_from_slices(table.parameters):  # until its timeline has slices: none
                     table.parameters.update(
@@ -145,6 +167,8 @@ class TableService:
             table.parameters.setdefault(DDL_TIME, str(now))
             try:
                 table.id = table_store.insert_table(conn, db_row.db_id, table)
+                if made_dir:
+                    location_store.record_made(conn, schema.tbl, [table.id])
                 if constraints:
                     add_constraints(self.ctx, conn, constraints)
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
@@ -180,8 +204,8 @@ class TableService:
         return [
             m
             for m in metas
-            if (db_regex is None or db_regex.fullmatch(m.database))
-            and (tbl_regex is None or tbl_regex.fullmatch(m.name))
+            if (db_regex is None or db_regex.matches(m.database))
+            and (tbl_regex is None or tbl_regex.matches(m.name))
             and (types is None or m.table_type in types)
         ]
 
@@ -216,7 +240,7 @@ class TableService:
         )
         if not is_valid_name(new.name):
             raise InvalidOperationError(f"{new.name} is not a valid object name")
-        _check_columns(new)
+        _check_columns(new, InvalidOperationError)
         new.table_type = _settle_table_type(new)
         moved: tuple[str, str] | None = None
         expected = _expected_parameter(environment, new)
@@ -244,6 +268,10 @@ class TableService:
                 new.parameters = with_accurate_columns(new.parameters, removed=stale)
             if not is_view(new):
                 new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
+                if new.sd.location != old.sd.location:
+                    directories.check_location(
+                        self.ctx.warehouse, new.sd.location, f"table {new.database}.{new.name}", InvalidOperationError
+                    )
             if (
                 renamed
                 and target_db is not None
@@ -251,13 +279,9 @@ class TableService:
                 and old.sd.location
                 and (not is_view(old) and new.sd.location == old.sd.location)
             ):
-                target = join(target_db.location_uri, new.name)
-                if self.ctx.warehouse.exists(target):
-                    raise InvalidOperationError(
-                        f"New location for this table {new.database}.{new.name} already exists : {target}"
-                    )
-                new.sd.location = target
-                moved = (old.sd.location, target)
+                moved = self._move_on_rename(conn, row, old, new, target_db)
+                if moved:
+                    new.sd.location = moved[1]
             version = descriptors.find_or_add_schema_version(
                 conn, row.tbl_id, row.schema_version, new.sd.columns, old.partition_keys
             )
@@ -279,8 +303,38 @@ class TableService:
             )
             if moved:
                 partition_store.relocate(conn, row.tbl_id, *moved)
+                location_store.record_made(conn, schema.tbl, [row.tbl_id])  # the server put it there
                 self.ctx.warehouse.rename(*moved)
         log.info("altered table %s.%s", database, name)
+
+    def _move_on_rename(
+        self, conn: Connection, row: Row, old: Table, new: Table, target_db: Row
+    ) -> tuple[str, str] | None:
+        """``(from, to)`` of a renamed managed table's directory, or None where it stays. As in Hive, only a
+        table at its default location (``<database location>/<name>``) moves, to the default location of
+        its new name; here only a directory the server may move (``services.directories``) does."""
+        source_db = db_store.get_row(conn, old.database)
+        if old.sd.location != join(source_db.location_uri, old.name):
+            log.info(
+                "renamed table %s keeps its location %s: not its database's default",
+                new.qualified_name,
+                old.sd.location,
+            )
+            return None
+        claim = directories.Claim(
+            old.sd.location,
+            location_store.made(row),
+            directories.container_of(source_db.location_uri, location_store.made(source_db)),
+            Spared(table_id=row.tbl_id),
+        )
+        if not directories.allowed(conn, self.ctx.warehouse, [claim], "moving")[0]:
+            return None
+        target = join(target_db.location_uri, new.name)
+        if self.ctx.warehouse.exists(target) or directories.held(conn, self.ctx.warehouse, target):
+            raise InvalidOperationError(
+                f"New location for this table {new.database}.{new.name} already exists : {target}"
+            )
+        return old.sd.location, target
 
     @staticmethod
     def _check_schema_change(old: Table, new: Table) -> None:
@@ -300,29 +354,40 @@ class TableService:
             )
 
     def drop(self, database: str, name: str, delete_data: bool) -> None:
-        """Drop a table; a managed table's data directories go too when ``delete_data``.
+        """Drop a table; a managed table's data directories go too when ``delete_data``. A Hudi table's
+        Iceberg view (``services.view_links``) is dropped with it, in the same transaction and with a drop
+        event of its own; the view's metadata files stay unless they lie in a directory the drop deletes.
 
         Raises:
             NoSuchTableError: the table does not exist.
         """
         database, name = normalize(database), normalize(name)
-        data_dirs: list[str] = []
+        claims: list[directories.Claim] = []
         with self.ctx.store.write() as conn:
             row = table_store.find_row(conn, database, name)
             if row is None:
                 raise NoSuchTableError(f"{database}.{name} table not found")
-            if row.tbl_type == MANAGED_TABLE and row.location:
-                data_dirs = [row.location] + [
-                    loc for loc in partition_store.locations(conn, row.tbl_id) if not loc.startswith(row.location + "/")
-                ]
-            dropped = self.ctx.table_model(conn, row)
+            if delete_data and row.tbl_type == MANAGED_TABLE and row.location:
+                db_row = db_store.get_row(conn, database)
+                claims = table_claims(
+                    conn, row, directories.container_of(db_row.location_uri, location_store.made(db_row))
+                )
+            dropped = [self.ctx.table_model(conn, row)]
+            view = view_row(conn, dropped[0])
+            if view is not None:  # the table's Iceberg view goes first, with an event of its own
+                dropped.insert(0, self.ctx.table_model(conn, view))
+                table_store.delete_table(conn, view.tbl_id)
             table_store.delete_table(conn, row.tbl_id)
-            txn_store.delete_table(conn, database, name)
-            self.ctx.events.emit(conn, CatalogEvent(EventType.DROP_TABLE, table=dropped), self.ctx.now())
-        if delete_data:
-            for location in data_dirs:
-                self.ctx.warehouse.discard_dir(location)
-        log.info("dropped table %s.%s", database, name)
+            for gone in dropped:
+                if not table_store.names_in_other_catalogs(conn, database, [gone.name]):  # they share write ids
+                    txn_store.delete_table(conn, database, gone.name)
+            self.ctx.events.emit_all(
+                conn, [CatalogEvent(EventType.DROP_TABLE, table=t) for t in dropped], self.ctx.now()
+            )
+            data_dirs = directories.approved(conn, self.ctx.warehouse, claims)
+        for location in data_dirs:
+            self.ctx.warehouse.discard_dir(location)
+        log.info("dropped table %s.%s%s", database, name, f" and its Iceberg view {view.name}" if view else "")
 
     def truncate(self, database: str, name: str, part_names: Sequence[str] | None = None) -> None:
         """Delete a managed table's data (of every partition, or of the named ones) and keep its metadata, as
@@ -333,7 +398,7 @@ class TableService:
         Raises:
             NoSuchTableError / NoSuchPartitionError: the table or a named partition does not exist.
             InvalidOperationError: the table is not managed, or is a Hudi table (its timeline would go), or its
-                data lies outside the warehouse root and the data roots.
+                data is not the server's to delete (``services.directories``).
         """
         database, name = normalize(database), normalize(name)
         with self.ctx.store.write() as conn:
@@ -348,8 +413,14 @@ class TableService:
                     f"Cannot truncate Hudi table {database}.{name}: its data and timeline are written by Hudi"
                 )
             now = self.ctx.now()
+            db_row = db_store.get_row(conn, database)
+            in_database = directories.container_of(db_row.location_uri, location_store.made(db_row))
             if not table.partition_keys:
-                locations = [table.sd.location]
+                claims = [
+                    directories.Claim(loc, location_store.made(row), in_database, Spared(table_id=row.tbl_id))
+                    for loc in [table.sd.location]
+                    if loc
+                ]
                 stats_store.delete_table(conn, row.tbl_id)
                 truncated = replace(table, parameters=_emptied(table.parameters))
                 table_store.write_parameters(conn, row.tbl_id, truncated.parameters)
@@ -363,7 +434,13 @@ class TableService:
                     names = {make_partition_name([k.name for k in table.partition_keys], p.values) for _, p in found}
                     missing = sorted(set(part_names) - names)
                     raise NoSuchPartitionError(f"Partition doesn't exist. {missing[0]}")
-                locations = [p.sd.location for _, p in found]
+                made_parts = location_store.made_partitions(conn, [part_id for part_id, _ in found])
+                in_table = directories.container_of(row.location, location_store.made(row)) + in_database
+                claims = [
+                    directories.Claim(p.sd.location, part_id in made_parts, in_table, Spared(partition_id=part_id))
+                    for part_id, p in found
+                    if p.sd.location
+                ]
                 stats_store.delete_partitions(conn, row.tbl_id, [part_id for part_id, _ in found])
                 emptied = {part_id: _emptied(p.parameters) for part_id, p in found}
                 partition_store.write_parameters(conn, row.tbl_id, emptied)
@@ -381,15 +458,16 @@ class TableService:
                     ],
                     now,
                 )
-            outside = [loc for loc in locations if loc and not self.ctx.warehouse.deletable(loc)]
-            if outside:  # before the commit: nothing changes
+            verdicts = directories.allowed(conn, self.ctx.warehouse, claims, "emptying")
+            refused = [c.location for c, ok in zip(claims, verdicts) if not ok]
+            if refused:  # before the commit: nothing changes
                 raise InvalidOperationError(
-                    f"Cannot truncate {database}.{name}: its data at {outside[0]} lies "
-                    "outside the warehouse root and the data roots (serve --data-root)"
+                    f"Cannot truncate {database}.{name}: its data at {refused[0]} is not the metastore's to delete "
+                    "(a directory it did not make for this table, outside the warehouse root and the data roots, "
+                    "or another table's, partition's or database's location)"
                 )
-        for location in locations:
-            if location:
-                self.ctx.warehouse.delete_contents(location)
+        for claim in claims:
+            self.ctx.warehouse.delete_contents(claim.location)
         log.info(
             "truncated table %s (%s)",
             table.qualified_name,

@@ -9,6 +9,7 @@ from ..errors import NoSuchDatabaseError, StorageError
 from ..model import Database
 from . import params, schema
 from .catalogs import in_scope
+from .locations import location_key
 
 _db = schema.db.c
 
@@ -78,6 +79,7 @@ def insert_database(conn: Connection, database: Database) -> int:
             name=database.name,
             description=database.description,
             location_uri=database.location,
+            location_key=location_key(database.location),
             managed_location_uri=database.managed_location,
             owner_name=database.owner_name,
             owner_type=database.owner_type,
@@ -99,6 +101,7 @@ def update_database(conn: Connection, db_id: int, database: Database) -> None:
         .values(
             description=database.description,
             location_uri=database.location,
+            location_key=location_key(database.location),
             managed_location_uri=database.managed_location,
             owner_name=database.owner_name,
             owner_type=database.owner_type,

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, RowMapping, and_, func, insert, select, tuple
 
 from ..model import Column, SerDe, SkewedInfo, SortColumn, StorageDescriptor
 from . import schema
+from .locations import location_key
 
 _SERDE_EXTRA_FIELDS = ("description", "serializer_class", "deserializer_class", "serde_type")
 
@@ -33,6 +34,7 @@ def descriptor_to_row(sd: StorageDescriptor, schema_version: int) -> dict[str, A
     skewed = sd.skewed_info
     return {
         "location": sd.location,
+        "location_key": location_key(sd.location),
         "input_format": sd.input_format,
         "output_format": sd.output_format,
         "is_compressed": bool(sd.compressed),

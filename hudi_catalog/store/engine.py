@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
 from sqlalchemy.exc import DataError, DisconnectionError, IntegrityError, InternalError, OperationalError
 
-from .. import config
+from .. import config, java_regex
 from ..errors import (
     AlreadyExistsError,
     InvalidInputError,
@@ -29,6 +29,7 @@ from ..observability import IGNORED, CatalogObserver
 from ..retries import note_commit
 from . import migrations, schema
 from .schema_steps import Migration
+from .widths import guard_widths
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,8 @@ def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
         dbapi_connection.isolation_level = None  # transactions are begun by _on_begin below
+        # REGEXP by RE2, in linear time (in place of SQLAlchemy's, on Python's backtracking re)
+        dbapi_connection.create_function("regexp", 2, java_regex.regexp, deterministic=True)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={config.SQLITE_BUSY_TIMEOUT_MS}")
@@ -275,6 +278,7 @@ class Store:
     def __init__(self, url: str, observer: CatalogObserver = IGNORED, **engine_options) -> None:
         self.url = url
         self.engine = make_engine(url, **engine_options)
+        guard_widths(self.engine)
         self.observer = observer
 
     @property
@@ -311,22 +315,38 @@ class Store:
                     committing = True
             if write:
                 note_commit()
+        # the messages name no table, constraint, SQL or host of the catalog database: those are in detail,
+        # which front ends log and never send to clients
         except IntegrityError as e:
             if is_duplicate_key(e):  # a row another transaction committed first (two concurrent creates)
-                raise AlreadyExistsError(f"the object already exists (concurrent change): {e.orig}") from e
+                raise AlreadyExistsError(
+                    "The object already exists: a concurrent request created it", detail=str(e.orig)
+                ) from e
             # a reference whose object is gone (dropped meanwhile), a value missing
-            raise InvalidObjectError(f"the change breaks a catalog constraint: {e.orig}") from e
+            raise InvalidObjectError(
+                "The change refers to an object that no longer exists (a concurrent request changed it) or "
+                "lacks a required value",
+                detail=str(e.orig),
+            ) from e
         except DataError as e:  # a value the database cannot hold, e.g. a NUL character on PostgreSQL
-            raise InvalidInputError(f"the catalog database cannot take this value: {e.orig}") from e
+            raise InvalidInputError(
+                "The catalog database cannot store a value of this request (a NUL character, a number out of range)",
+                detail=str(e.orig),
+            ) from e
         except (OperationalError, InternalError, DisconnectionError) as e:  # PostgreSQL's class 25: internal
-            cause = getattr(e, "orig", None) or e
+            detail = str(getattr(e, "orig", None) or e)
             if committing:  # the server may have committed before the connection broke
                 raise StorageError(
-                    f"catalog database error while committing (the change may or may not have been applied): {cause}"
+                    "The catalog database failed while committing: the change may or may not have been applied",
+                    detail=detail,
                 ) from e
             if is_transient(e):
-                raise TransientStorageError(f"catalog database error: {cause}") from e
-            raise StorageError(f"catalog database error: {cause}") from e
+                raise TransientStorageError(
+                    "The catalog database is unavailable or busy (connection lost, restart, deadlock); the call "
+                    "may be tried again",
+                    detail=detail,
+                ) from e
+            raise StorageError("The catalog database failed; the metastore's log has the details", detail=detail) from e
 
     @contextmanager
     def _connection(self) -> Iterator[Connection]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, func, insert, select, update
 from sqlalchemy.engine import Dialect
 
 from ..authorization import BUILTIN_ROLES
@@ -23,6 +23,7 @@ from .schema_steps import (
     AddIndex,
     ChangeUnique,
     CreateTables,
+    FillColumn,
     InsertMissing,
     Migration,
     NoSqlFormError,
@@ -68,6 +69,30 @@ BUILTIN_ROLE_ROWS = InsertMissing(
     schema.role, "name", lambda: [{"name": n, "create_time": now_seconds(), "owner_name": n} for n in BUILTIN_ROLES]
 )
 """Hive's built-in roles ``admin`` and ``public``."""
+
+
+def _location_provenance(table: Table, location: str, index: str) -> tuple[Step, ...]:
+    """``location_key`` and ``made_location`` of a table of located objects: the key filled from the location,
+    then indexed; no provenance for the objects already there (what made their directories is unknown)."""
+    return (
+        AddColumn(table, "location_key"),
+        AddColumn(table, "made_location"),
+        FillColumn(table, lambda t: {"location_key": func.substr(t.c[location], 1, schema.LOCATION_KEY)}),
+        AddIndex(table, index),
+    )
+
+
+LAYOUT_9_DB_COLUMNS = (
+    "db_id",
+    "name",
+    "description",
+    "location_uri",
+    "managed_location_uri",
+    "owner_name",
+    "owner_type",
+    "create_time",
+)
+"""The columns ``db`` had before ``add_catalogs``, which its SQLite rebuild copies (later layouts add more)."""
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -128,7 +153,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 schema.db,
                 "cat_name",
                 "uniq_db_name",
-                kept_columns=[c.name for c in schema.db.columns if c.name != "cat_name"],
+                kept_columns=LAYOUT_9_DB_COLUMNS,
             ),
         ),
     ),
@@ -147,6 +172,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         (
             CreateTables([schema.role, schema.role_member, schema.privilege_grant]),
             BUILTIN_ROLE_ROWS,
+        ),
+    ),
+    Migration(
+        14,
+        "add_location_provenance",
+        (
+            *_location_provenance(schema.db, "location_uri", "idx_db_location_key"),
+            *_location_provenance(schema.tbl, "location", "idx_tbl_location_key"),
+            *_location_provenance(schema.partitions, "location", "idx_partition_location_key"),
         ),
     ),
 )

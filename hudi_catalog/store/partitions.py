@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, fun
 
 from ..model import Column, EncodedPartition, Partition, Table, TableKeys
 from ..typed_keys import typed_key
-from . import descriptors, params, schema
+from . import descriptors, locations, params, schema
 from .batches import chunks
 
 _p = schema.partitions.c
@@ -272,21 +272,14 @@ def set_schema_version(conn: Connection, tbl_id: int, version: int) -> None:
 
 
 def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) -> None:
-    """Rewrite partition locations under ``old_prefix`` to ``new_prefix`` (after a table's directory moved)."""
-    rows = conn.execute(
-        select(_p.part_id, _p.location).where(
-            _p.tbl_id == tbl_id, _p.location.startswith(old_prefix + "/", autoescape=True)
-        )
-    ).all()
+    """Rewrite partition locations at or under ``old_prefix`` to ``new_prefix`` (after a table's directory
+    moved), with their provenance."""
+    rows = locations.relocated(conn, tbl_id, old_prefix, new_prefix)
     if rows:
         partitions_changed(conn, tbl_id)
         conn.execute(
             update(schema.partitions)
             .where(_p.part_id == bindparam("pid"))
-            .values(location=bindparam("loc"), **_CHANGED),
-            [{"pid": r.part_id, "loc": new_prefix + r.location[len(old_prefix) :]} for r in rows],
+            .values(**locations.RELOCATE_VALUES, **_CHANGED),
+            rows,
         )
-
-
-def locations(conn: Connection, tbl_id: int) -> list[str]:
-    return [r[0] for r in conn.execute(select(_p.location).where(_p.tbl_id == tbl_id)) if r[0]]

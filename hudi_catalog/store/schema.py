@@ -34,7 +34,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -55,6 +55,23 @@ PARTITION_NAME = 750
 KEY_VALUE = 750
 TIMESTAMP = 17
 """Hudi instant times: ``yyyyMMddHHmmssSSS``."""
+LOCATION_KEY = 512
+"""The leading characters of a location kept in ``location_key``, the indexed column that prefix queries on
+locations range over (a whole location may be longer than an index entry can be on MySQL and PostgreSQL)."""
+
+
+def _location_columns() -> list[Column]:
+    """What the server knows of a database's, table's or partition's location besides the location itself
+    (``hudi_catalog.store.locations``)."""
+    return [
+        Column("location_key", String(LOCATION_KEY), doc="the location's first LOCATION_KEY characters, indexed"),
+        Column(
+            "made_location",
+            Text,
+            doc="the location whose directory the server made (or moved there) for this object; the object's "
+            "directory is the server's to delete or move only while this equals its location",
+        ),
+    ]
 
 
 def _id(name: str, **kwargs) -> Column:
@@ -104,7 +121,9 @@ db = Table(
     Column("owner_name", String(NAME)),
     Column("owner_type", String(10)),
     Column("create_time", BigInteger, nullable=False, default=0),
+    *_location_columns(),
     UniqueConstraint("cat_name", "name", name="uniq_db_name"),
+    Index("idx_db_location_key", "location_key"),
     **_MYSQL_OPTIONS,
 )
 
@@ -156,7 +175,9 @@ tbl = Table(
     Column("revision", BigInteger, nullable=False, default=0),
     # raised by every change of the table's partitions: the key of the partition read cache
     Column("partitions_revision", BigInteger, nullable=False, default=0),
+    *_location_columns(),
     UniqueConstraint("db_id", "name", name="uniq_tbl"),
+    Index("idx_tbl_location_key", "location_key"),
     **_MYSQL_OPTIONS,
 )
 
@@ -207,8 +228,10 @@ partitions = Table(
         nullable=True,
         doc="the Hudi partition path (relative to the table) of partitions a Hudi timeline created",
     ),
+    *_location_columns(),
     UniqueConstraint("tbl_id", "part_name", name="uniq_partition"),
     Index("idx_partition_hudi_path", "tbl_id", "hudi_path"),
+    Index("idx_partition_location_key", "location_key"),
     **_MYSQL_OPTIONS,
 )
 

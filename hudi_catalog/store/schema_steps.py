@@ -24,6 +24,7 @@ from sqlalchemy import (
     insert,
     inspect,
     select,
+    update,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.schema import CreateIndex, CreateTable, DropIndex
@@ -161,6 +162,21 @@ class InsertMissing(Step):
             conn.execute(insert(self.table), missing)
 
 
+@dataclass(frozen=True)
+class FillColumn(Step):
+    """Values of a new column computed in SQL from the row's other columns (``values``: column name to a
+    SQLAlchemy expression), for every row; applying it again gives the same values."""
+
+    table: Table
+    values: Callable[[Table], dict]
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        return [_sql(update(self.table).values(self.values(self.table)), dialect)]
+
+    def is_done(self, conn: Connection) -> bool:
+        return False
+
+
 def now_seconds() -> int:
     return int(time.time())
 
@@ -198,7 +214,7 @@ class ChangeUnique(Step):
             new = f"{self.table.name}_new"
             columns = ", ".join(self.kept_columns)
             return [
-                _sql(CreateTable(self.table.to_metadata(MetaData(), name=new)), dialect),
+                _sql(CreateTable(self._rebuilt(new)), dialect),
                 f"INSERT INTO {new} ({columns}) SELECT {columns} FROM {table}",
                 f"DROP TABLE {table}",
                 f"ALTER TABLE {new} RENAME TO {table}",
@@ -211,6 +227,18 @@ class ChangeUnique(Step):
 
     def is_done(self, conn: Connection) -> bool:
         return self.column in _columns(conn, self.table.name)
+
+    def _rebuilt(self, name: str) -> Table:
+        """The table as this migration leaves it (its kept columns and the new one, with their unique
+        constraints), named ``name``: columns a later layout adds are left to that layout's migration."""
+        keep = {*self.kept_columns, self.column}
+        uniques = [
+            UniqueConstraint(*[c.name for c in u.columns], name=u.name)
+            for u in self.table.constraints
+            if isinstance(u, UniqueConstraint) and all(c.name in keep for c in u.columns)
+        ]
+        columns = [c._copy() for c in self.table.columns if c.name in keep]
+        return Table(name, MetaData(), *columns, *uniques, **self.table.kwargs)
 
 
 @dataclass(frozen=True)

@@ -220,6 +220,15 @@ def names_in(conn: Connection, database: str, table_type: str | None = None) -> 
     return list(conn.execute(query.order_by(_t.name)).scalars())
 
 
+def names_in_other_catalogs(conn: Connection, database: str, names: Sequence[str] | None = None) -> set[str]:
+    """Names of the tables (of ``names``, when given) in the databases called ``database`` of the catalogs
+    other than the current one."""
+    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database, ~in_scope())
+    if names is not None:
+        query = query.where(_t.name.in_(list(names)))
+    return set(conn.execute(query).scalars())
+
+
 def has_tables(conn: Connection, db_id: int) -> bool:
     return conn.execute(select(_t.tbl_id).where(_t.db_id == db_id).limit(1)).first() is not None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import Connection, Row, delete, func, insert, select, update
 
@@ -206,3 +206,16 @@ def delete_table(conn: Connection, database: str, table: str) -> None:
     """A dropped table's write ids go with it (a new table of that name starts again at 1)."""
     for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
         conn.execute(delete(t).where(c.db_name == database, c.tbl_name == table))
+
+
+def delete_database(conn: Connection, database: str, kept_tables: Collection[str] = ()) -> None:
+    """A dropped database's write ids go with it, as Hive's drop cleans them up: those of its tables, and those
+    allocated for names that never became a table (a write id may be taken before its table is created).
+    ``kept_tables`` keep theirs: write ids are keyed by database and table name only, as in Hive, so a table
+    of that name in a database of that name in another catalog shares them."""
+    kept = sorted(set(kept_tables))
+    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
+        query = delete(t).where(c.db_name == database)
+        for start in range(0, len(kept), BATCH):
+            query = query.where(c.tbl_name.not_in(kept[start : start + BATCH]))
+        conn.execute(query)

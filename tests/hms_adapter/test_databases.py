@@ -249,21 +249,28 @@ def test_drop_database_cascade_drops_tables_functions_and_managed_dirs(client, w
     assert client.get_functions("casc", "*") == []
 
 
-def test_drop_database_cascade_keeps_partition_dirs_outside_the_warehouse(client, warehouse, tmp_path):
-    """Hive deletes them; here data outside the warehouse root (and any --data-root) stays
-    (tests/hms_adapter/test_safe_deletion.py)."""
+def test_drop_database_cascade_deletes_only_the_partition_dirs_it_made_outside_the_warehouse(
+    client, warehouse, tmp_path
+):
+    """As Hive, a partition directory the server made outside the warehouse goes with the drop; one that was
+    there before stays (tests/hms_adapter/test_safe_deletion.py)."""
     client.create_database(make_database("pd"))
     client.create_table(make_table("pd", "t", partition_keys=cols("ds:string")))
-    outside = tmp_path / "outside" / "ds=1"
-    client.add_partition(make_partition("pd", "t", ["1"], location=str(outside)))
+    made = tmp_path / "outside" / "ds=1"
+    existing = tmp_path / "outside" / "ds=3"
+    existing.mkdir(parents=True)
+    (existing / "data.txt").write_text("keep me")
+    client.add_partition(make_partition("pd", "t", ["1"], location=str(made)))
     client.add_partition(make_partition("pd", "t", ["2"]))
-    assert outside.is_dir()
+    client.add_partition(make_partition("pd", "t", ["3"], location=str(existing)))
+    assert made.is_dir()
     assert (warehouse / "pd.db" / "t" / "ds=2").is_dir()
 
     client.drop_database("pd", True, True)
 
     assert not (warehouse / "pd.db").exists()
-    assert outside.is_dir()
+    assert not made.exists()
+    assert (existing / "data.txt").read_text() == "keep me"
 
 
 def test_default_database_cannot_be_dropped(client, warehouse):

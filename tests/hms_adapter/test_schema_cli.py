@@ -21,6 +21,8 @@ from tests.conftest import another_database, libpq_url, skip_or_fail
 from tests.hudi_catalog.test_migrations import LAYOUT_13_COMMIT, make_previous_layout_store
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
+SINCE_12 = "add_authorization, add_location_provenance"
+"""The migrations a layout 12 store takes."""
 pytestmark = pytest.mark.empty_database  # the schema tool's cases start from a database without the schema
 
 
@@ -154,13 +156,13 @@ def test_status_tells_an_empty_an_older_a_current_and_a_newer_database(db_url, w
     make_layout_12(db_url, warehouse)
     older = status(db_url)
     assert older.returncode == 3, older.stderr
-    assert "database:   layout 12" in older.stdout and "pending:    add_authorization" in older.stdout
+    assert "database:   layout 12" in older.stdout and f"pending:    {SINCE_12}" in older.stdout
     assert "hudi-metastore schema upgrade" in older.stdout
 
     upgraded = run("schema", "upgrade", "--db-url", db_url)
     assert upgraded.returncode == 0, upgraded.stderr
     assert upgraded.stdout.strip() == (
-        f"upgraded the catalog schema from layout 12 to layout {schema.SCHEMA_VERSION}: add_authorization"
+        f"upgraded the catalog schema from layout 12 to layout {schema.SCHEMA_VERSION}: {SINCE_12}"
     )
     current = status(db_url)
     assert current.returncode == 0, current.stderr
@@ -223,7 +225,7 @@ def test_sql_of_an_empty_database_makes_the_schema_upgrade_makes(db_url, tmp_pat
         args = ["--dialect", dialect, "--from", "0"] if offline else ["--db-url", by_hand_url]
         script = run("schema", "sql", *args)
         assert script.returncode == 0, script.stderr
-        assert "-- layout 13: create" in script.stdout
+        assert f"-- layout {schema.SCHEMA_VERSION}: create" in script.stdout
         apply_by_hand(by_hand_url, script.stdout)
         assert reflect(by_hand_url) == reflect(db_url)
 
@@ -235,9 +237,12 @@ def test_sql_refuses_a_migration_computed_in_python():
     assert "CREATE TABLE role" in run("schema", "sql", "--dialect", "postgresql", "--from", "12").stdout
 
 
-def test_the_previous_main_s_store_is_current(db_url, warehouse, tmp_path):
-    """A store made by main before the schema tool (layout 13) needs nothing: status is current, serve starts."""
-    make_previous_layout_store(db_url, warehouse, tmp_path, LAYOUT_13_COMMIT, schema.SCHEMA_VERSION)
+def test_the_store_of_main_before_the_schema_tool_upgrades(db_url, warehouse, tmp_path):
+    """A store made by main before the schema tool (layout 13, its own runner) takes the later migrations."""
+    make_previous_layout_store(db_url, warehouse, tmp_path, LAYOUT_13_COMMIT, 13)
+    assert "pending:    add_location_provenance" in status(db_url).stdout
+    upgraded = run("schema", "upgrade", "--db-url", db_url)
+    assert upgraded.returncode == 0, upgraded.stderr
     assert status(db_url).returncode == 0
     catalog = Catalog.open(db_url, str(warehouse))
     try:
@@ -315,6 +320,6 @@ def test_two_processes_upgrading_at_once_take_turns(db_url, warehouse):
     said = sorted(out.strip() for out, _ in outputs)
     assert said == [
         f"the catalog schema is at layout {schema.SCHEMA_VERSION} already",
-        f"upgraded the catalog schema from layout 12 to layout {schema.SCHEMA_VERSION}: add_authorization",
+        f"upgraded the catalog schema from layout 12 to layout {schema.SCHEMA_VERSION}: {SINCE_12}",
     ]
     assert reflect(db_url)["rows"]["role"] == ["admin", "public"]

@@ -94,7 +94,7 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
     assert (result.from_version, result.applied[0], result.applied[-1]) == (
         1,
         "add_typed_partition_values",
-        "add_authorization",
+        "add_location_provenance",
     )
     migrated = Catalog.open(db_url, str(warehouse))
     try:
@@ -192,5 +192,43 @@ def test_a_store_made_by_the_previous_release_upgrades_in_place(db_url, warehous
             assert migrated.tables.names("old") == []
         assert migrated.tables.names("old") == ["t"]
         assert migrated.authorization.role_names() == ["admin", "public"]
+    finally:
+        migrated.close()
+
+
+PREVIOUS_MAIN_COMMIT = "cf596ee"
+"""The last main commit with layout version 13 (before location provenance)."""
+
+
+@pytest.mark.empty_database  # made by an older release's code
+def test_the_previous_main_s_store_gets_location_keys_and_no_provenance(db_url, warehouse, tmp_path):
+    """Layout 13 -> 14 in place: every location gets its indexed key, no object gets provenance (what made
+    its directory is unknown), so the old objects' directories go only under the warehouse root, and a new
+    table at an old table's directory cannot take it with a drop."""
+    make_previous_layout_store(db_url, warehouse, tmp_path, PREVIOUS_MAIN_COMMIT, 13)
+    assert "from layout 13 to layout" in upgrade_with_cli(db_url)
+    migrated = Catalog.open(db_url, str(warehouse))
+    try:
+        with migrated.store.read() as conn:
+            for table, column in (
+                (schema.db, "location_uri"),
+                (schema.tbl, "location"),
+                (schema.partitions, "location"),
+            ):
+                rows = conn.execute(select(table.c[column], table.c.location_key, table.c.made_location)).all()
+                assert rows and all(key == location and made is None for location, key, made in rows), rows
+        old_table = migrated.tables.get("old", "t").sd.location
+        assert old_table == f"file:{warehouse}/old.db/t"
+        migrated.tables.create(
+            Table("default", "squat", sd=StorageDescriptor(columns=[Column("x", "int")], location=old_table))
+        )
+        migrated.tables.drop("default", "squat", delete_data=True)
+        assert (warehouse / "old.db" / "t" / "ds=a").is_dir()
+        migrated.partitions.drop("old", "t", ["a"])
+        assert not (warehouse / "old.db" / "t" / "ds=a").exists()  # inside the warehouse, no other owner
+        migrated.tables.create(Table("old", "new", sd=StorageDescriptor(columns=[Column("x", "int")])))
+        with migrated.store.read() as conn:
+            made = conn.execute(select(schema.tbl.c.made_location).where(schema.tbl.c.name == "new")).scalar_one()
+        assert made == f"file:{warehouse}/old.db/new"
     finally:
         migrated.close()

@@ -9,6 +9,7 @@ from hms_adapter.handler import MetastoreHandler
 from hudi_catalog import Catalog
 from hudi_catalog.errors import NoSuchTableError
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
+from hudi_catalog.services.read_cache import CacheMemory, RevisionCache
 from tests.hudi_catalog.test_query_counts import counting
 
 
@@ -175,3 +176,42 @@ def test_table_changes_that_rewrite_partitions_are_seen(partitioned):
     writer.tables.alter("rc", "p", table, cascade=True)
     answer = handler.get_partitions("rc", "p", -1).to_thrift()
     assert [[c.name for c in p.sd.cols] for p in answer] == [["a", "b"], ["a", "b"]]
+
+
+# -- bytes ----------------------------------------------------------------------------------------------
+
+
+def test_caches_share_one_bound_in_bytes_least_recently_used_leaving_first():
+    memory = CacheMemory(40_000)
+    names: RevisionCache[tuple] = RevisionCache(memory, copies=False)
+    models: RevisionCache[dict] = RevisionCache(memory)
+    names.put("a", 1, tuple(f"ds={i:05d}" for i in range(100)))  # about 6 KB
+    models.put("b", 1, {"x": "y" * 5000})
+    assert names.get("a", 1) is not None  # "a" is now the more recently used
+    for i in range(8):  # each about 5 KB: "b" leaves first, then "a", then the oldest of these
+        names.put(("big", i), 1, ("z" * 5000,))
+    assert memory.bytes <= 40_000
+    assert models.get("b", 1) is None and names.get("a", 1) is None
+    assert names.get(("big", 7), 1) == ("z" * 5000,)
+    assert len(memory.entries) < 8
+
+
+def test_keys_are_weighed_and_an_entry_over_a_quarter_of_the_bound_is_not_kept():
+    memory = CacheMemory(100_000)
+    cache: RevisionCache[tuple] = RevisionCache(memory, copies=False)
+    cache.put("k" * 30_000, 1, ())  # a large key, an empty answer
+    assert cache.get("k" * 30_000, 1) is None and memory.bytes == 0
+    cache.put("small", 1, ())
+    assert cache.get("small", 1) == () and 0 < memory.bytes < 1_000
+
+
+def test_the_partition_cache_keeps_a_digest_of_a_long_filter_and_still_answers_from_it(partitioned):
+    reader, _, handler, _ = partitioned
+    text = "ds = '2024-01-02' or ds = '" + "x" * 2_000_000 + "'"
+    held = reader.cache_memory.bytes
+    assert [v for v, _, _ in listed(handler, text)] == [["2024-01-02"]]
+    listed(handler, text)  # now every partition of the answer has its encoding: the list is kept
+    assert reader.cache_memory.bytes - held < 10_000  # not the 2 MB filter
+    hits = reader.partitions._cache.hits
+    assert [v for v, _, _ in listed(handler, text)] == [["2024-01-02"]]
+    assert reader.partitions._cache.hits == hits + 1

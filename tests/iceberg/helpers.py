@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,6 +14,7 @@ from tests.hudi.tables import table_names
 hudi = require_module("hudi")
 require_module("pyiceberg", extra="test")
 
+from pyiceberg.exceptions import NoSuchTableError  # noqa: E402
 from pyiceberg.table import StaticTable  # noqa: E402
 
 PARQUET_COW_TABLES = [n for n in table_names() if "_cow_" in n and "lance" not in n]
@@ -69,3 +71,18 @@ def assert_same_rows(ours: pa.Table, theirs: pa.Table | None) -> None:
 
 def _rows(table: pa.Table) -> collections.Counter:
     return collections.Counter(repr(tuple(row.values())) for row in table.to_pylist())
+
+
+def wait_for_view(hms, name: str, snapshots: int, seconds: float = 60):
+    """The view ``name`` loaded through the HiveCatalog ``hms`` once it has ``snapshots`` snapshots: a server
+    updates views after its commits have answered."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            view = hms.load_table(name)
+            if len(view.snapshots()) >= snapshots or time.monotonic() > deadline:
+                return view
+        except NoSuchTableError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)

@@ -19,7 +19,7 @@ from tests.conftest import RunningServer
 from tests.hms_adapter.test_cli import _wait_for_port, free_port
 from tests.hudi.tables import unpack
 from tests.hudi.test_metaserver import replay
-from tests.iceberg.helpers import assert_same_rows, oracle, oracle_read
+from tests.iceberg.helpers import assert_same_rows, oracle, oracle_read, wait_for_view
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
@@ -83,10 +83,12 @@ def test_serve_with_iceberg_views_keeps_a_view_of_every_table_written_through_th
         # the server keeps its own clock: the replay's clock setting reaches nothing
         replay(SimpleNamespace(ctx=SimpleNamespace()), client, base, "replayed", partition_keys)
         client.close()
-        view = HiveCatalog("hms", uri=f"thrift://127.0.0.1:{port}").load_table("replayed.t_iceberg")
         hudi_table = oracle(base)
+        commits = len(hudi_table.get_timeline().get_completed_commits())
+        # the commits answered before their view updates: the view follows within moments
+        view = wait_for_view(HiveCatalog("hms", uri=f"thrift://127.0.0.1:{port}"), "replayed.t_iceberg", commits)
         assert_same_rows(view.scan().to_arrow(), oracle_read(hudi_table))
-        assert len(view.snapshots()) == len(hudi_table.get_timeline().get_completed_commits())
+        assert len(view.snapshots()) == commits
     finally:
         process.terminate()
         process.wait(timeout=60)

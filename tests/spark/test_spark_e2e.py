@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from hudi_catalog.warehouse import qualify
 from tests.conftest import require_module, skip_or_fail
 
 SCRIPT = Path(__file__).with_name("statements.py")
@@ -85,9 +84,10 @@ def reference(java, tmp_path_factory) -> dict[str, dict]:
 @pytest.mark.parametrize("db_url", ["sqlite", "mysql"], indirect=True)  # the Spark-facing path is one for all stores
 def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, server, tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="hudi_catalog.services.partitions")
-    # Spark's warehouse (its databases' locations) is not the server's: named as a data root, as an operator
-    # would (serve --data-root), so that dropping Spark's managed tables deletes their files as Spark expects
-    server.catalog.warehouse.data_roots.append(qualify(str(tmp_path / "spark-warehouse")))
+    # Spark's warehouse (its databases' locations) is not the server's, as in Spark's default set-up: the
+    # server makes the directories Spark names and deletes them when Spark drops their objects, so DROP TABLE
+    # then CREATE TABLE of the same managed table works (tests/hms_adapter/test_provenance.py)
+    assert server.catalog.warehouse.data_roots == []
     ours = run_statements(tmp_path, server.uri)
 
     assert ours.keys() == reference.keys()
@@ -102,10 +102,12 @@ def test_spark_gives_the_same_results_as_its_own_metastore(java, reference, serv
     assert rows("SELECT * FROM sales.v ORDER BY id") == [["2", "b"], ["5", "e"]]
     assert rows("SELECT sales.my_upper('abc')") == [["ABC"]]
     assert rows("SELECT count(*) FROM sales.ds_renamed") == [["0"]]
-    assert rows("SELECT count(*) FROM sales.flat") == [["0"]]
+    assert rows("SELECT count(*) FROM sales.flat") == [["0"]]  # the dropped table's files are gone
+    assert "rows" in ours["CREATE TABLE sales.flat (id INT, v DOUBLE) STORED AS PARQUET"]
     assert ours["DROP DATABASE sales"] == {"error": "AnalysisException"}
     assert rows("SHOW DATABASES") == [["default"]]
     assert server.catalog.databases.names() == ["default"]
+    assert not (tmp_path / "spark-warehouse" / "sales.db").exists()
 
     assert rows("SELECT id FROM sales.events WHERE n > 5 AND s = 'a' ORDER BY id") == [["3"]]
     assert rows("SELECT id FROM sales.events_ds WHERE dt >= DATE'2024-01-02' ORDER BY id") == [["2"], ["3"]]
