@@ -100,7 +100,7 @@ ensure_mariadb() {
     # setsid: the server outlives this script and the shell that ran it.
     as_root setsid "$server" --user=mysql --datadir=/var/lib/mysql --socket=/run/mysqld/mysqld.sock \
       --pid-file=/run/mysqld/mysqld.pid --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
-      --max-connections=1000 --log-error="$LOG_DIR/mariadb.log" </dev/null >/dev/null 2>&1 &
+      --max-connections=1000 --log-error="$LOG_DIR/mariadb.log" </dev/null >/dev/null 2>&1 9>&- &
     wait_until "MariaDB's socket" mariadb_admin -e 'SELECT 1' \
       || fail "MariaDB did not start within ${WAIT_SECONDS}s (see $LOG_DIR/mariadb.log)"
   fi
@@ -169,7 +169,7 @@ ensure_postgresql() {
     if [ "$reload" = true ]; then as_root pg_ctlcluster "$version" "$name" reload; fi
   else
     note "starting PostgreSQL $version/$name"
-    as_root pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start \
+    as_root pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start 9>&- \
       || fail "pg_ctlcluster $version $name start failed (see /var/log/postgresql/postgresql-$version-$name.log)"
   fi
   wait_until "PostgreSQL's socket" as_postgres psql -p "$POSTGRESQL_PORT" -Atc 'SELECT 1' \
@@ -188,9 +188,10 @@ ensure_postgresql() {
 }
 
 main() {
-  # One run at a time: two concurrent runs would both try to start a stopped server.
+  # One run at a time: two concurrent runs would both try to start a stopped server. The servers started
+  # below must not inherit descriptor 9, or they would hold the lock for as long as they run.
   exec 9>"${TMPDIR:-/tmp}/hudi-metastore-services.lock"
-  flock 9
+  flock -w "$((WAIT_SECONDS * 3))" 9 || fail "another run of this script holds its lock"
   local wanted=("$@")
   [ "${#wanted[@]}" -gt 0 ] || wanted=(mariadb postgresql)
   local service

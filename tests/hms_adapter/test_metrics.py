@@ -335,11 +335,17 @@ def test_metrics_stay_off_by_default(tmp_path):
         stderr=subprocess.STDOUT,
         text=True,
     )
+    lines = []
     try:
-        _wait_for_port(port, process)
+        # the port listens before the server has set itself up: read up to the line saying it is serving
+        for line in process.stdout:
+            lines.append(line)
+            if "listening on" in line:
+                break
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=30)
+    output = "".join(lines) + output
     assert "listening on" in output and "metrics and health" not in output
 
 
