@@ -129,6 +129,12 @@ class MessageScanner:
         if len(self._stack) >= MAX_DEPTH:
             raise HostileMessage(f"structs and containers nested deeper than {MAX_DEPTH}")
 
+    def _rewind(self, top: _Container | None, start: int) -> int:
+        """An item is not whole yet: scan it again from ``start`` when more bytes came."""
+        if top is not None:
+            top.left += 1
+        return start
+
     def _header(self, data: bytes | bytearray, end: int) -> int | None:
         """Where the message's argument struct starts, once its header is there."""
         raise NotImplementedError
@@ -268,12 +274,6 @@ class BinaryScanner(MessageScanner):
                 raise HostileMessage(f"a value of unknown type {ttype}")
         return pos
 
-    def _rewind(self, top: _Container | None, start: int) -> int:
-        """An item is not whole yet: scan it again from ``start`` when more bytes came."""
-        if top is not None:
-            top.left += 1
-        return start
-
 
 class CompactScanner(MessageScanner):
     """Thrift's compact protocol."""
@@ -395,11 +395,6 @@ class CompactScanner(MessageScanner):
             else:
                 raise HostileMessage(f"a value of unknown type {ttype}")
         return pos
-
-    def _rewind(self, top: _Container | None, start: int) -> int:
-        if top is not None:
-            top.left += 1
-        return start
 
 
 SCANNERS: dict[str, type[MessageScanner]] = {"binary": BinaryScanner, "compact": CompactScanner}
