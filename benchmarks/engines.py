@@ -1,0 +1,302 @@
+"""The engines that tests and benchmarks run, fetched from Maven Central at pinned versions.
+
+``PINNED`` is the one list of every engine artifact used, each with its SHA-256. An artifact is fetched
+once per machine into Maven's local repository (``~/.m2``, by ``mvn dependency:get``, or straight from
+Maven Central when Maven is missing), checked against its digest, and a server package is unpacked once
+into ``ENGINE_HOME`` (``~/.cache/hudi-metastore/engines``, or ``$HUDI_METASTORE_ENGINE_HOME``), keeping only
+the plugins the tests use. Both are reused by later runs; several processes may ask at once (a file lock).
+
+What was found about the packages (docs/testing.md has the figures):
+
+- **Trino 476** is the newest Trino whose server package is on Maven Central. The plugin zips of 476 lack
+  ``trino-hudi``, so the full ``io.trino:trino-server`` tarball is used (it holds every plugin; its files
+  are hard links between plugin folders, so it is unpacked whole and the unused plugins deleted). It asks
+  for Java 24+ and runs on Temurin 25.
+- **Presto 0.287** (prestodb) is the newest ``presto-server`` tarball on Maven Central. It predates Presto's
+  move to Java 17 (0.295): on Java 17 its bytecode generator fails on the JDK's class files (ASM 9.0 reads
+  up to Java 16), so its ASM 9.0 jars are replaced by ASM 9.7.1 and the JVM opens the JDK packages it
+  reflects into (:data:`PRESTO_JVM_OPENS`).
+
+Fetch everything ahead of a run (``.ci/run`` does)::
+
+    python benchmarks/engines.py fetch [trino] [presto]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+LOG = logging.getLogger("engines")
+
+MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
+M2_REPOSITORY = Path(os.environ.get("HUDI_METASTORE_M2_REPOSITORY", "~/.m2/repository")).expanduser()
+ENGINE_HOME = Path(os.environ.get("HUDI_METASTORE_ENGINE_HOME", "~/.cache/hudi-metastore/engines")).expanduser()
+JVM_ROOT = Path("/usr/lib/jvm")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One Maven artifact at a pinned version, with the SHA-256 of its file."""
+
+    group: str
+    artifact: str
+    version: str
+    packaging: str
+    sha256: str
+
+    @property
+    def coordinates(self) -> str:
+        return f"{self.group}:{self.artifact}:{self.version}:{self.packaging}"
+
+    @property
+    def relative_path(self) -> str:
+        return (
+            f"{self.group.replace('.', '/')}/{self.artifact}/{self.version}/"
+            f"{self.artifact}-{self.version}.{self.packaging}"
+        )
+
+    @property
+    def local_path(self) -> Path:
+        return M2_REPOSITORY / self.relative_path
+
+
+PINNED = """
+io.trino:trino-server:476:tar.gz             cfd5accde17e8ebd251eeeb78aed1f490e77bb3a164d95a0f454bf8a7c1cbd3f
+com.facebook.presto:presto-server:0.287:tar.gz c16ef78d56820a16fec6918a439b26121a78eb3cc50fdcd7bee93a1211347f8f
+org.ow2.asm:asm:9.7.1:jar                    8cadd43ac5eb6d09de05faecca38b917a040bb9139c7edeb4cc81c740b713281
+org.ow2.asm:asm-tree:9.7.1:jar               9929881f59eb6b840e86d54570c77b59ce721d104e6dfd7a40978991c2d3b41f
+org.ow2.asm:asm-util:9.7.1:jar               f885be71b5c90556f5f1ad1c4f9276b29b96057c497d46666fe4ddbec3cb43c6
+org.ow2.asm:asm-analysis:9.7.1:jar           85b29371884ba31bb76edf22323c2c24e172c3267a67152eba3d1ccc2e041ef2
+"""
+"""The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``
+and the SHA-256 of its file)."""
+
+
+def _parse_pinned(text: str) -> dict[str, Artifact]:
+    artifacts = {}
+    for line in text.split("\n"):
+        if line.strip():
+            coordinates, sha256 = line.split()
+            group, artifact, version, packaging = coordinates.split(":")
+            artifacts[artifact] = Artifact(group, artifact, version, packaging, sha256)
+    return artifacts
+
+
+ARTIFACTS = _parse_pinned(PINNED)
+
+
+ASM_JARS = ("asm", "asm-tree", "asm-util", "asm-analysis")
+
+# the JDK packages Presto 0.287 reflects into (Guice's class generation, airlift's byte buffers, JMX)
+PRESTO_JVM_OPENS = tuple(
+    f"--add-opens={module}/{package}=ALL-UNNAMED"
+    for module, package in [
+        *(
+            ("java.base", package)
+            for package in (
+                "java.lang",
+                "java.lang.reflect",
+                "java.lang.invoke",
+                "java.nio",
+                "java.util",
+                "java.util.concurrent",
+                "java.util.concurrent.atomic",
+                "java.io",
+                "java.net",
+                "java.text",
+                "java.security",
+                "sun.nio.ch",
+                "sun.security.action",
+                "jdk.internal.misc",
+                "jdk.internal.ref",
+            )
+        ),
+        ("java.management", "sun.management"),
+        ("jdk.management", "com.sun.management.internal"),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class ServerPackage:
+    """A server tarball and what of it a run needs."""
+
+    name: str
+    artifact: str
+    plugins: tuple[str, ...]
+    main_class: str
+    min_java: int
+
+
+TRINO = ServerPackage("trino", "trino-server", ("hive", "iceberg", "hudi"), "io.trino.server.TrinoServer", 24)
+PRESTO = ServerPackage(
+    "presto", "presto-server", ("hive-hadoop2", "iceberg", "hudi"), "com.facebook.presto.server.PrestoServer", 17
+)
+PACKAGES = {package.name: package for package in (TRINO, PRESTO)}
+
+
+class EngineUnavailable(RuntimeError):
+    """An engine cannot be fetched or has no Java to run on; the message says why."""
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@contextmanager
+def _locked(name: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``ENGINE_HOME/.locks/name`` (processes fetching or unpacking at once)."""
+    locks = ENGINE_HOME / ".locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / name).open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fetch(name: str) -> Path:
+    """The verified local file of ``ARTIFACTS[name]``, downloaded first if this machine lacks it."""
+    artifact = ARTIFACTS[name]
+    path = artifact.local_path
+    with _locked(artifact.artifact):
+        if not path.exists():
+            _download(artifact)
+        actual = sha256_of(path)
+        if actual != artifact.sha256:
+            path.unlink()
+            raise EngineUnavailable(
+                f"{artifact.coordinates}: SHA-256 {actual} is not the pinned {artifact.sha256}; the file was removed"
+            )
+    return path
+
+
+def _download(artifact: Artifact) -> None:
+    LOG.info("fetching %s", artifact.coordinates)
+    if shutil.which("mvn"):
+        result = subprocess.run(
+            ["mvn", "-q", "-B", "dependency:get", f"-Dartifact={artifact.coordinates}", "-Dtransitive=false"],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        if result.returncode != 0 or not artifact.local_path.exists():
+            raise EngineUnavailable(f"mvn could not fetch {artifact.coordinates}: {result.stdout[-2000:]}")
+        return
+    artifact.local_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = artifact.local_path.with_name(artifact.local_path.name + ".part")
+    try:
+        with urllib.request.urlopen(f"{MAVEN_CENTRAL}/{artifact.relative_path}", timeout=60) as response:
+            with partial.open("wb") as out:
+                shutil.copyfileobj(response, out, 1 << 20)
+    except OSError as error:
+        raise EngineUnavailable(f"could not fetch {artifact.coordinates} from Maven Central: {error}") from error
+    partial.rename(artifact.local_path)
+
+
+def install(package: ServerPackage) -> Path:
+    """The unpacked server of ``package`` under ``ENGINE_HOME``, unpacked first if missing."""
+    artifact = ARTIFACTS[package.artifact]
+    home = ENGINE_HOME / f"{artifact.artifact}-{artifact.version}"
+    marker = home / ".installed"
+    if marker.exists() and marker.read_text() == artifact.sha256:
+        return home
+    tarball = fetch(package.artifact)
+    asm_jars = {name: fetch(name) for name in ASM_JARS} if package is PRESTO else {}
+    with _locked(package.name):
+        if marker.exists() and marker.read_text() == artifact.sha256:
+            return home
+        LOG.info("unpacking %s into %s", tarball.name, home)
+        staging = Path(tempfile.mkdtemp(prefix=f".{package.name}-", dir=ENGINE_HOME))
+        with tarfile.open(tarball) as archive:
+            archive.extractall(staging, filter="tar")
+        (top,) = staging.iterdir()
+        for plugin in (top / "plugin").iterdir():
+            if plugin.name not in package.plugins:
+                shutil.rmtree(plugin)
+        if asm_jars:
+            _replace_asm(top, asm_jars)
+        if home.exists():
+            shutil.rmtree(home)
+        top.rename(home)
+        shutil.rmtree(staging)
+        marker.write_text(artifact.sha256)
+    return home
+
+
+def _replace_asm(home: Path, jars: dict[str, Path]) -> None:
+    """Swap every ``asm*-9.0.jar`` of the server and its plugins for the pinned newer ASM."""
+    pattern = re.compile(r"^(asm(?:-tree|-util|-analysis)?)-9\.0\.jar$")
+    for old in [*home.glob("lib/asm*.jar"), *home.glob("plugin/*/asm*.jar")]:
+        match = pattern.match(old.name)
+        if match:
+            old.unlink()
+            shutil.copy(jars[match.group(1)], old.parent / jars[match.group(1)].name)
+
+
+def java_home(min_version: int) -> Path:
+    """A JDK under /usr/lib/jvm (or ``JAVA_HOME``) of at least ``min_version``, the oldest such one."""
+    candidates = [Path(os.environ["JAVA_HOME"])] if os.environ.get("JAVA_HOME") else []
+    candidates += sorted(JVM_ROOT.glob("*")) if JVM_ROOT.exists() else []
+    found: list[tuple[int, Path]] = []
+    for home in candidates:
+        version = _java_version(home)
+        if version is not None and version >= min_version and (home / "bin" / "java").exists():
+            found.append((version, home))
+    if not found:
+        raise EngineUnavailable(f"no Java {min_version}+ under {JVM_ROOT} (or JAVA_HOME)")
+    return min(found)[1]
+
+
+def _java_version(home: Path) -> int | None:
+    release = home / "release"
+    if not release.is_file():
+        return None
+    match = re.search(r'^JAVA_VERSION="(\d+)', release.read_text(), re.MULTILINE)
+    return int(match.group(1)) if match else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
+    fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(PACKAGES)}")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.engines) - set(PACKAGES))
+    if unknown:
+        parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    for name in args.engines or list(PACKAGES):
+        package = PACKAGES[name]
+        try:
+            home = install(package)
+            java = java_home(package.min_java)
+        except EngineUnavailable as error:
+            print(f"{name}: {error}", file=sys.stderr)
+            return 1
+        print(f"{name}: {home} (Java {_java_version(java)} at {java})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

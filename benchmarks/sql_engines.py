@@ -1,0 +1,250 @@
+"""Trino 476 and Presto 0.287 run as single-node servers (coordinator and worker in one JVM) for tests and
+benchmarks, with catalog files pointing at metastores.
+
+The servers come from :mod:`engines` (Maven Central, pinned). :func:`running_engine` writes a node's
+configuration into a work folder, starts the server in the foreground of its own process group, waits until
+``/v1/info`` no longer says it is starting, and stops it on exit. Queries go over the engines' HTTP
+protocol with their Python clients (``trino``, ``presto-python-client``).
+
+The catalog files are built by the functions below, the same text docs/engines.md shows with
+``metastore-host:9083`` (``tests/engines/test_engine_docs.py`` checks that they agree).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_server import free_port  # noqa: E402
+from engines import PRESTO, PRESTO_JVM_OPENS, TRINO, ServerPackage, install, java_home  # noqa: E402
+
+START_TIMEOUT_S = 300
+# one node beside the rest of the suite on a 2-core, 24 GiB machine: a 2 GiB heap, of which a query may
+# take 512 MiB (Trino keeps 30% of the heap as headroom besides query memory)
+HEAP = "2G"
+QUERY_MEMORY = "512MB"
+# Trino's own jvm.config recommendations for 476 that matter on Java 25
+TRINO_JVM_OPTIONS = (
+    "-XX:+UseG1GC",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.attach.allowAttachSelf=true",
+    "-Dfile.encoding=UTF-8",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "--sun-misc-unsafe-memory-access=allow",
+)
+PRESTO_JVM_OPTIONS = (
+    "-XX:+UseG1GC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.attach.allowAttachSelf=true",
+    *PRESTO_JVM_OPENS,
+)
+
+
+def trino_hive_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
+    """Trino's Hive connector on a Thrift metastore, reading and writing ``file:`` locations through the
+    Hadoop file system (bundled with the connector in 476)."""
+    return {
+        "connector.name": "hive",
+        "hive.metastore.uri": metastore_uri,
+        "fs.hadoop.enabled": "true",
+        **extra,
+    }
+
+
+def trino_iceberg_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
+    """Trino's Iceberg connector with its catalog in a Thrift metastore."""
+    return {
+        "connector.name": "iceberg",
+        "iceberg.catalog.type": "hive_metastore",
+        "hive.metastore.uri": metastore_uri,
+        "fs.hadoop.enabled": "true",
+        **extra,
+    }
+
+
+def trino_hudi_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
+    """Trino's Hudi connector (read only) on a Thrift metastore."""
+    return {
+        "connector.name": "hudi",
+        "hive.metastore.uri": metastore_uri,
+        "fs.hadoop.enabled": "true",
+        **extra,
+    }
+
+
+def presto_hive_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
+    """Presto's Hive connector on a Thrift metastore (``file:`` locations work through its bundled Hadoop)."""
+    return {"connector.name": "hive-hadoop2", "hive.metastore.uri": metastore_uri, **extra}
+
+
+def properties_text(properties: Mapping[str, str]) -> str:
+    return "".join(f"{key}={value}\n" for key, value in properties.items())
+
+
+@dataclass
+class SqlEngine:
+    """A running single-node Trino or Presto."""
+
+    package: ServerPackage
+    port: int
+    process: subprocess.Popen
+    work_dir: Path
+    log_path: Path
+    users: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def connect(self, user: str = "alice", catalog: str | None = None, schema: str | None = None) -> Any:
+        """A DB-API connection of the engine's Python client."""
+        if self.package is TRINO:
+            import trino
+
+            return trino.dbapi.connect(host="127.0.0.1", port=self.port, user=user, catalog=catalog, schema=schema)
+        import prestodb
+
+        return prestodb.dbapi.connect(host="127.0.0.1", port=self.port, user=user, catalog=catalog, schema=schema)
+
+    def query(self, sql: str, user: str = "alice", catalog: str | None = None, schema: str | None = None) -> list:
+        """All rows of ``sql`` (lists), run on a connection of its own."""
+        cursor = self.connect(user, catalog, schema).cursor()
+        cursor.execute(sql)
+        return [list(row) for row in cursor.fetchall()]
+
+    def query_info(self, query_id: str) -> dict:
+        """The engine's record of a query (``/v1/query/<id>``: its statistics, planning time among them)."""
+        request = urllib.request.Request(
+            f"{self.url}/v1/query/{query_id}", headers={"X-Trino-User": "alice", "X-Presto-User": "alice"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def _write_node_config(
+    package: ServerPackage, home: Path, etc: Path, port: int, catalogs: Mapping[str, Mapping[str, str]]
+) -> None:
+    (etc / "catalog").mkdir(parents=True, exist_ok=True)
+    config = {
+        "plugin.dir": str(home / "plugin"),
+        "coordinator": "true",
+        "node-scheduler.include-coordinator": "true",
+        "http-server.http.port": str(port),
+        "discovery.uri": f"http://127.0.0.1:{port}",
+        "query.max-memory": "1GB",
+        "query.max-memory-per-node": QUERY_MEMORY,
+    }
+    if package is PRESTO:
+        config["discovery-server.enabled"] = "true"
+    (etc / "config.properties").write_text(properties_text(config))
+    for name, properties in catalogs.items():
+        (etc / "catalog" / f"{name}.properties").write_text(properties_text(properties))
+
+
+@contextmanager
+def running_engine(
+    package: ServerPackage,
+    catalogs: Mapping[str, Mapping[str, str]],
+    work_dir: str | os.PathLike | None = None,
+    log_levels: Mapping[str, str] | None = None,
+) -> Iterator[SqlEngine]:
+    """``package`` (``engines.TRINO`` or ``engines.PRESTO``) serving ``catalogs`` (name to properties) on a
+    free port of 127.0.0.1, once it has started; stopped on exit. The work folder (configuration, data,
+    ``server.log``) is temporary and deleted after a clean exit unless given."""
+    home = install(package)
+    java = java_home(package.min_java) / "bin" / "java"
+    port = free_port()
+    work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix=f"{package.name}-"))
+    etc = work / "etc"
+    _write_node_config(package, home, etc, port, catalogs)
+    levels = {"io.trino": "INFO", "com.facebook.presto": "INFO", **(log_levels or {})}
+    (etc / "log.properties").write_text(properties_text(levels))
+    jvm = TRINO_JVM_OPTIONS if package is TRINO else PRESTO_JVM_OPTIONS
+    command = [
+        str(java),
+        f"-Xmx{HEAP}",
+        *jvm,
+        f"-Djava.io.tmpdir={work}",
+        "-Dnode.environment=test",
+        # the address other nodes would use; the only node is on loopback
+        "-Dnode.internal-address=127.0.0.1",
+        f"-Dnode.id={package.name}-{port}",
+        f"-Dnode.data-dir={work / 'data'}",
+        f"-Dconfig={etc / 'config.properties'}",
+        f"-Dlog.levels-file={etc / 'log.properties'}",
+        f"-Dcatalog.config-dir={etc / 'catalog'}",
+        "-cp",
+        f"{home / 'lib'}/*",
+        package.main_class,
+    ]
+    log_path = work / "server.log"
+    with log_path.open("w") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, cwd=work, start_new_session=True, env=_engine_env()
+        )
+    engine = SqlEngine(package, port, process, work, log_path)
+    clean = False
+    try:
+        _wait_started(engine)
+        yield engine
+        clean = True
+    finally:
+        _stop(process)
+        if clean and work_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _engine_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("JAVA_TOOL_OPTIONS", None)
+    # Hadoop (inside the Hive connectors) looks for a user name; the tests' file system user is the caller
+    env.setdefault("HADOOP_USER_NAME", os.environ.get("USER", "root"))
+    return env
+
+
+def _wait_started(engine: SqlEngine) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if engine.process.poll() is not None:
+            raise RuntimeError(
+                f"{engine.package.name} exited with {engine.process.returncode}:\n{engine.log_text()[-4000:]}"
+            )
+        try:
+            with urllib.request.urlopen(f"{engine.url}/v1/info", timeout=2) as response:
+                if not json.load(response).get("starting", True):
+                    return
+        except (OSError, urllib.error.URLError, ValueError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{engine.package.name} did not start in {START_TIMEOUT_S} s (log: {engine.log_path})")
+        time.sleep(1)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
