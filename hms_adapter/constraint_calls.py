@@ -8,6 +8,7 @@ from hudi_catalog.model import ConstraintKind
 
 from .convert.constraints import TO_THRIFT, from_thrift_constraints
 from .convert.names import strip_catalog
+from .convert.privileges import from_thrift_table_privileges
 from .convert.table import from_thrift_table
 from .idl import hive
 
@@ -32,6 +33,7 @@ class ConstraintCalls:
             constraints=from_thrift_constraints(
                 primaryKeys, foreignKeys, uniqueConstraints, notNullConstraints, defaultConstraints, checkConstraints
             ),
+            grants=from_thrift_table_privileges(tbl),
         )
 
     def add_primary_key(self, req):

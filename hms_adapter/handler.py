@@ -38,11 +38,12 @@ from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import catalog_of_call, strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
+from .convert.privileges import from_thrift_table_privileges
 from .convert.stats_wire import StatsEncodings
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
 from .event_calls import EVENT_CONFIG, EventCalls
 from .idl import hive
-from .lock_calls import LockCalls
+from .lock_calls import LockCalls, txn_config
 from .meta_conf import ConnectionMetaConf
 from .stats_calls import StatsCalls
 from .token_calls import TokenCalls
@@ -90,6 +91,7 @@ class MetastoreHandler(
             WAREHOUSE_KEY: catalog.warehouse.root,
             **EVENT_CONFIG,
             EVENT_TTL_KEY: f"{catalog.events.ttl_seconds:g}s",
+            **txn_config(catalog),
             **(config or {}),
         }
 
@@ -321,10 +323,11 @@ class MetastoreHandler(
         return to_thrift_columns(columns)
 
     def create_table(self, tbl):
-        self.catalog.tables.create(from_thrift_table(tbl))
+        self.create_table_with_environment_context(tbl, None)
 
     def create_table_with_environment_context(self, tbl, environment_context):
-        self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context))
+        grants = from_thrift_table_privileges(tbl)
+        self.catalog.tables.create(from_thrift_table(tbl), _env(environment_context), grants=grants)
 
     def create_table_req(self, request):
         """Hive 4's form: the table and its constraints in one transaction."""
@@ -339,6 +342,7 @@ class MetastoreHandler(
                 request.defaultConstraints,
                 request.checkConstraints,
             ),
+            from_thrift_table_privileges(request.table),
         )
 
     def alter_table(self, dbname, tbl_name, new_tbl):

@@ -17,6 +17,15 @@ from .convert.names import strip_catalog
 from .convert.open_txns_wire import BothLayoutsOpenTxns
 from .idl import hive
 
+TXN_TIMEOUT_KEYS = ("hive.txn.timeout", "metastore.txn.timeout")
+"""Hive 2's and Hive 3's names of ``hive.txn.timeout``; Trino reads the second (``get_config_value`` without a
+default) to heartbeat its transactions at half the timeout, and fails its transactional writes without it."""
+
+
+def txn_config(catalog: Catalog) -> dict[str, str]:
+    """The configuration values of this server's transactions, as Hive 3's ``MetastoreConf`` answers them."""
+    return dict.fromkeys(TXN_TIMEOUT_KEYS, f"{catalog.txns.timeout_ms / 1000:g}s")
+
 
 class LockCalls:
     """Mixed into ``MetastoreHandler``."""

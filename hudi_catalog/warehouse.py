@@ -138,6 +138,12 @@ class Warehouse:
         return scheme == container_scheme and _inside(path, container_path)
 
     @staticmethod
+    def same(location: str, other: str) -> bool:
+        """Whether both name one directory (``file:/x`` and ``file:///x`` do), resolved as ``inside_roots``
+        does."""
+        return _normalized(location) == _normalized(other)
+
+    @staticmethod
     def spellings(location: str) -> list[str]:
         """The forms under which a catalog may hold ``location``: as given, and for a local path also
         ``file:///path`` and both forms of the path with its symbolic links resolved."""

@@ -38,6 +38,9 @@ from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBac
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
 POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# the folders whose tests start JVMs (Spark, Hive Metastore 2.3.10, Java clients), a KDC or fault scenarios:
+# all marked ``slow``, as are Spark tests elsewhere and modules that mark themselves (the real engines)
+SLOW_FOLDERS = {"faults", "java", "kerberos", "locks", "spark"}
 
 collect_ignore = ["spark/statements.py"]  # a script run by the Spark tests in a process of its own
 
@@ -293,3 +296,14 @@ def metaserver_client(catalog):
     client.close()
     server.stop()
     thread.join(10)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` the tests of ``SLOW_FOLDERS`` and every ``spark`` test: ``pytest -m "not slow"`` is the
+    everyday run (CI runs everything)."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        relative = Path(str(item.path)).relative_to(tests_root) if tests_root in Path(str(item.path)).parents else None
+        in_slow_folder = relative is not None and relative.parts[0] in SLOW_FOLDERS
+        if in_slow_folder or item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.slow)

@@ -124,6 +124,36 @@ kept and answered with no effect here.
 expression that cannot be decoded here, and Hive's `HiveMetaStoreClient.listPartitionsByExpr` turns exactly
 that answer into `IncompatibleMetastoreException`, on which Hive falls back to the filter path
 (`get_partitions_by_filter`). `tests/java/test_hive_client.py` checks this with Hive 2.3.10's own client.
+
+## Trino 476 beside Hive Metastore 2.3.10
+
+`tests/engines/test_trino_hive.py` runs one Trino 476 session of its Hive connector (DDL, DML, pruned
+SELECTs, ANALYZE and SHOW STATS, ALTER, RENAME, DELETE of partitions, views, `information_schema`,
+`system.metadata`, the partition procedures, DROP, and `sql-standard` roles and grants as two users) on
+this server and on Hive Metastore 2.3.10, and the answers are equal. What differs, on purpose:
+
+- **Location spelling.** Hive Metastore qualifies a location through Hadoop's `Path` and hands it out as
+  `file:/x`; this server keeps the spelling it was given or made (`file:///x` under `--warehouse
+  file:///...`). Both name the same folder, and Trino reads and writes them alike (the test compares
+  locations with the warehouse replaced by a placeholder).
+- **Data of dropped objects.** Both delete the folders of a dropped managed table, partition or schema;
+  Hive Metastore wherever they lie, this server only inside its warehouse and its `--data-root` folders
+  ([security.md](security.md#data-deletion)). A schema created `WITH (location = ...)` elsewhere keeps its folder unless
+  that place is a data root (the test makes its parent one).
+- **Transactional tables.** Hive Metastore 2.3 refuses `transactional=true` on a table without buckets
+  ("The table must be bucketed and stored using an ACID compliant format (such as ORC)") and has no write
+  ids, which Trino's ACID writes need (`allocate_table_write_ids` is a Hive 3 call). This server takes
+  them as Hive 3 does: Trino's INSERT, UPDATE and SELECT of an unpartitioned `transactional=true` ORC table
+  run in a metastore transaction with a lock and write ids. An INSERT into a partitioned one calls
+  `add_dynamic_partitions`, which is not served (no compactor here): Trino fails the statement with
+  `HIVE_METASTORE_ERROR` "Invalid method name: 'add_dynamic_partitions'", drops the partitions it added and
+  aborts its transaction.
+- **Order of grants.** `SHOW GRANTS` lists the same rows in another order (the test sorts).
+
+Found by the session and fixed: `get_config_value("metastore.txn.timeout")` (Trino asks it with no default
+before a transactional write, to heartbeat at half the timeout) answered no value, a missing result that
+Trino retried ten times and then failed the statement on; the server now answers `hive.txn.timeout` and
+`metastore.txn.timeout` with its `--txn-timeout` (`300s` by default), as Hive 3's `MetastoreConf` does.
 """
 
 

@@ -83,6 +83,36 @@ def from_thrift_bag(bag) -> list[PrivilegeGrant]:
     return [from_thrift_privilege(p) for p in (bag.privileges if bag is not None else None) or []]
 
 
+def from_thrift_privilege_set(privileges, target: SecuredObject) -> list[PrivilegeGrant]:
+    """The grants of a ``PrincipalPrivilegeSet`` (users', groups' and roles' privileges) on ``target``."""
+    if privileges is None:
+        return []
+    held = (
+        (PrincipalType.USER, privileges.userPrivileges),
+        (PrincipalType.GROUP, privileges.groupPrivileges),
+        (PrincipalType.ROLE, privileges.rolePrivileges),
+    )
+    return [
+        PrivilegeGrant(
+            target,
+            Principal(name or "", kind),
+            info.privilege or "",
+            bool(info.grantOption),
+            info.createTime or 0,
+            principal(info.grantor, info.grantorType),
+        )
+        for kind, by_name in held
+        for name, infos in (by_name or {}).items()
+        for info in infos or []
+    ]
+
+
+def from_thrift_table_privileges(tbl) -> list[PrivilegeGrant]:
+    """The grants a ``Table`` struct carries in ``privileges`` (stored with the new table, as Hive does)."""
+    target = SecuredObject.of_table(strip_catalog(tbl.dbName) or "", tbl.tableName or "")
+    return from_thrift_privilege_set(tbl.privileges, target)
+
+
 def _grant_info(grant: PrivilegeGrant):
     return hive.PrivilegeGrantInfo(
         privilege=grant.privilege,

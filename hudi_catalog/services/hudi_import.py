@@ -35,7 +35,7 @@ from ..hudi.archived_timeline import read_archived_instants
 from ..hudi.avro_schema import hive_columns
 from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
-from ..hudi.properties import QUERY_AS_RO_TABLE, TABLE_TYPE, TableConfig, read_table_config
+from ..hudi.properties import CREATE_SCHEMA, QUERY_AS_RO_TABLE, TABLE_TYPE, TableConfig, read_table_config
 from ..instant_times import is_instant_time
 from ..model import (
     EXTERNAL_TABLE,
@@ -364,7 +364,8 @@ class HudiImporter:
 
     @staticmethod
     def _schema(config: TableConfig, schema_instant: DecodedInstant | None) -> tuple[list[Column], list[Column]]:
-        """Columns from the writer's schema of ``schema_instant``; partition keys split out."""
+        """Columns from the writer's schema of ``schema_instant``, else (a table without writes) from
+        ``hoodie.table.create.schema``, as Hudi's ``TableSchemaResolver`` falls back; partition keys split out."""
         if schema_instant is not None:
             instant = schema_instant.instant
             decoded = decode_instant(
@@ -374,6 +375,8 @@ class HudiImporter:
             if schema is None:
                 raise HudiMetadataError(f"{instant.requested_time}.{instant.action}: no writer schema")
             return hive_columns(schema, config.partition_fields)
+        if config.raw.get(CREATE_SCHEMA):
+            return hive_columns(config.raw[CREATE_SCHEMA], config.partition_fields)
         return [], [Column(f, "string") for f in config.partition_fields]
 
 

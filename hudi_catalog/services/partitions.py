@@ -347,7 +347,7 @@ class PartitionService:
     ) -> tuple[TableKeys, builtins.list[EncodedPartition]]:
         """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
         for a front end that caches encodings: cached bytes where present, models for the rest."""
-        return self._chosen(
+        table, found = self._chosen(
             partition_store.read_encoded,
             database,
             table_name,
@@ -357,6 +357,9 @@ class PartitionService:
             max_parts,
             cache_kind="encoded",
         )
+        if names is not None:
+            log.debug("partitions of %s by %d names: %d", table.qualified_name, len(names), len(found))
+        return table, found
 
     def _chosen(
         self, reader, database, table_name, values, names, filter_text, max_parts, cache_kind: str | None
@@ -430,6 +433,7 @@ class PartitionService:
                     partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
                 )
                 self._cache.put(cache_key, table.partitions_revision, found)
+        log.debug("partition names of %s matching %s: %d", table.qualified_name, values, len(found))
         return list(found)
 
     @staticmethod

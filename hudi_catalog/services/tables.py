@@ -8,12 +8,14 @@ from dataclasses import replace
 
 from sqlalchemy import Connection, Row
 
+from ..authorization import ObjectType, PrivilegeGrant, normalize_privilege
 from ..call_settings import current_settings
 from ..column_stats import stale_columns, with_accurate_columns
 from ..errors import (
     AlreadyExistsError,
     CatalogError,
     ConcurrentModificationError,
+    InvalidInputError,
     InvalidObjectError,
     InvalidOperationError,
     NoSuchDatabaseError,
@@ -35,6 +37,7 @@ from ..stats import (
     should_update,
     update_fast_stats,
 )
+from ..store import authorization as grant_store
 from ..store import column_stats as stats_store
 from ..store import databases as db_store
 from ..store import descriptors, schema
@@ -100,6 +103,19 @@ def _check_columns(table: Table, error: type[CatalogError] = InvalidObjectError)
         raise InvalidObjectError(f"Invalid column: duplicate column name in {table.name}")
 
 
+def _distinct_grants(grants: Sequence[PrivilegeGrant]) -> list[PrivilegeGrant]:
+    """One grant per grantee and privilege (upper case), with the grant option if any of its copies has it."""
+    kept: dict[tuple[str, str, str], PrivilegeGrant] = {}
+    for grant in grants:
+        privilege = normalize_privilege(grant.privilege or "")
+        if not privilege or not grant.grantee.name:
+            raise InvalidInputError("A privilege grant needs a privilege name and a grantee")
+        key = (grant.grantee.type.name, grant.grantee.name, privilege)
+        with_option = grant.grant_option or (key in kept and kept[key].grant_option)
+        kept[key] = replace(grant, privilege=privilege, grant_option=with_option)
+    return list(kept.values())
+
+
 def table_claims(conn: Connection, row: Row, in_database: tuple[str, ...]) -> list[directories.Claim]:
     """The directories dropping a managed table's data would delete: the table's own, and those of its
     partitions located elsewhere; ``in_database``: its database's location when the server made it."""
@@ -116,19 +132,30 @@ class TableService:
         self.ctx = ctx
 
     def create(
-        self, table: Table, environment: Mapping[str, str] | None = None, constraints: Sequence[TableConstraint] = ()
+        self,
+        table: Table,
+        environment: Mapping[str, str] | None = None,
+        constraints: Sequence[TableConstraint] = (),
+        grants: Sequence[PrivilegeGrant] = (),
     ) -> Table:
-        """Create a table, with its ``constraints`` in the same transaction; a managed table without location
+        """Create a table, with its ``constraints`` and the privilege ``grants`` on it (their objects are
+        ignored: the grants are on this table) in the same transaction; a managed table without location
         gets ``<database location>/<name>``.
+
+        The grants are those of the ``Table`` struct's ``privileges``, which Hive Metastore stores as grants
+        on the new table: Presto and Trino send the owner's ``SELECT``/``INSERT``/``UPDATE``/``DELETE`` with
+        grant option there, and their ``sql-standard`` security reads them back.
 
         Raises:
             InvalidObjectError: bad name or columns.
             NoSuchDatabaseError: the database does not exist.
             AlreadyExistsError: a table of that name exists.
+            InvalidInputError: a grant without privilege or grantee.
         """
         if not is_valid_name(table.name):
             raise InvalidObjectError(f"{table.name} is not a valid object name")
         _check_columns(table)
+        grants = _distinct_grants(grants)
         table = replace(
             table,
             database=normalize(table.database),
@@ -171,6 +198,11 @@ class TableService:
                     location_store.record_made(conn, schema.tbl, [table.id])
                 if constraints:
                     add_constraints(self.ctx, conn, constraints)
+                ids = grant_store.ObjectIds(ObjectType.TABLE, db_row.db_id, table.id)
+                for grant in grants:  # as Hive: granted now, whatever time the client names
+                    grant_store.add_grant(
+                        conn, ids, grant.grantee, grant.privilege, grant.grant_option, now, grant.grantor
+                    )
                 self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
             except Exception:
                 if made_dir and table.sd.location:
@@ -314,15 +346,14 @@ class TableService:
         table at its default location (``<database location>/<name>``) moves, to the default location of
         its new name; here only a directory the server may move (``services.directories``) does."""
         source_db = db_store.get_row(conn, old.database)
-        if old.sd.location != join(source_db.location_uri, old.name):
-            log.info(
-                "renamed table %s keeps its location %s: not its database's default",
-                new.qualified_name,
-                old.sd.location,
-            )
+        location = old.sd.location or ""
+        # Presto and Trino spell the location they give a new table as Hadoop does (file:/x), whatever the
+        # database's spelling (file:///x): the same directory
+        if not self.ctx.warehouse.same(location, join(source_db.location_uri, old.name)):
+            log.info("renamed table %s keeps its location %s: not its database's default", new.qualified_name, location)
             return None
         claim = directories.Claim(
-            old.sd.location,
+            location,
             location_store.made(row),
             directories.container_of(source_db.location_uri, location_store.made(source_db)),
             Spared(table_id=row.tbl_id),
@@ -334,7 +365,7 @@ class TableService:
             raise InvalidOperationError(
                 f"New location for this table {new.database}.{new.name} already exists : {target}"
             )
-        return old.sd.location, target
+        return location, target
 
     @staticmethod
     def _check_schema_change(old: Table, new: Table) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.conftest import hive
@@ -167,6 +169,47 @@ def test_storage_descriptor_round_trip(client, db):
     assert sd.skewedInfo.skewedColValueLocationMaps == {}
     assert sd.storedAsSubDirectories is True
     assert got.parameters["p1"] == "v1"
+
+
+def _grant_info(privilege: str, grant_option: bool = True):
+    return hive.PrivilegeGrantInfo(privilege, 12345, "alice", hive.PrincipalType.USER, grant_option)
+
+
+def _table_grants(client, name: str) -> list[tuple]:
+    ref = hive.HiveObjectRef(hive.HiveObjectType.TABLE, "db", name, None, None)
+    return sorted(
+        (p.principalName, p.principalType, p.grantInfo.privilege, p.grantInfo.grantOption, p.grantInfo.grantor)
+        for p in client.list_privileges(None, None, ref)
+    )
+
+
+def test_privileges_of_the_table_struct_are_stored_as_grants_on_it(client, db):
+    """Presto and Trino send the owner's privileges in ``Table.privileges`` and their ``sql-standard``
+    security reads them back with ``list_privileges``: Hive Metastore stores them with the table (granted
+    now, whatever time the struct names), and so does this server; they go with the table."""
+    table = make_table("db", "owned", columns=cols("id:bigint"))
+    table.privileges = hive.PrincipalPrivilegeSet(
+        userPrivileges={"alice": [_grant_info(p) for p in ("SELECT", "INSERT", "UPDATE", "DELETE")]},
+        groupPrivileges={},
+        rolePrivileges={"analyst": [_grant_info("select", False), _grant_info("SELECT", False)]},
+    )
+    before = int(time.time())
+    client.create_table(table)
+
+    user, role = hive.PrincipalType.USER, hive.PrincipalType.ROLE
+    assert _table_grants(client, "owned") == sorted(
+        [("alice", user, p, True, "alice") for p in ("SELECT", "INSERT", "UPDATE", "DELETE")]
+        + [("analyst", role, "SELECT", False, "alice")]
+    )
+    ref = hive.HiveObjectRef(hive.HiveObjectType.TABLE, "db", "owned", None, None)
+    assert all(p.grantInfo.createTime >= before for p in client.list_privileges("alice", user, ref))
+
+    client.create_table(make_table("db", "plain", columns=cols("id:bigint")))  # no privileges: no grants
+    assert _table_grants(client, "plain") == []
+
+    client.drop_table("db", "owned", True)
+    client.create_table(make_table("db", "owned", columns=cols("id:bigint")))
+    assert _table_grants(client, "owned") == []
 
 
 # -- read ---------------------------------------------------------------------------------------------
@@ -337,6 +380,26 @@ def test_rename_moves_the_managed_directory_and_partition_locations(client, db, 
     assert outside.is_dir()
     with pytest.raises(hive.NoSuchObjectException):
         client.get_table("db", "old")
+
+
+def test_rename_moves_a_table_whose_location_is_spelled_otherwise_than_its_database(client, warehouse):
+    """Presto 0.287 gives a new managed table the location ``file:/<database>/<name>`` (Hadoop's spelling)
+    in a database at ``file:///<database>``: the same directory, so a rename moves it, as in Hive."""
+    db = warehouse / "spelled.db"
+    client.create_database(make_database("spelled", location=f"file://{db}"))
+    client.create_table(make_table("spelled", "old", partition_keys=cols("ds:string"), location=file_uri(db / "old")))
+    client.add_partition(make_partition("spelled", "old", ["2024-01-01"]))
+    (db / "old" / "ds=2024-01-01" / "data.parquet").write_bytes(b"1234")
+
+    table = client.get_table("spelled", "old")
+    table.tableName = "new"
+    client.alter_table("spelled", "old", table)
+
+    assert not (db / "old").exists()
+    assert (db / "new" / "ds=2024-01-01" / "data.parquet").read_bytes() == b"1234"
+    assert client.get_table("spelled", "new").sd.location == f"file://{db}/new"
+    (partition,) = client.get_partitions("spelled", "new", -1)
+    assert partition.sd.location == f"file://{db}/new/ds=2024-01-01"
 
 
 def test_rename_to_another_database(client, db, warehouse):

@@ -203,3 +203,18 @@ def test_imported_table_through_the_hms_protocol(catalog, client, tmp_path):
     [eu] = client.get_partitions_by_filter("h", "t", 'region = "eu"', -1)
     assert eu.values == ["eu"] and eu.sd.location == f"file:{base}/region=eu"
     assert client.get_num_partitions_by_filter("h", "t_ro", 'region > "b"') == len([n for n in names if n > "region=b"])
+
+
+@pytest.mark.parametrize(
+    "name", ["sample_table_cow_v6_empty", "sample_table_mor_parquet_v6_empty", "sample_table_cow_v8_empty"]
+)
+def test_a_table_without_writes_has_the_columns_of_its_create_schema(catalog, tmp_path, name):
+    """As Hudi's ``TableSchemaResolver`` falls back to ``hoodie.table.create.schema``: an engine reading the
+    registration (Trino) sees the table's columns, not a table without any."""
+    base = unpack(name, tmp_path)
+    HudiImporter(catalog).run(str(base), database="h", table="t")
+    oracle = HudiTableBuilder.from_base_uri(str(base)).build()
+    assert not oracle.get_timeline().get_completed_commits() + oracle.get_timeline().get_completed_deltacommits()
+    table = catalog.tables.get("h", "t")
+    assert [c.name for c in table.sd.columns] == [f.name for f in oracle.get_schema_with_meta_fields()]
+    assert [c.type for c in table.sd.columns[5:8]] == ["int", "string", "boolean"]

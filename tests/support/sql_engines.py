@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 
 from tests.conftest import require_module, skip_or_fail
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.peer_schema import create_peer_schema
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
@@ -59,12 +60,12 @@ class ServedMetastore:
 
 
 @contextmanager
-def served_metastore(work: Path, db_url: str, *options: str) -> Iterator[ServedMetastore]:
-    """``hudi-metastore serve`` on a free port of 127.0.0.1 over ``db_url`` with its warehouse under ``work``
-    and the DEBUG call log in ``work/server.log``; stopped on exit."""
+def served_metastore(work: Path, db_url: str, *options: str, port: int | None = None) -> Iterator[ServedMetastore]:
+    """``hudi-metastore serve`` on ``port`` (a free one) of 127.0.0.1 over ``db_url`` with its warehouse under
+    ``work`` and the DEBUG call log in ``work/server.log``; stopped on exit."""
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
-    port, log = free_port(), work / "server.log"
+    port, log = port or free_port(), work / "server.log"
     command = ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--log-level", "DEBUG"]
     command += ["--db-url", db_url, "--warehouse", f"file://{warehouse}", *options]
     with log.open("w") as out:
@@ -78,8 +79,9 @@ def served_metastore(work: Path, db_url: str, *options: str) -> Iterator[ServedM
 
 
 @contextmanager
-def hive_metastore_2_3(mysql_server_url: str) -> Iterator[object]:
-    """Apache Hive Metastore 2.3.10 (``benchmarks/peer.py``) on a fresh MariaDB database of its own."""
+def hive_metastore_2_3(mysql_server_url: str, port: int | None = None) -> Iterator[object]:
+    """Apache Hive Metastore 2.3.10 (``benchmarks/peer.py``) on a fresh MariaDB database of its own, on
+    ``port`` (a free one), its schema made before it is handed out (``peer_schema``)."""
     require_module("pyspark")  # the peer runs from the jars of the pyspark wheel
     peer = importlib.import_module("peer")
     try:
@@ -88,7 +90,8 @@ def hive_metastore_2_3(mysql_server_url: str) -> Iterator[object]:
         skip_or_fail(f"the Hive Metastore peer needs the MariaDB JDBC driver: {e}")
     url = make_url(mysql_server_url).set(database=f"hms_peer_engines_{uuid.uuid4().hex[:12]}")
     try:
-        with peer.running_peer(db_url=url.render_as_string(hide_password=False)) as running:
+        with peer.running_peer(db_url=url.render_as_string(hide_password=False), port=port) as running:
+            create_peer_schema(running.host, running.port)
             yield running
     finally:
         conn = pymysql.connect(

@@ -1,0 +1,524 @@
+"""Trino 476's Hive connector against the server and, side by side in the same Trino, against Apache Hive
+Metastore 2.3.10: one session of DDL, DML, queries, statistics, procedures and ``sql-standard`` roles and
+grants runs on both, and every answer (rows in a canonical form, error names, what is left on disk) must be
+the same; all differences are listed before the test fails.
+
+One Trino serves four catalogs: ``hive`` and ``hive_sec`` (``hive.security=sql-standard``) on this server
+(on MariaDB), ``hive_ref`` and ``hive_ref_sec`` on Hive Metastore 2.3.10. The catalogs keep Trino's
+defaults (no metastore cache, 9 retries, 10 s read timeout) besides the file system and the procedures they
+need. The server's DEBUG call log shows what Trino called for each statement: pruned SELECTs must be
+answered by the pruning calls, transactional writes must take a transaction, a lock and a write id, and the
+call sequences docs/engines.md gives ("What Trino 476 calls") are checked word for word. Transactional
+tables run on this server only: Hive Metastore 2.3 has no write ids, which Trino's ACID writes need.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from thriftpy2.rpc import make_client
+
+from tests.conftest import hive, mysql_database, require_module
+from tests.support.sql_engines import (
+    ServedMetastore,
+    engines,
+    hive_metastore_2_3,
+    require_engine,
+    served_metastore,
+    sql_engines,
+)
+
+pytestmark = pytest.mark.slow
+
+trino = require_module("trino", extra="test")
+
+log = logging.getLogger(__name__)
+
+OURS, REF = "hive", "hive_ref"
+SEC, SEC_REF = "hive_sec", "hive_ref_sec"
+OWNER, OTHER = "alice", "bob"  # alice holds the metastores' admin role (granted before the session)
+PROCEDURES = {"hive.allow-register-partition-procedure": "true"}
+SQL_STANDARD = {"hive.security": "sql-standard"}
+
+# what a pruned SELECT may call to choose its partitions, and what would be a full listing
+PRUNING_CALLS = {"get_partition_names_ps", "get_partitions_by_names"}
+FULL_LISTINGS = {"get_partitions", "get_partition_names", "get_partitions_by_filter", "get_partitions_ps"}
+BY_NAMES = re.compile(r"partitions of \S+ by \d+ names: (\d+)")  # the server's DEBUG line, partitions found
+
+# docs/engines.md, "What Trino 476 calls": the exact sequences for three statements
+CREATE_TABLE_CALLS = [
+    "get_table_req",
+    "get_database",
+    "create_table",
+    "get_table_req",
+    "get_table_statistics_req",
+    "alter_table_with_environment_context",
+]
+INSERT_NEW_PARTITION_CALLS = ["get_table_req", "get_partition", "add_partitions", "update_partition_column_statistics"]
+PRUNED_SELECT_CALLS = ["get_table_req", "get_partition_names_ps", "get_partitions_by_names"]
+# a transactional INSERT, in this order (the heartbeats of Trino's background thread fall in between)
+TRANSACTIONAL_INSERT_CALLS = [
+    "get_config_value",
+    "open_txns",
+    "lock",
+    "allocate_table_write_ids",
+    "get_valid_write_ids",
+    "alter_table_req",
+    "commit_txn",
+]
+
+
+@dataclass
+class Side:
+    """One metastore as Trino sees it through a catalog: where its data lies and how to read what it did."""
+
+    catalog: str
+    warehouse: Path
+    located: Path  # the folder of the schema made WITH (location = ...)
+    served: ServedMetastore | None = None  # this server (its call log); None for Hive Metastore
+
+    def canonical(self, value: Any) -> Any:
+        """``value`` without what legitimately differs between the two sides: the catalog's name and the
+        file system locations (Hive Metastore writes ``file:/x`` where this server keeps ``file:///x``)."""
+        if value == self.catalog:
+            return "<catalog>"
+        if not isinstance(value, str):
+            return value
+        for path, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
+            value = value.replace(f"file://{path}", name).replace(f"file:{path}", name)
+        return re.sub(rf"(?<![\w.]){re.escape(self.catalog)}(?=\.\w)", "<catalog>", value)
+
+    def files(self) -> list[tuple[str, int]]:
+        """Every folder under the warehouse and the located schema's folder, with its number of data files."""
+        found = []
+        for root, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
+            for folder in sorted(p for p in [root, *root.rglob("*")] if p.is_dir()):
+                data = [f for f in folder.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
+                found.append((f"{name}/{folder.relative_to(root)}", len(data)))
+        return found
+
+
+@dataclass(frozen=True)
+class Step:
+    """A statement (``{c}``: the side's catalog, ``{loc}``: the side's folder for a located schema) or, with
+    ``files``, a look at the side's folders. ``pruned``: how many partitions this server must hand out,
+    chosen with the pruning calls (its log: ``partitions of <table> by <n> names``), never a full listing."""
+
+    sql: str = ""
+    files: bool = False
+    pruned: int = 0
+
+    @property
+    def name(self) -> str:
+        return "files on disk" if self.files else self.sql
+
+
+@dataclass
+class Outcome:
+    answer: Any
+    calls: list[str] = field(default_factory=list)
+    log: str = ""  # this server's log of the step
+    seconds: float = 0.0
+
+
+@dataclass
+class Trino:
+    engine: Any
+    ours: ServedMetastore
+    sides: dict[str, Side]
+
+    def cursor(self, user: str, catalog: str) -> Any:
+        return trino.dbapi.connect(host="127.0.0.1", port=self.engine.port, user=user, catalog=catalog).cursor()
+
+
+def _answer(cursor: Any, sql: str, side: Side) -> Any:
+    """Rows sorted, in canonical form; or the error's name."""
+    try:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    except trino.exceptions.TrinoQueryError as error:
+        return ("error", error.error_name)
+    return sorted((tuple(side.canonical(v) for v in row) for row in rows), key=repr)
+
+
+def _run(trino_: Trino, side: Side, steps: Sequence[Step], user: str = OWNER, cursor: Any = None) -> list[Outcome]:
+    """``steps`` in order on ``side``, on one connection of ``user`` (SET ROLE holds for the rest)."""
+    cursor = cursor or trino_.cursor(user, side.catalog)
+    outcomes = []
+    for step in steps:
+        mark = side.served.log_mark() if side.served else 0
+        started = time.monotonic()
+        if step.files:
+            answer: Any = side.files()
+        else:
+            answer = _answer(cursor, step.sql.format(c=side.catalog, loc=f"file://{side.located}"), side)
+        calls, text = (side.served.calls(mark), side.served.log_text()[mark:]) if side.served else ([], "")
+        outcomes.append(Outcome(answer, calls, text, time.monotonic() - started))
+    return outcomes
+
+
+def _differences(trino_: Trino, ours: str, ref: str, sessions: Sequence[tuple[str, Sequence[Step]]]) -> list[str]:
+    """Each ``(user, steps)`` session on both sides at once (each side in order); every difference in the
+    answers, and every pruned step this server answered by listing all partitions."""
+    started = time.monotonic()
+    differences = []
+    for user, steps in sessions:
+        with ThreadPoolExecutor(1) as pool:
+            on_ref = pool.submit(_run, trino_, trino_.sides[ref], steps, user)
+            found = _run(trino_, trino_.sides[ours], steps, user)
+            expected = on_ref.result()
+        for step, mine, theirs in zip(steps, found, expected, strict=True):
+            if mine.answer != theirs.answer:
+                differences.append(
+                    f"[{user}] {step.name}:\n  this server:    {mine.answer!r}\n  Hive Metastore: {theirs.answer!r}"
+                )
+            handed_out = [int(n) for n in BY_NAMES.findall(mine.log)]
+            if step.pruned and (
+                not PRUNING_CALLS <= set(mine.calls) or FULL_LISTINGS & set(mine.calls) or handed_out != [step.pruned]
+            ):
+                differences.append(
+                    f"[{user}] {step.name}: not pruned to {step.pruned} partitions by the metastore, calls "
+                    f"{mine.calls}, partitions by names {handed_out}"
+                )
+        slowest = max(zip(steps, found, expected), key=lambda s: max(s[1].seconds, s[2].seconds))
+        log.info("slowest step %r: %.1f s, %.1f s", slowest[0].name, slowest[1].seconds, slowest[2].seconds)
+    log.info("%s and %s compared in %.1f s", ours, ref, time.monotonic() - started)
+    return differences
+
+
+# -- the engine ---------------------------------------------------------------------------------------
+
+
+def _client(uri: str) -> Any:
+    host, port = uri.removeprefix("thrift://").split(":")
+    return make_client(hive.ThriftHiveMetastore, host, int(port), timeout=60_000)
+
+
+def _grant_admin_role(uri: str) -> None:
+    """Makes ``OWNER`` a member of the metastore's ``admin`` role, as Hive's ``hive.users.in.admin.role``."""
+    client = _client(uri)
+    try:
+        client.grant_role("admin", OWNER, hive.PrincipalType.USER, "admin", hive.PrincipalType.ROLE, False)
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
+    """Trino with the four catalogs, started while the metastores start (it reaches them only when queried).
+    This server runs with the located schema's parent folder as a ``--data-root``, so that it deletes what
+    is dropped there as Hive Metastore does (by default it deletes only inside its warehouse)."""
+    require_engine(engines.TRINO)
+    work = tmp_path_factory.mktemp("trino-hive")
+    # the located schema's folder (made by the metastore, deleted with the schema) and its parent
+    located_ours, located_ref = work / "located-ours" / "s2", work / "located-ref" / "s2"
+    ours_port, ref_port = sql_engines.free_port(), sql_engines.free_port()
+    ours_uri, ref_uri = f"thrift://127.0.0.1:{ours_port}", f"thrift://127.0.0.1:{ref_port}"
+    catalogs = {
+        OURS: sql_engines.trino_hive_catalog(ours_uri, **PROCEDURES),
+        REF: sql_engines.trino_hive_catalog(ref_uri, **PROCEDURES),
+        SEC: sql_engines.trino_hive_catalog(ours_uri, **SQL_STANDARD),
+        SEC_REF: sql_engines.trino_hive_catalog(ref_uri, **SQL_STANDARD),
+    }
+    started = time.monotonic()
+    with ExitStack() as stack, ThreadPoolExecutor(1) as pool:
+        engine_stack = stack.enter_context(ExitStack())
+        starting = pool.submit(
+            engine_stack.enter_context, sql_engines.running_engine(engines.TRINO, catalogs, work / "trino")
+        )
+        db_url = stack.enter_context(mysql_database(mysql_server_url))
+        ours = stack.enter_context(
+            served_metastore(work / "ours", db_url, "--data-root", f"file://{located_ours.parent}", port=ours_port)
+        )
+        ref: Any = stack.enter_context(hive_metastore_2_3(mysql_server_url, port=ref_port))
+        for uri in (ours_uri, ref_uri):
+            _grant_admin_role(uri)
+        engine = starting.result()
+        log.info("Trino and both metastores up in %.1f s", time.monotonic() - started)
+        ref_warehouse = Path(ref.log_dir).parent / "warehouse"  # peer.py keeps its warehouse beside its logs
+        sides = {
+            OURS: Side(OURS, ours.warehouse, located_ours, ours),
+            SEC: Side(SEC, ours.warehouse, located_ours, ours),
+            REF: Side(REF, ref_warehouse, located_ref),
+            SEC_REF: Side(SEC_REF, ref_warehouse, located_ref),
+        }
+        yield Trino(engine, ours, sides)
+
+
+# -- the Hive connector session -------------------------------------------------------------------------
+
+SALES = "{c}.s1.sales"
+SESSION = [
+    Step("SHOW SCHEMAS FROM {c}"),
+    Step("CREATE SCHEMA {c}.s1"),
+    Step("CREATE SCHEMA {c}.s2 WITH (location = '{loc}')"),
+    Step("SHOW SCHEMAS FROM {c}"),
+    Step("SHOW CREATE SCHEMA {c}.s1"),
+    Step("SHOW CREATE SCHEMA {c}.s2"),
+    Step(
+        f"CREATE TABLE {SALES} (id bigint, amount double, note varchar, region varchar, yr integer, day date) "
+        "WITH (format = 'PARQUET', partitioned_by = ARRAY['region', 'yr', 'day'])"
+    ),
+    Step(
+        f"INSERT INTO {SALES} VALUES (1, 1.5, 'a', 'eu', 2024, DATE '2024-01-01'), "
+        "(2, 2.5, 'b', 'us', 2024, DATE '2024-01-02'), (3, 3.5, NULL, 'eu', 2025, DATE '2025-03-01')"
+    ),
+    Step(
+        f"INSERT INTO {SALES} VALUES (4, 4.5, 'd', 'eu', 2024, DATE '2024-01-01'), "
+        "(5, 5.5, 'e', 'us', 2025, DATE '2025-06-30')"
+    ),
+    Step(files=True),
+    Step(f"SELECT id, note FROM {SALES} WHERE region = 'eu' AND yr = 2024", pruned=1),
+    Step(f"SELECT id FROM {SALES} WHERE day = DATE '2025-03-01'", pruned=1),
+    Step(f"SELECT count(*), sum(amount) FROM {SALES} WHERE yr = 2025", pruned=2),
+    Step('SELECT * FROM {c}.s1."sales$partitions"'),
+    Step("SHOW TABLES FROM {c}.s1"),
+    Step(f"SHOW COLUMNS FROM {SALES}"),
+    Step(f"SHOW CREATE TABLE {SALES}"),
+    Step(
+        "CREATE TABLE {c}.s2.events (id integer, name varchar, kind varchar) "
+        "WITH (format = 'ORC', bucketed_by = ARRAY['id'], bucket_count = 4)"
+    ),
+    Step("INSERT INTO {c}.s2.events VALUES (1, 'x', 'a'), (2, 'y', 'b'), (3, 'z', 'a')"),
+    Step("SELECT * FROM {c}.s2.events"),
+    Step("SHOW CREATE TABLE {c}.s2.events"),
+    Step(f"CREATE TABLE {{c}}.s1.eu AS SELECT id, amount, day FROM {SALES} WHERE region = 'eu'"),
+    Step("SELECT * FROM {c}.s1.eu"),
+    # column statistics written by ANALYZE and read back by SHOW STATS: equal on both metastores
+    Step(f"ANALYZE {SALES}"),
+    Step(f"SHOW STATS FOR {SALES}"),
+    Step(f"SHOW STATS FOR (SELECT * FROM {SALES} WHERE region = 'eu')"),
+    Step("ANALYZE {c}.s2.events"),
+    Step("SHOW STATS FOR {c}.s2.events"),
+    Step("SHOW STATS FOR {c}.s1.eu"),
+    Step("ALTER TABLE {c}.s2.events ADD COLUMN score double"),
+    Step("ALTER TABLE {c}.s2.events RENAME COLUMN name TO label"),
+    Step("ALTER TABLE {c}.s2.events DROP COLUMN kind"),
+    Step("SHOW COLUMNS FROM {c}.s2.events"),
+    Step("SELECT * FROM {c}.s2.events"),
+    Step("ALTER TABLE {c}.s1.eu RENAME TO {c}.s1.eu2"),
+    Step("SHOW TABLES FROM {c}.s1"),
+    Step("SELECT count(*) FROM {c}.s1.eu2"),
+    Step(f"DELETE FROM {SALES} WHERE region = 'us' AND yr = 2024"),
+    Step(f"DELETE FROM {SALES} WHERE day = DATE '2025-03-01'"),
+    Step(f"DELETE FROM {SALES} WHERE note = 'a'"),  # not whole partitions: refused by Trino
+    Step(f"SELECT * FROM {SALES}"),
+    Step('SELECT * FROM {c}.s1."sales$partitions"'),
+    Step(files=True),
+    Step(f"CREATE VIEW {{c}}.s1.totals AS SELECT region, sum(amount) AS total FROM {SALES} GROUP BY region"),
+    Step("SELECT * FROM {c}.s1.totals"),
+    Step("SHOW CREATE VIEW {c}.s1.totals"),
+    Step(
+        "SELECT table_schema, table_name, table_type FROM {c}.information_schema.tables WHERE table_schema <> 'information_schema'"
+    ),
+    Step("SELECT table_name, column_name, data_type FROM {c}.information_schema.columns WHERE table_schema = 's1'"),
+    Step("SELECT table_name, view_definition FROM {c}.information_schema.views WHERE table_schema = 's1'"),
+    Step(
+        "SELECT schema_name, table_name, comment FROM system.metadata.table_comments "
+        "WHERE catalog_name = '{c}' AND schema_name IN ('s1', 's2')"
+    ),
+    # the procedures: partitions unregistered, found again on disk, registered by hand
+    Step("CREATE TABLE {c}.s1.parts (id integer, p varchar) WITH (format = 'PARQUET', partitioned_by = ARRAY['p'])"),
+    Step("INSERT INTO {c}.s1.parts VALUES (1, 'a'), (2, 'b'), (3, 'c')"),
+    Step("CALL {c}.system.unregister_partition('s1', 'parts', ARRAY['p'], ARRAY['a'])"),
+    Step("CALL {c}.system.unregister_partition('s1', 'parts', ARRAY['p'], ARRAY['b'])"),
+    Step('SELECT * FROM {c}.s1."parts$partitions"'),
+    Step("CALL {c}.system.sync_partition_metadata('s1', 'parts', 'ADD')"),
+    Step('SELECT * FROM {c}.s1."parts$partitions"'),
+    Step("CALL {c}.system.unregister_partition('s1', 'parts', ARRAY['p'], ARRAY['b'])"),
+    Step("CALL {c}.system.register_partition('s1', 'parts', ARRAY['p'], ARRAY['b'])"),
+    Step("SELECT * FROM {c}.s1.parts"),
+    Step("SELECT * FROM {c}.s1.parts WHERE p = 'b'", pruned=1),
+    Step("DROP TABLE {c}.s1.parts"),
+    Step("DROP VIEW {c}.s1.totals"),
+    Step("DROP TABLE {c}.s1.eu2"),
+    Step(f"DROP TABLE {SALES}"),
+    Step("DROP SCHEMA {c}.s2"),  # not empty: refused
+    Step("DROP TABLE {c}.s2.events"),
+    Step("DROP SCHEMA {c}.s1"),
+    Step("DROP SCHEMA {c}.s2"),
+    Step("SHOW SCHEMAS FROM {c}"),
+    Step(files=True),
+]
+
+
+def test_hive_session_matches_hive_metastore(trino_hive):
+    """The session on this server and on Hive Metastore 2.3.10 gives the same answers, pruned SELECTs are
+    answered by the pruning calls, and dropped managed tables and schemas leave nothing on disk."""
+    differences = _differences(trino_hive, OURS, REF, [(OWNER, SESSION)])
+    assert not differences, "\n".join(differences)
+    assert trino_hive.sides[OURS].files() == [("<warehouse>/.", 0)]
+
+
+# -- sql-standard: roles and grants as two users ----------------------------------------------------------
+
+T = "{c}.sec.t"
+SECURITY = [
+    (
+        OWNER,
+        [
+            Step("SHOW CURRENT ROLES FROM {c}"),
+            Step("SHOW ROLES FROM {c}"),  # refused without the admin role
+            Step("CREATE SCHEMA {c}.sec"),  # refused without the admin role
+            Step("SET ROLE admin IN {c}"),
+            Step("SHOW CURRENT ROLES FROM {c}"),
+            Step("CREATE SCHEMA {c}.sec"),
+            Step(f"CREATE TABLE {T} (id integer, v varchar)"),
+            Step(f"INSERT INTO {T} VALUES (1, 'a')"),
+            Step("CREATE ROLE analyst IN {c}"),
+            Step("SHOW ROLES FROM {c}"),
+            Step(f"GRANT analyst TO USER {OTHER} IN {{c}}"),
+            Step(f"GRANT SELECT ON {T} TO ROLE analyst"),
+            Step(f"GRANT INSERT ON {T} TO USER {OTHER} WITH GRANT OPTION"),
+            Step(f"SHOW GRANTS ON {T}"),
+            Step("SHOW ROLE GRANTS FROM {c}"),
+        ],
+    ),
+    (
+        OTHER,
+        [
+            Step("SHOW CURRENT ROLES FROM {c}"),
+            Step("SHOW ROLE GRANTS FROM {c}"),
+            Step("SET ROLE analyst IN {c}"),
+            Step("SHOW CURRENT ROLES FROM {c}"),
+            Step(f"SELECT * FROM {T}"),
+            Step(f"INSERT INTO {T} VALUES (2, 'b')"),
+            Step(f"SHOW GRANTS ON {T}"),
+            Step(f"DELETE FROM {T}"),  # refused
+            Step(f"DROP TABLE {T}"),  # refused
+            Step("CREATE ROLE intruder IN {c}"),  # refused
+            Step("SET ROLE admin IN {c}"),  # refused: not a member
+            Step("SET ROLE NONE IN {c}"),
+            Step(f"SELECT count(*) FROM {T}"),  # the role's SELECT is gone with the role
+        ],
+    ),
+    (
+        OWNER,
+        [
+            Step("SET ROLE admin IN {c}"),
+            Step(f"REVOKE SELECT ON {T} FROM ROLE analyst"),
+            Step(f"REVOKE GRANT OPTION FOR INSERT ON {T} FROM USER {OTHER}"),
+            Step(f"SHOW GRANTS ON {T}"),
+            Step(f"REVOKE analyst FROM USER {OTHER} IN {{c}}"),
+            Step("DROP ROLE analyst IN {c}"),
+            Step("SHOW ROLES FROM {c}"),
+        ],
+    ),
+    (
+        OTHER,
+        [
+            Step("SHOW ROLE GRANTS FROM {c}"),
+            Step(f"SELECT * FROM {T}"),  # refused
+            Step(f"SHOW GRANTS ON {T}"),
+        ],
+    ),
+    (
+        OWNER,
+        [
+            Step("SET ROLE admin IN {c}"),
+            Step(f"DROP TABLE {T}"),
+            Step("DROP SCHEMA {c}.sec"),
+        ],
+    ),
+]
+
+
+def test_sql_standard_roles_and_grants_match_hive_metastore(trino_hive):
+    """``hive.security=sql-standard``: the owner and another user see the same roles, grants and refusals
+    on both metastores, which store what Trino decides with."""
+    mark = trino_hive.ours.log_mark()
+    differences = _differences(trino_hive, SEC, SEC_REF, SECURITY)
+    assert not differences, "\n".join(differences)
+    calls = set(trino_hive.ours.calls(mark))
+    assert {"create_role", "drop_role", "grant_revoke_role", "grant_revoke_privileges", "list_privileges"} <= calls
+    assert "get_role_grants_for_principal" in calls
+
+
+# -- this server only -----------------------------------------------------------------------------------
+
+
+def _calls_of(trino_: Trino, cursor: Any, sql: str) -> tuple[Any, list[str]]:
+    mark = trino_.ours.log_mark()
+    return _answer(cursor, sql, trino_.sides[OURS]), trino_.ours.calls(mark)
+
+
+def _in_order(calls: list[str], expected: list[str]) -> bool:
+    """``expected`` is a subsequence of ``calls``."""
+    remaining = iter(calls)
+    return all(name in remaining for name in expected)
+
+
+def test_transactional_tables(trino_hive):
+    """Trino writes ``transactional=true`` ORC tables through this server: each INSERT, UPDATE and SELECT
+    runs in a metastore transaction with its lock (and, writing, a write id); none is left open after. A
+    partitioned one fails cleanly on ``add_dynamic_partitions``, which is not served: Trino aborts its
+    transaction and drops the partitions it added."""
+    cursor = trino_hive.cursor(OWNER, OURS)
+    assert _answer(cursor, "CREATE SCHEMA hive.acid", trino_hive.sides[OURS]) == []
+    _answer(
+        cursor,
+        "CREATE TABLE hive.acid.t (id integer, name varchar) WITH (format = 'ORC', transactional = true)",
+        trino_hive.sides[OURS],
+    )
+    rows, calls = _calls_of(trino_hive, cursor, "INSERT INTO hive.acid.t VALUES (1, 'a'), (2, 'b')")
+    assert rows == [(2,)]
+    assert _in_order(calls, TRANSACTIONAL_INSERT_CALLS), calls
+    _, calls = _calls_of(trino_hive, cursor, "INSERT INTO hive.acid.t VALUES (3, 'c')")
+    assert _in_order(calls, TRANSACTIONAL_INSERT_CALLS), calls
+    rows, calls = _calls_of(trino_hive, cursor, "UPDATE hive.acid.t SET name = 'z' WHERE id = 1")
+    assert rows == [(1,)] and _in_order(calls, ["open_txns", "lock", "allocate_table_write_ids", "commit_txn"]), calls
+    rows, calls = _calls_of(trino_hive, cursor, "SELECT * FROM hive.acid.t")
+    assert rows == [(1, "z"), (2, "b"), (3, "c")]
+    assert _in_order(calls, ["open_txns", "lock", "get_valid_write_ids", "commit_txn"]), calls
+    assert "allocate_table_write_ids" not in calls
+
+    _answer(
+        cursor,
+        "CREATE TABLE hive.acid.tp (id integer, p varchar) "
+        "WITH (format = 'ORC', transactional = true, partitioned_by = ARRAY['p'])",
+        trino_hive.sides[OURS],
+    )
+    rows, calls = _calls_of(trino_hive, cursor, "INSERT INTO hive.acid.tp VALUES (1, 'a')")
+    assert rows == ("error", "HIVE_METASTORE_ERROR") and calls[-1] == "abort_txn", (rows, calls)
+    assert _answer(cursor, 'SELECT * FROM hive.acid."tp$partitions"', trino_hive.sides[OURS]) == []
+    client = _client(trino_hive.ours.uri)
+    try:
+        assert client.show_locks(hive.ShowLocksRequest()).locks == []
+        states = [t.state for t in client.get_open_txns_info().open_txns]
+        assert hive.TxnState.OPEN not in states and hive.TxnState.ABORTED in states  # aborted ones are kept
+    finally:
+        client.close()
+    for sql in ("DROP TABLE hive.acid.t", "DROP TABLE hive.acid.tp", "DROP SCHEMA hive.acid"):
+        assert _answer(cursor, sql, trino_hive.sides[OURS]) == []
+    assert not (trino_hive.ours.warehouse / "acid.db").exists()
+
+
+def test_call_sequences(trino_hive):
+    """The calls docs/engines.md lists for CREATE TABLE, an INSERT into a new partition and a pruned
+    SELECT, exactly."""
+    cursor = trino_hive.cursor(OWNER, OURS)
+    side = trino_hive.sides[OURS]
+    _answer(cursor, "CREATE SCHEMA hive.seq", side)
+    _, calls = _calls_of(
+        trino_hive,
+        cursor,
+        "CREATE TABLE hive.seq.t (id bigint, p varchar) WITH (format = 'PARQUET', partitioned_by = ARRAY['p'])",
+    )
+    assert calls == CREATE_TABLE_CALLS
+    _, calls = _calls_of(trino_hive, cursor, "INSERT INTO hive.seq.t VALUES (1, 'a')")
+    assert calls == INSERT_NEW_PARTITION_CALLS
+    _answer(cursor, "INSERT INTO hive.seq.t VALUES (2, 'b')", side)
+    rows, calls = _calls_of(trino_hive, cursor, "SELECT id FROM hive.seq.t WHERE p = 'b'")
+    assert rows == [(2,)] and calls == PRUNED_SELECT_CALLS
+    log.info("DEBUG lines of the pruned SELECT: %s", calls)
+    for sql in ("DROP TABLE hive.seq.t", "DROP SCHEMA hive.seq"):
+        _answer(cursor, sql, side)
