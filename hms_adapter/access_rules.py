@@ -42,7 +42,7 @@ _rule(
     get_databases get_all_databases get_table_meta get_all_functions get_catalogs get_catalog
     partition_name_has_valid_characters partition_name_to_spec partition_name_to_vals
     open_txns abort_txn abort_txns commit_txn get_open_txns get_open_txns_info get_open_txns_req lock check_lock
-    unlock show_locks heartbeat heartbeat_txn_range allocate_table_write_ids get_valid_write_ids
+    unlock show_locks heartbeat heartbeat_txn_range allocate_table_write_ids get_valid_write_ids add_dynamic_partitions
     get_delegation_token renew_delegation_token cancel_delegation_token
     create_role drop_role get_role_names grant_role revoke_role grant_revoke_role list_roles get_principals_in_role
     get_role_grants_for_principal grant_privileges revoke_privileges grant_revoke_privileges list_privileges

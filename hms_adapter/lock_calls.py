@@ -104,6 +104,12 @@ class LockCalls:
             txnToWriteIds=[hive.TxnToWriteId(txnId=t, writeId=w) for t, w in pairs]
         )
 
+    def add_dynamic_partitions(self, rqst):
+        """Hive 2.3's or Hive 3+'s layout of the request (``convert/dynamic_partitions_wire.py``)."""
+        self.catalog.txns.add_dynamic_partitions(
+            rqst.txnid, strip_catalog(rqst.dbname) or "", rqst.tablename, list(rqst.partitionnames or [])
+        )
+
     def get_valid_write_ids(self, rqst):
         ids = self.catalog.txns.valid_write_ids(list(rqst.fullTableNames or []), from_valid_txn_list(rqst.validTxnList))
         return hive.GetValidWriteIdsResponse(tblValidWriteIds=[to_thrift_table_write_ids(i) for i in ids])

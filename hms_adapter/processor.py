@@ -21,6 +21,7 @@ from thriftpy2.thrift import TApplicationException, TMessageType, TType
 from hudi_catalog.errors import InvalidInputError
 
 from .audit import AuditLog
+from .convert.dynamic_partitions_wire import read_add_dynamic_partitions_args
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, log_level, to_thrift_error
 
@@ -42,6 +43,10 @@ def _malformed(values: list) -> bool:
             return True
     return False
 
+
+ARGUMENT_READERS: dict[str, Callable] = {"add_dynamic_partitions": read_add_dynamic_partitions_args}
+"""The calls whose arguments are read by a function of the protocol (a request struct of two clashing
+layouts) rather than by their ``<method>_args`` struct."""
 
 CallRecorder = Callable[[str, float, str | None], None]
 """Hears of each call: its method, seconds taken and the class name of its error (None: answered)."""
@@ -84,8 +89,12 @@ class MetastoreProcessor:
             error = TApplicationException(TApplicationException.UNKNOWN_METHOD, f"Invalid method name: '{api}'")
             self._send(oprot, api, TMessageType.EXCEPTION, error, seqid)
             return True
-        args = getattr(self._service, api + "_args")()
-        args.read(iprot)
+        read_arguments = ARGUMENT_READERS.get(api)
+        if read_arguments is not None:
+            args = read_arguments(iprot)
+        else:
+            args = getattr(self._service, api + "_args")()
+            args.read(iprot)
         iprot.read_message_end()
         result = getattr(self._service, api + "_result")()
         values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]

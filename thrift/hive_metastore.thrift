@@ -31,6 +31,9 @@
 //                           (3/4's 1 is skipped as a type mismatch; a request without 1 is read
 //                           in the 3/4 layout)
 //   AddDynamicPartitions    2.3.10: 2 dbname ...; 3/4: 2 writeid, 3 dbname, ...
+//                           (AddDynamicPartitionsHive3 is the 3/4 layout; add_dynamic_partitions
+//                           reads a request in both, by field 2's type, in
+//                           hms_adapter/convert/dynamic_partitions_wire.py)
 //   LockComponent 7     2.3.10 name isAcid; 3/4 name isTransactional (same type)
 // Mismatched field types are skipped by thriftpy2 and by Java Thrift readers.
 
@@ -275,6 +278,15 @@ struct AddDynamicPartitions {
   3: required string tablename,
   4: required list<string> partitionnames,
   5: optional DataOperationType operationType = DataOperationType.UNSET
+}
+
+struct AddDynamicPartitionsHive3 {  // hive3/4: Hive 3/4's AddDynamicPartitions
+  1: required i64 txnid,
+  2: required i64 writeid,
+  3: required string dbname,
+  4: required string tablename,
+  5: required list<string> partitionnames,
+  6: optional DataOperationType operationType = DataOperationType.UNSET
 }
 
 struct SQLForeignKey {

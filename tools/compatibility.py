@@ -50,7 +50,9 @@ This page is generated: `python tools/compatibility.py > docs/compatibility.md` 
   (`GetOpenTxnsResponse`, `InsertEventRequestData`, `AddDynamicPartitions`, `LockComponent`) are listed
   in the IDL header. `GetOpenTxnsResponse.open_txns` is sent twice by `get_open_txns`, as Hive 2.3's
   `set` and as Hive 3+'s `list`, so that clients of both read it, and as a `list` by Hive 4's
-  `get_open_txns_req` (see [locks.md](locks.md)).
+  `get_open_txns_req` (see [locks.md](locks.md)). `add_dynamic_partitions` reads its request in Hive 2.3's
+  and in Hive 3+'s layout of `AddDynamicPartitions` (3+ inserted `writeid` as field 2), told apart by the
+  type of field 2.
 - Transports: buffered (default) or framed; protocols: binary (default) or compact (`hudi-metastore serve
   --transport/--protocol`).
 
@@ -144,10 +146,9 @@ this server and on Hive Metastore 2.3.10, and the answers are equal. What differ
   ("The table must be bucketed and stored using an ACID compliant format (such as ORC)") and has no write
   ids, which Trino's ACID writes need (`allocate_table_write_ids` is a Hive 3 call). This server takes
   them as Hive 3 does: Trino's INSERT, UPDATE and SELECT of an unpartitioned `transactional=true` ORC table
-  run in a metastore transaction with a lock and write ids. An INSERT into a partitioned one calls
-  `add_dynamic_partitions`, which is not served (no compactor here): Trino fails the statement with
-  `HIVE_METASTORE_ERROR` "Invalid method name: 'add_dynamic_partitions'", drops the partitions it added and
-  aborts its transaction.
+  run in a metastore transaction with a lock and write ids, and so does an INSERT into a partitioned one,
+  which names the partitions it wrote with `add_dynamic_partitions` (a Hive 3 request layout; see
+  [locks.md](locks.md)) before it commits.
 - **Order of grants.** `SHOW GRANTS` lists the same rows in another order (the test sorts).
 
 Found by the session and fixed: `get_config_value("metastore.txn.timeout")` (Trino asks it with no default
@@ -190,7 +191,6 @@ NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
             "latest_txnid_in_conflict",
             "repl_tbl_writeid_state",
             "set_hadoop_jobid",
-            "add_dynamic_partitions",
             "write_notification_log",
             "write_event_info",
             "update_transaction_statistics",

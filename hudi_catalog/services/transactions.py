@@ -206,6 +206,20 @@ class TxnService:
             self.expire_if_due(conn, self.now_ms())
             return self._high_water_mark(conn), txn_store.not_committed(conn)
 
+    def add_dynamic_partitions(self, txn_id: int, database: str, table: str, partitions: Sequence[str]) -> None:
+        """Hive's record of the partitions an open transaction wrote (its components, which Hive's compactor
+        and cleaner read). No compactor runs here, so the partitions are not kept: the transaction must be
+        open, and it is marked as one that wrote, so that an abort keeps it listed as aborted.
+
+        Raises:
+            NoSuchTxnError, TxnAbortedError: it is not open.
+        """
+        with self.ctx.store.write() as conn:
+            self.expire_if_due(conn, self.now_ms())
+            self.require_open(conn, txn_id, lock=True)
+            txn_store.mark_writing(conn, txn_id)
+        log.debug("%s wrote %d partition(s) of %s.%s", txn_name(txn_id), len(partitions), database, table)
+
     # -- write ids -----------------------------------------------------------------------------------------
 
     def allocate_write_ids(self, database: str, table: str, txn_ids: Sequence[int]) -> list[tuple[int, int]]:
