@@ -88,8 +88,14 @@ def test_a_server_killed_mid_batch_leaves_each_batch_whole_or_absent(store, requ
         for round_ in range(KILLS):
             stop = threading.Event()
             loader = threading.Thread(target=_load, args=(port, round_ * 1000, acknowledged, stop))
+            before = len(acknowledged)
             loader.start()
-            time.sleep(rng.uniform(0.8, 2.0))
+            # the kill lands while later batches are in flight: after the round's first acknowledged batch (a
+            # loaded MariaDB can take longer than a fixed pause for it), then a random moment
+            deadline = time.monotonic() + 60
+            while len(acknowledged) == before and loader.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.0, 1.2))
             process.send_signal(signal.SIGKILL)
             process.wait(30)
             stop.set()
