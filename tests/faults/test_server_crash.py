@@ -39,7 +39,7 @@ def _serve(db_url: str, warehouse: str, port: int, log) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    _wait_for_port(port, process)
+    _wait_for_port(port, process, seconds=120)  # a restart after SIGKILL may first recover the store
     return process
 
 
