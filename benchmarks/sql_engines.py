@@ -56,36 +56,25 @@ PRESTO_JVM_OPTIONS = (
 )
 
 
+def _trino_catalog(connector: str, metastore_uri: str, extra: dict[str, str]) -> dict[str, str]:
+    """A Trino catalog of ``connector`` on a Thrift metastore, reading and writing ``file:`` locations
+    through the Hadoop file system (bundled with the connectors in 476)."""
+    return {"connector.name": connector, "hive.metastore.uri": metastore_uri, "fs.hadoop.enabled": "true", **extra}
+
+
 def trino_hive_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
-    """Trino's Hive connector on a Thrift metastore, reading and writing ``file:`` locations through the
-    Hadoop file system (bundled with the connector in 476)."""
-    return {
-        "connector.name": "hive",
-        "hive.metastore.uri": metastore_uri,
-        "fs.hadoop.enabled": "true",
-        **extra,
-    }
+    """Trino's Hive connector on a Thrift metastore."""
+    return _trino_catalog("hive", metastore_uri, extra)
 
 
 def trino_iceberg_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
     """Trino's Iceberg connector with its catalog in a Thrift metastore."""
-    return {
-        "connector.name": "iceberg",
-        "iceberg.catalog.type": "hive_metastore",
-        "hive.metastore.uri": metastore_uri,
-        "fs.hadoop.enabled": "true",
-        **extra,
-    }
+    return _trino_catalog("iceberg", metastore_uri, {"iceberg.catalog.type": "hive_metastore", **extra})
 
 
 def trino_hudi_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
     """Trino's Hudi connector (read only) on a Thrift metastore."""
-    return {
-        "connector.name": "hudi",
-        "hive.metastore.uri": metastore_uri,
-        "fs.hadoop.enabled": "true",
-        **extra,
-    }
+    return _trino_catalog("hudi", metastore_uri, extra)
 
 
 def presto_hive_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
