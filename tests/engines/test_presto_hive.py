@@ -24,16 +24,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from thriftpy2.rpc import make_client
 
-from tests.conftest import hive, postgresql_database, require_module
+from tests.conftest import postgresql_database, require_module
 from tests.support.sql_engines import (
-    ServedMetastore,
+    EngineSide,
     engines,
+    grant_admin_role,
     hive_metastore_2_3,
     require_engine,
     served_metastore,
     sql_engines,
+    starting_engine,
 )
 
 pytestmark = pytest.mark.slow
@@ -58,33 +59,9 @@ BY_NAMES = re.compile(r"partitions of (\S+) by (\d+) names: (\d+)")
 
 
 @dataclass
-class Side:
-    """One metastore as Presto sees it through a catalog: where its data lies and how to read what it did."""
-
-    catalog: str
-    warehouse: Path
-    located: Path
-    served: ServedMetastore | None = None  # this server (its call log); None for Hive Metastore
-
-    def table_dir(self, schema: str, table: str) -> Path:
-        return self.warehouse / f"{schema}.db" / table
-
-    def canonical(self, value: Any) -> Any:
-        """``value`` without what legitimately differs between the two sides: the catalog's name and the
-        file system locations."""
-        if value == self.catalog:
-            return "<catalog>"
-        if not isinstance(value, str):
-            return value
-        for path, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
-            value = value.replace(f"file://{path}", name).replace(f"file:{path}", name)
-        return re.sub(rf"\b{re.escape(self.catalog)}\.(?=({'|'.join(SCHEMAS)})\.)", "<catalog>.", value)
-
-
-@dataclass
 class Presto:
     engine: Any
-    sides: dict[str, Side]
+    sides: dict[str, EngineSide]
 
 
 @dataclass(frozen=True)
@@ -96,7 +73,7 @@ class Step:
     sql: str = ""
     user: str = "alice"
     role: str | None = None  # Presto's selected role for the catalog: ``ROLE{admin}``, ``NONE``
-    check: Callable[[Side], Any] | None = None
+    check: Callable[[EngineSide], Any] | None = None
     keep: Callable[[tuple], bool] | None = None  # the rows compared (default: all)
 
 
@@ -108,7 +85,7 @@ class Outcome:
     log: str = ""
 
 
-def _query(presto: Presto, side: Side, step: Step) -> Any:
+def _query(presto: Presto, side: EngineSide, step: Step) -> Any:
     headers = {"X-Presto-Role": f"{side.catalog}={step.role}"} if step.role else None
     connection = prestodb.dbapi.connect(
         host="127.0.0.1", port=presto.engine.port, user=step.user, catalog=side.catalog, http_headers=headers
@@ -126,7 +103,7 @@ def _query(presto: Presto, side: Side, step: Step) -> Any:
     return sorted(rows, key=repr)
 
 
-def _run(presto: Presto, side: Side, steps: Sequence[Step]) -> dict[str, Outcome]:
+def _run(presto: Presto, side: EngineSide, steps: Sequence[Step]) -> dict[str, Outcome]:
     outcomes = {}
     for step in steps:
         mark = side.served.log_mark() if side.served else 0
@@ -175,16 +152,6 @@ def _differential(presto: Presto, ours: str, ref: str, steps: Sequence[Step]) ->
 # -- the engine ---------------------------------------------------------------------------------------
 
 
-def _grant_admin_role(uri: str) -> None:
-    """Makes ``ADMIN`` a member of the metastore's ``admin`` role, as Hive's ``hive.users.in.admin.role``."""
-    host, port = uri.removeprefix("thrift://").split(":")
-    client = make_client(hive.ThriftHiveMetastore, host, int(port), timeout=60_000)
-    try:
-        client.grant_role("admin", ADMIN, hive.PrincipalType.USER, "admin", hive.PrincipalType.ROLE, True)
-    finally:
-        client.close()
-
-
 @pytest.fixture(scope="module")
 def presto(tmp_path_factory, mysql_server_url, postgresql_server_url) -> Iterator[Presto]:
     """Presto with the four catalogs, started while the metastores start (it reaches them only when
@@ -200,25 +167,22 @@ def presto(tmp_path_factory, mysql_server_url, postgresql_server_url) -> Iterato
         SEC_REF: sql_engines.presto_hive_catalog(ref_uri, **SQL_STANDARD),
     }
     started = time.monotonic()
-    with ExitStack() as stack, ThreadPoolExecutor(1) as pool:
-        engine_stack = stack.enter_context(ExitStack())
-        starting = pool.submit(
-            engine_stack.enter_context, sql_engines.running_engine(engines.PRESTO, catalogs, work / "presto")
-        )
+    with ExitStack() as stack:
+        starting = stack.enter_context(starting_engine(engines.PRESTO, catalogs, work / "presto"))
         ours = stack.enter_context(served_metastore(work / "ours", f"sqlite:///{work}/catalog.db", port=ours_port))
         sec_db = stack.enter_context(postgresql_database(postgresql_server_url))
         sec = stack.enter_context(served_metastore(work / "sec", sec_db, port=sec_port))
         ref = stack.enter_context(hive_metastore_2_3(mysql_server_url, port=ref_port))
         for uri in (sec_uri, ref_uri):
-            _grant_admin_role(uri)
+            grant_admin_role(uri, ADMIN, grant_option=True)
         engine = starting.result()
         log.info("Presto and the metastores up in %.1f s", time.monotonic() - started)
         ref_warehouse = Path(ref.log_dir).parent / "warehouse"
         sides = {
-            OURS: Side(OURS, ours.warehouse, work / "located-ours", ours),
-            SEC: Side(SEC, sec.warehouse, work / "located-sec", sec),
-            REF: Side(REF, ref_warehouse, work / "located-ref"),
-            SEC_REF: Side(SEC_REF, ref_warehouse, work / "located-ref"),
+            OURS: EngineSide(OURS, ours.warehouse, work / "located-ours", ours, schemas=SCHEMAS),
+            SEC: EngineSide(SEC, sec.warehouse, work / "located-sec", sec, schemas=SCHEMAS),
+            REF: EngineSide(REF, ref_warehouse, work / "located-ref", schemas=SCHEMAS),
+            SEC_REF: EngineSide(SEC_REF, ref_warehouse, work / "located-ref", schemas=SCHEMAS),
         }
         yield Presto(engine, sides)
 
@@ -238,18 +202,18 @@ def sessions(presto) -> dict[str, Compared]:
 # -- the Hive connector session -------------------------------------------------------------------------
 
 
-def _exists(*parts: str) -> Callable[[Side], bool]:
+def _exists(*parts: str) -> Callable[[EngineSide], bool]:
     return lambda side: side.table_dir(*parts[:2]).joinpath(*parts[2:]).exists()
 
 
-def _copy_partition(side: Side) -> bool:
+def _copy_partition(side: EngineSide) -> bool:
     """A partition folder made beside the metastore's back, for ``sync_partition_metadata`` to add."""
     table = side.table_dir("sales", "orders")
     shutil.copytree(table / "ds=2024-01-02" / "hr=1", table / "ds=2024-01-04" / "hr=4")
     return True
 
 
-def _remove_partition(side: Side) -> bool:
+def _remove_partition(side: EngineSide) -> bool:
     """A partition folder deleted beside the metastore's back, for ``sync_partition_metadata`` to drop."""
     shutil.rmtree(side.table_dir("sales", "orders") / "ds=2024-01-02")
     return True

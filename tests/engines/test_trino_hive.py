@@ -25,16 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, mysql_database, require_module
 from tests.support.sql_engines import (
+    EngineSide,
     ServedMetastore,
     engines,
+    grant_admin_role,
     hive_metastore_2_3,
+    metastore_client,
     require_engine,
     served_metastore,
     sql_engines,
+    starting_engine,
 )
 
 pytestmark = pytest.mark.slow
@@ -77,36 +80,6 @@ TRANSACTIONAL_INSERT_CALLS = [
 ]
 
 
-@dataclass
-class Side:
-    """One metastore as Trino sees it through a catalog: where its data lies and how to read what it did."""
-
-    catalog: str
-    warehouse: Path
-    located: Path  # the folder of the schema made WITH (location = ...)
-    served: ServedMetastore | None = None  # this server (its call log); None for Hive Metastore
-
-    def canonical(self, value: Any) -> Any:
-        """``value`` without what legitimately differs between the two sides: the catalog's name and the
-        file system locations (Hive Metastore writes ``file:/x`` where this server keeps ``file:///x``)."""
-        if value == self.catalog:
-            return "<catalog>"
-        if not isinstance(value, str):
-            return value
-        for path, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
-            value = value.replace(f"file://{path}", name).replace(f"file:{path}", name)
-        return re.sub(rf"(?<![\w.]){re.escape(self.catalog)}(?=\.\w)", "<catalog>", value)
-
-    def files(self) -> list[tuple[str, int]]:
-        """Every folder under the warehouse and the located schema's folder, with its number of data files."""
-        found = []
-        for root, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
-            for folder in sorted(p for p in [root, *root.rglob("*")] if p.is_dir()):
-                data = [f for f in folder.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
-                found.append((f"{name}/{folder.relative_to(root)}", len(data)))
-        return found
-
-
 @dataclass(frozen=True)
 class Step:
     """A statement (``{c}``: the side's catalog, ``{loc}``: the side's folder for a located schema) or, with
@@ -134,13 +107,13 @@ class Outcome:
 class Trino:
     engine: Any
     ours: ServedMetastore
-    sides: dict[str, Side]
+    sides: dict[str, EngineSide]
 
     def cursor(self, user: str, catalog: str) -> Any:
         return trino.dbapi.connect(host="127.0.0.1", port=self.engine.port, user=user, catalog=catalog).cursor()
 
 
-def _answer(cursor: Any, sql: str, side: Side) -> Any:
+def _answer(cursor: Any, sql: str, side: EngineSide) -> Any:
     """Rows sorted, in canonical form; or the error's name."""
     try:
         cursor.execute(sql)
@@ -150,7 +123,9 @@ def _answer(cursor: Any, sql: str, side: Side) -> Any:
     return sorted((tuple(side.canonical(v) for v in row) for row in rows), key=repr)
 
 
-def _run(trino_: Trino, side: Side, steps: Sequence[Step], user: str = OWNER, cursor: Any = None) -> list[Outcome]:
+def _run(
+    trino_: Trino, side: EngineSide, steps: Sequence[Step], user: str = OWNER, cursor: Any = None
+) -> list[Outcome]:
     """``steps`` in order on ``side``, on one connection of ``user`` (SET ROLE holds for the rest)."""
     cursor = cursor or trino_.cursor(user, side.catalog)
     outcomes = []
@@ -198,20 +173,6 @@ def _differences(trino_: Trino, ours: str, ref: str, sessions: Sequence[tuple[st
 # -- the engine ---------------------------------------------------------------------------------------
 
 
-def _client(uri: str) -> Any:
-    host, port = uri.removeprefix("thrift://").split(":")
-    return make_client(hive.ThriftHiveMetastore, host, int(port), timeout=60_000)
-
-
-def _grant_admin_role(uri: str) -> None:
-    """Makes ``OWNER`` a member of the metastore's ``admin`` role, as Hive's ``hive.users.in.admin.role``."""
-    client = _client(uri)
-    try:
-        client.grant_role("admin", OWNER, hive.PrincipalType.USER, "admin", hive.PrincipalType.ROLE, False)
-    finally:
-        client.close()
-
-
 @pytest.fixture(scope="module")
 def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
     """Trino with the four catalogs, started while the metastores start (it reaches them only when queried).
@@ -230,26 +191,23 @@ def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
         SEC_REF: sql_engines.trino_hive_catalog(ref_uri, **SQL_STANDARD),
     }
     started = time.monotonic()
-    with ExitStack() as stack, ThreadPoolExecutor(1) as pool:
-        engine_stack = stack.enter_context(ExitStack())
-        starting = pool.submit(
-            engine_stack.enter_context, sql_engines.running_engine(engines.TRINO, catalogs, work / "trino")
-        )
+    with ExitStack() as stack:
+        starting = stack.enter_context(starting_engine(engines.TRINO, catalogs, work / "trino"))
         db_url = stack.enter_context(mysql_database(mysql_server_url))
         ours = stack.enter_context(
             served_metastore(work / "ours", db_url, "--data-root", f"file://{located_ours.parent}", port=ours_port)
         )
         ref: Any = stack.enter_context(hive_metastore_2_3(mysql_server_url, port=ref_port))
         for uri in (ours_uri, ref_uri):
-            _grant_admin_role(uri)
+            grant_admin_role(uri, OWNER)
         engine = starting.result()
         log.info("Trino and both metastores up in %.1f s", time.monotonic() - started)
         ref_warehouse = Path(ref.log_dir).parent / "warehouse"  # peer.py keeps its warehouse beside its logs
         sides = {
-            OURS: Side(OURS, ours.warehouse, located_ours, ours),
-            SEC: Side(SEC, ours.warehouse, located_ours, ours),
-            REF: Side(REF, ref_warehouse, located_ref),
-            SEC_REF: Side(SEC_REF, ref_warehouse, located_ref),
+            OURS: EngineSide(OURS, ours.warehouse, located_ours, ours),
+            SEC: EngineSide(SEC, ours.warehouse, located_ours, ours),
+            REF: EngineSide(REF, ref_warehouse, located_ref),
+            SEC_REF: EngineSide(SEC_REF, ref_warehouse, located_ref),
         }
         yield Trino(engine, ours, sides)
 
@@ -505,7 +463,7 @@ def test_transactional_tables(trino_hive):
         ("c",),
     ]
     assert _answer(cursor, "SELECT id FROM hive.acid.tp WHERE p = 'b'", trino_hive.sides[OURS]) == [(2,), (4,)]
-    client = _client(trino_hive.ours.uri)
+    client = metastore_client(trino_hive.ours.uri)
     try:
         assert client.show_locks(hive.ShowLocksRequest()).locks == []
         assert hive.TxnState.OPEN not in [t.state for t in client.get_open_txns_info().open_txns]

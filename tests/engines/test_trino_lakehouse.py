@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import hive, mysql_database, require_module, skip_or_fail
+from tests.hms_adapter.helpers import table_lock_request
 from tests.hudi.tables import table_names, unpack
 from tests.support.sql_engines import engines, require_engine, served_metastore, sql_engines
 
@@ -404,17 +405,7 @@ def test_concurrent_inserts_with_hive_locks(lake):
     lake.trino.query("CREATE TABLE iceberg.ice.locked (writer integer, n integer)")
     # a lock held by another client at the start makes the first commit wait: check_lock
     client = lake.client()
-    held = client.lock(
-        hive.LockRequest(
-            component=[
-                hive.LockComponent(
-                    type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname="ice", tablename="locked"
-                )
-            ],
-            user="holder",
-            hostname="test",
-        )
-    )
+    held = client.lock(table_lock_request("ice", "locked", user="holder", hostname="test"))
     assert held.state == hive.LockState.ACQUIRED
     mark = lake.metastore.log_mark()
     releaser = threading.Timer(5, lambda: client.unlock(hive.UnlockRequest(lockid=held.lockid)))

@@ -111,3 +111,9 @@ def path_of(location: str) -> Path:
 def file_uri(path: Path) -> str:
     """A local path written the way the catalog stores it (``file:/abs/path``)."""
     return "file:" + str(path)
+
+
+def table_lock_request(db: str, table: str, user: str = "other", hostname: str = "elsewhere") -> object:
+    """A request for an EXCLUSIVE lock on the table ``db.table``, as another client holding it would send."""
+    component = hive.LockComponent(type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname=db, tablename=table)
+    return hive.LockRequest(component=[component], user=user, hostname=hostname)

@@ -51,15 +51,16 @@ def tables_on_stores(stores: tuple[str, ...] = ("mysql", "postgresql")):
     return [("sqlite", name) for name in names] + [(store, name) for store in stores for name in sample]
 
 
-def sample_on_stores(stores: tuple[str, ...] = ("sqlite", "mysql", "postgresql")):
-    """Like ``tables_on_stores``, but only ``SERVER_STORE_SAMPLE``, on each of ``stores``: for paths whose
-    table-by-table logic another test checks on every table (the Spark import decodes with the very functions
-    the single-process import uses, which ``test_import.py`` checks on all tables against hudi-rs)."""
+def sample_across_stores(stores: tuple[str, ...] = ("sqlite", "mysql", "postgresql")):
+    """``SERVER_STORE_SAMPLE`` spread over ``stores``, each table on one store in turn (every store gets some):
+    for paths whose table-by-table logic another test checks on every table and every store (the Spark import
+    decodes and writes with the very functions the single-process import uses, which ``test_import.py`` checks
+    on all tables against hudi-rs, and the sample on every store)."""
     names = table_names()
     sample = [name for name in SERVER_STORE_SAMPLE if name in names]
     if not sample:
         return [pytest.param("sqlite", "missing", marks=pytest.mark.skip(reason=f"no Hudi tables in {TABLES_DIR}"))]
-    return [(store, name) for store in stores for name in sample]
+    return [(stores[i % len(stores)], name) for i, name in enumerate(sample)]
 
 
 def unpack(name: str, into: Path) -> Path:

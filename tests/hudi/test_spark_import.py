@@ -22,7 +22,7 @@ from hudi_catalog.errors import HudiMetadataError, NoSuchObjectError, NoSuchTabl
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
 from tests.conftest import require_module, skip_or_fail
-from tests.hudi.tables import sample_on_stores, unpack
+from tests.hudi.tables import sample_across_stores, unpack
 
 pytestmark = pytest.mark.spark
 
@@ -82,7 +82,7 @@ def _has_state(catalog, database, table, instant, state) -> bool:
         return False
 
 
-@pytest.mark.parametrize(("db_url", "name"), sample_on_stores(), indirect=["db_url"])
+@pytest.mark.parametrize(("db_url", "name"), sample_across_stores(), indirect=["db_url"])
 def test_spark_import_equals_the_single_process_import(catalog, spark, tmp_path, name):
     base = unpack(name, tmp_path)
     single = HudiImporter(catalog).run(str(base), database="single", table="t")

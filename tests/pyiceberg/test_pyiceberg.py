@@ -33,6 +33,7 @@ from pyiceberg.types import DoubleType, LongType, NestedField, StringType
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
+from tests.hms_adapter.helpers import table_lock_request
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
 
@@ -190,17 +191,7 @@ def test_a_commit_waits_for_a_held_table_lock_and_gives_up_after_its_checks(serv
     impatient = HiveCatalog("hms", uri=server.uri, **props, **{"lock-check-retries": "2"})
     impatient.create_namespace("shop")
     impatient.create_table("shop.events", SCHEMA, properties={"commit.retry.num-retries": "0"})
-    held = client.lock(
-        hive.LockRequest(
-            component=[
-                hive.LockComponent(
-                    type=hive.LockType.EXCLUSIVE, level=hive.LockLevel.TABLE, dbname="shop", tablename="events"
-                )
-            ],
-            user="other",
-            hostname="elsewhere",
-        )
-    )
+    held = client.lock(table_lock_request("shop", "events"))
     assert held.state == hive.LockState.ACQUIRED
 
     with pytest.raises(CommitFailedException, match="Failed to acquire lock for"):

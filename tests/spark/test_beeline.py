@@ -1,6 +1,6 @@
 """The Spark Thrift Server of the pyspark wheel on hudi-metastore, driven by the wheel's ``beeline``.
 
-A real ``hudi-metastore serve`` process (on SQLite and on MariaDB) is the metastore of a Spark Thrift Server
+A real ``hudi-metastore serve`` process (on SQLite) is the metastore of a Spark Thrift Server
 (``HiveThriftServer2``, started with ``spark-submit`` and ``spark.hadoop.hive.metastore.uris``), and the
 wheel's ``beeline`` (Hive 2.3.10's JDBC driver) runs SQL against it, as docs/engines.md describes. The
 statements run in two ``beeline -f`` batches (a JVM start costs seconds); the tests check what beeline
@@ -18,18 +18,15 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pymysql
 import pytest
 
 from tests.conftest import require_module
 
 pyspark = require_module("pyspark")  # skips this module without the Spark extras
 
-from sqlalchemy.engine import make_url
 from thriftpy2.protocol import TBinaryProtocolFactory
 from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
@@ -156,7 +153,7 @@ def run_beeline(port: int, statements: list[str], work: Path, name: str) -> Beel
         **os.environ,
         "SPARK_HOME": str(SPARK_HOME),
         "SPARK_LOCAL_IP": "127.0.0.1",
-        "JAVA_TOOL_OPTIONS": f"-Duser.home={home}",
+        "JAVA_TOOL_OPTIONS": f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Duser.home={home}".strip(),
     }
     done = subprocess.run(
         [
@@ -200,25 +197,6 @@ class Run:
     teardown: Beeline
     after_setup: dict = field(default_factory=dict)
     after_teardown: dict = field(default_factory=dict)
-
-
-def _mysql_database(request) -> str:
-    """A fresh MariaDB/MySQL database for this module, dropped at its end."""
-    url = make_url(request.getfixturevalue("mysql_server_url"))
-    name = f"hms_beeline_{uuid.uuid4().hex[:12]}"
-    admin = pymysql.connect(
-        host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
-    )
-    with admin.cursor() as cur:
-        cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
-
-    def drop() -> None:
-        with admin.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.close()
-
-    request.addfinalizer(drop)
-    return url.set(database=name).render_as_string(hide_password=False)
 
 
 def _client(port: int):
@@ -289,11 +267,12 @@ def java() -> str:
     return path
 
 
-@pytest.fixture(scope="module", params=["sqlite", "mysql"])
+@pytest.fixture(scope="module")
 def run(request, java, tmp_path_factory) -> Run:
-    work = tmp_path_factory.mktemp(f"beeline-{request.param}")
+    """The server on the embedded default, SQLite (the Spark session of test_spark_e2e.py runs on MariaDB)."""
+    work = tmp_path_factory.mktemp("beeline")
     warehouse = work / "warehouse"
-    db_url = f"sqlite:///{work / 'catalog.db'}" if request.param == "sqlite" else _mysql_database(request)
+    db_url = f"sqlite:///{work / 'catalog.db'}"
     hms_port, sts_port = free_port(), free_port()
     server_log, sts_log = work / "hudi-metastore.log", work / "thriftserver.log"
 

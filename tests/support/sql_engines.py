@@ -13,14 +13,17 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pymysql
 from sqlalchemy.engine import make_url
+from thriftpy2.rpc import make_client
 
-from tests.conftest import require_module, skip_or_fail
+from tests.conftest import hive, require_module, skip_or_fail
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.support.peer_schema import create_peer_schema
 
@@ -57,6 +60,42 @@ class ServedMetastore:
     def calls(self, since: int = 0) -> list[str]:
         """The Thrift methods the server answered since ``since`` (a :meth:`log_mark`), in order."""
         return CALL_LINE.findall(self.log_text()[since:])
+
+
+@dataclass
+class EngineSide:
+    """One metastore as an engine sees it through a catalog: where its data lies, how its answers read once
+    what legitimately differs between two metastores is taken out, and (for this server) what it was called."""
+
+    catalog: str
+    warehouse: Path
+    located: Path  # the folder of the schema made WITH (location = ...)
+    served: ServedMetastore | None = None  # this server (its call log); None for Hive Metastore
+    schemas: tuple[str, ...] = ()  # when given, the catalog's name is taken out only before these schemas
+
+    def table_dir(self, schema: str, table: str) -> Path:
+        return self.warehouse / f"{schema}.db" / table
+
+    def canonical(self, value: Any) -> Any:
+        """``value`` without the catalog's name and the file system locations (Hive Metastore writes
+        ``file:/x`` where this server keeps ``file:///x``)."""
+        if value == self.catalog:
+            return "<catalog>"
+        if not isinstance(value, str):
+            return value
+        for path, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
+            value = value.replace(f"file://{path}", name).replace(f"file:{path}", name)
+        schema = f"(?:{'|'.join(map(re.escape, self.schemas))})\\." if self.schemas else "\\w"
+        return re.sub(rf"(?<![\w.]){re.escape(self.catalog)}(?=\.{schema})", "<catalog>", value)
+
+    def files(self) -> list[tuple[str, int]]:
+        """Every folder under the warehouse and the located schema's folder, with its number of data files."""
+        found = []
+        for root, name in ((self.warehouse, "<warehouse>"), (self.located, "<located>")):
+            for folder in sorted(p for p in [root, *root.rglob("*")] if p.is_dir()):
+                data = [f for f in folder.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
+                found.append((f"{name}/{folder.relative_to(root)}", len(data)))
+        return found
 
 
 @contextmanager
@@ -110,3 +149,28 @@ def require_engine(package) -> None:
         engines.java_home(package.min_java)
     except engines.EngineUnavailable as error:
         skip_or_fail(f"{package.name} cannot run here: {error}")
+
+
+@contextmanager
+def starting_engine(package, catalogs: dict[str, dict[str, str]], work_dir: Path) -> Iterator[Future]:
+    """Starts ``package`` (``engines.TRINO``/``engines.PRESTO``) on ``catalogs`` in a thread, so that the
+    metastores it names can start meanwhile (it reaches them only when queried). Yields the future of the
+    running ``SqlEngine``; the engine is stopped on exit, after its start has finished."""
+    # the pool exits first (waiting for the start), then the stack stops the engine it holds
+    with ExitStack() as stack, ThreadPoolExecutor(1) as pool:
+        yield pool.submit(stack.enter_context, sql_engines.running_engine(package, catalogs, work_dir))
+
+
+def metastore_client(uri: str) -> Any:
+    """A plain Thrift client of the metastore at ``uri`` (``thrift://host:port``); the caller closes it."""
+    host, port = uri.removeprefix("thrift://").split(":")
+    return make_client(hive.ThriftHiveMetastore, host, int(port), timeout=60_000)
+
+
+def grant_admin_role(uri: str, user: str, grant_option: bool = False) -> None:
+    """Makes ``user`` a member of the metastore's ``admin`` role, as Hive's ``hive.users.in.admin.role``."""
+    client = metastore_client(uri)
+    try:
+        client.grant_role("admin", user, hive.PrincipalType.USER, "admin", hive.PrincipalType.ROLE, grant_option)
+    finally:
+        client.close()
