@@ -215,7 +215,7 @@ def another_database(db_url: str, tmp_path: Path) -> Iterator[str]:
 JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 """Given to every JVM the tests start (Spark, the Hive Metastore peer, the Java clients; the real engines keep
 their own options, ``benchmarks/sql_engines.py``): each runs briefly, and compiling with C1 alone takes far
-less CPU than tiered compilation (a small Spark session: 34 s of CPU instead of 58 s), on a machine the two
+less CPU than tiered compilation (a small Spark session: 34 s of CPU instead of 58 s), on a machine the
 test processes keep busy. Only the tests' JVMs: the benchmarks' Hive Metastore runs with its defaults."""
 os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {JVM_OPTIONS}".strip()
 

@@ -4,7 +4,7 @@ Each pattern below makes a backtracking engine (Python's ``re``, Java's, MariaDB
 exponential in the value it is matched against: ``(a+)+b`` against 28 ``a`` took 24 s on SQLite, holding
 every other client. Here the attacked call must finish under 2 s (or be refused with a MetaException) while
 another client's calls stay under 1 s: pattern matching is linear (RE2, ``hudi_catalog.java_regex``). The bounds
-leave room for a loaded machine (the suite's other process may be starting a JVM on the same two cores: an
+leave room for a loaded machine (the suite's other processes may be starting JVMs on the same two cores: an
 attack took 0.83 s and a bystander waited 0.61 s so), and stay far below what backtracking costs.
 """
 
