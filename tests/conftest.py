@@ -217,7 +217,8 @@ JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 their own options, ``benchmarks/sql_engines.py``): each runs briefly, and compiling with C1 alone takes far
 less CPU than tiered compilation (a small Spark session: 34 s of CPU instead of 58 s), on a machine the
 test processes keep busy. Only the tests' JVMs: the benchmarks' Hive Metastore runs with its defaults."""
-os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {JVM_OPTIONS}".strip()
+if JVM_OPTIONS not in os.environ.get("JAVA_TOOL_OPTIONS", ""):  # the test processes inherit pytest's
+    os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {JVM_OPTIONS}".strip()
 
 
 STORES = ("sqlite", "mysql", "postgresql")

@@ -30,11 +30,10 @@ import pytest
 from tests.conftest import hive, mysql_database, require_module, skip_or_fail
 from tests.hms_adapter.helpers import table_lock_request
 from tests.hudi.tables import table_names, unpack
-from tests.support.sql_engines import engines, require_engine, served_metastore, sql_engines
+from tests.support.sql_engines import engines, metastore_client, require_engine, served_metastore, sql_engines
 
 hudi = require_module("hudi")
 
-from thriftpy2.rpc import make_client  # noqa: E402
 
 from hms_adapter.event_messages import HiveJsonMessages  # noqa: E402
 from hudi_catalog import Catalog  # noqa: E402
@@ -96,7 +95,7 @@ class Lake:
         return hudi.HudiTableBuilder.from_base_uri(str(self.bases[name])).build()
 
     def client(self):
-        return make_client(hive.ThriftHiveMetastore, "127.0.0.1", self.metastore.port, timeout=60_000)
+        return metastore_client(self.metastore.uri)
 
     def calls_during(self, sql: str, user: str = "alice") -> tuple[list[list], list[str], str]:
         """Rows of ``sql``, the metastore calls the server answered meanwhile, and the query id."""
