@@ -16,6 +16,11 @@ What was found about the packages (docs/testing.md has the figures):
   move to Java 17 (0.295): on Java 17 its bytecode generator fails on the JDK's class files (ASM 9.0 reads
   up to Java 16), so its ASM 9.0 jars are replaced by ASM 9.7.1 and the JVM opens the JDK packages it
   reflects into (:data:`PRESTO_JVM_OPENS`).
+- **Hudi's Spark writers**: the newest Hudi Spark bundle Maven Central serves here is
+  ``hudi-spark3.5-bundle_2.12`` 1.1.1 (the ``hudi-spark4.0``/``4.1`` bundles of Hudi 1.1 and 1.2 were
+  refused, on 2026-11-25 and again on 2026-11-26). A bundle is tied to its Spark minor version and Scala, and
+  the test extra's PySpark is 4.x (Scala 2.13), so the writers run in a Python environment of their own under
+  ``ENGINE_HOME`` with PySpark 3.5 (Scala 2.12, Java 17), made once per machine (:func:`hudi_spark_python`).
 
 Fetch everything ahead of a run (``.ci/run`` does)::
 
@@ -82,6 +87,7 @@ org.ow2.asm:asm:9.7.1:jar                    8cadd43ac5eb6d09de05faecca38b917a04
 org.ow2.asm:asm-tree:9.7.1:jar               9929881f59eb6b840e86d54570c77b59ce721d104e6dfd7a40978991c2d3b41f
 org.ow2.asm:asm-util:9.7.1:jar               f885be71b5c90556f5f1ad1c4f9276b29b96057c497d46666fe4ddbec3cb43c6
 org.ow2.asm:asm-analysis:9.7.1:jar           85b29371884ba31bb76edf22323c2c24e172c3267a67152eba3d1ccc2e041ef2
+org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1:jar 5470908f0d26897fb6e0768790e6c75e3d05d2fa013f7d81c8f90c74056d1604
 """
 """The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``
 and the SHA-256 of its file)."""
@@ -148,6 +154,17 @@ PRESTO = ServerPackage(
     "presto", "presto-server", ("hive-hadoop2", "iceberg", "hudi"), "com.facebook.presto.server.PrestoServer", 17
 )
 PACKAGES = {package.name: package for package in (TRINO, PRESTO)}
+
+HUDI_SPARK_BUNDLE = "hudi-spark3.5-bundle_2.12"
+HUDI_SPARK_PYSPARK_VERSION = "3.5.7"
+HUDI_SPARK_REQUIREMENTS = f"""
+pyspark=={HUDI_SPARK_PYSPARK_VERSION} --hash=sha256:80e36514e0c5c126d35a26adf4f405cd4a69de96a8ea8a3c1e9a65fce2fb4eaa
+py4j==0.10.9.7 --hash=sha256:85defdfd2b2376eb3abf5ca6474b51ab7e0de341c75a02f46dc9b5976f5a5c1b
+"""
+"""The Hudi writers' environment from PyPI: PySpark of the bundle's Spark minor version, and its py4j."""
+HUDI_SPARK_JAVA = 17
+HUDI_SPARK = "hudi-spark"
+"""The name of Hudi's Spark writers for ``fetch``: the bundle and the PySpark environment."""
 
 
 class EngineUnavailable(RuntimeError):
@@ -254,6 +271,29 @@ def _replace_asm(home: Path, jars: dict[str, Path]) -> None:
             shutil.copy(jars[match.group(1)], old.parent / jars[match.group(1)].name)
 
 
+def hudi_spark_python() -> Path:
+    """The Python of the Hudi writers' environment (``ENGINE_HOME/pyspark-<version>``), made first if
+    missing: a virtual environment of this Python with ``HUDI_SPARK_REQUIREMENTS``, checked by pip's digests."""
+    home = ENGINE_HOME / f"pyspark-{HUDI_SPARK_PYSPARK_VERSION}"
+    python = home / "bin" / "python"
+    marker = home / ".installed"
+    if marker.exists() and marker.read_text() == HUDI_SPARK_REQUIREMENTS:
+        return python
+    with _locked("pyspark"):
+        if marker.exists() and marker.read_text() == HUDI_SPARK_REQUIREMENTS:
+            return python
+        LOG.info("making the PySpark %s environment of Hudi's writers in %s", HUDI_SPARK_PYSPARK_VERSION, home)
+        if home.exists():
+            shutil.rmtree(home)
+        install = [str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", "/dev/stdin"]
+        for step in ([sys.executable, "-m", "venv", str(home)], install):
+            result = subprocess.run(step, input=HUDI_SPARK_REQUIREMENTS, capture_output=True, text=True, timeout=1800)
+            if result.returncode != 0:
+                raise EngineUnavailable(f"could not make {home}: {' '.join(step)}: {result.stderr[-2000:]}")
+        marker.write_text(HUDI_SPARK_REQUIREMENTS)
+    return python
+
+
 def java_home(min_version: int) -> Path:
     """A JDK under /usr/lib/jvm (or ``JAVA_HOME``) of at least ``min_version``, the oldest such one."""
     candidates = [Path(os.environ["JAVA_HOME"])] if os.environ.get("JAVA_HOME") else []
@@ -280,13 +320,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
-    fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(PACKAGES)}")
+    known = [*PACKAGES, HUDI_SPARK]
+    fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(known)}")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.engines) - set(PACKAGES))
+    unknown = sorted(set(args.engines) - set(known))
     if unknown:
-        parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
+        parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(known)}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    for name in args.engines or list(PACKAGES):
+    for name in args.engines or known:
+        if name == HUDI_SPARK:
+            try:
+                bundle, python = fetch(HUDI_SPARK_BUNDLE), hudi_spark_python()
+                java = java_home(HUDI_SPARK_JAVA)
+            except EngineUnavailable as error:
+                print(f"{name}: {error}", file=sys.stderr)
+                return 1
+            print(f"{name}: {bundle.name}, {python} (Java {_java_version(java)} at {java})")
+            continue
         package = PACKAGES[name]
         try:
             home = install(package)

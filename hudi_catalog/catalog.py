@@ -34,6 +34,7 @@ from .services.databases import DatabaseService
 from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
 from .services.events import EventLog, EventService
 from .services.functions import FunctionService
+from .services.hive_sync_follow import HiveSyncFollower
 from .services.iceberg_views import IcebergViewService, ViewSettings
 from .services.locks import LockService
 from .services.partitions import PartitionService
@@ -107,7 +108,8 @@ class Catalog:
         self.cache_memory = ctx.cache_memory
         self.catalogs = CatalogService(ctx)
         self.databases = DatabaseService(ctx)
-        self.tables = TableService(ctx)
+        self.hive_sync = HiveSyncFollower(self)
+        self.tables = TableService(ctx, after_alter=self.hive_sync.table_altered)
         self.constraints = ConstraintService(ctx)
         self.column_stats = ColumnStatsService(ctx)
         self.partitions = PartitionService(ctx)

@@ -23,6 +23,7 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -63,6 +64,8 @@ PARQUET_OUTPUT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat
 COPY_ON_WRITE_INPUT = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
 MERGE_ON_READ_INPUT = "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInputFormat"
 LAST_COMMIT_SYNC = "last_commit_time_sync"
+IMPORTING: ContextVar[bool] = ContextVar("importing", default=False)
+"""True while an import writes: its own alters of ``last_commit_time_sync`` are not a writer's hive sync."""
 BATCH_INSTANTS = 500
 """The most instants written in one transaction."""
 BATCH_FILES = 50_000
@@ -242,6 +245,21 @@ class HudiImporter:
         ``timeline``: every instant, in order; ``schema_instant``: the latest with the writer's schema (the
         table's columns), if any; ``decoded``: the instants (an iterator is consumed batch by batch).
         """
+        importing = IMPORTING.set(True)
+        try:
+            return self._write(source, database, table, timeline, schema_instant, decoded)
+        finally:
+            IMPORTING.reset(importing)
+
+    def _write(
+        self,
+        source: TableSource,
+        database: str | None,
+        table: str | None,
+        timeline: Sequence[Instant],
+        schema_instant: DecodedInstant | None,
+        decoded: Iterable[DecodedInstant],
+    ) -> ImportResult:
         config = source.config
         database = normalize(database or config.database or "default")
         name = normalize(table or config.name)

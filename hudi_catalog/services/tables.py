@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from sqlalchemy import Connection, Row
@@ -59,6 +59,9 @@ log = logging.getLogger(__name__)
 EXTERNAL_PARAM = "EXTERNAL"
 EXPECTED_KEY = "expected_parameter_key"
 EXPECTED_VALUE = "expected_parameter_value"
+
+AlterListener = Callable[[Mapping[str, str], Table], None]
+"""Hears of a committed alter: the table's parameters before it, and the table after it."""
 """Environment properties of an alter that applies only while the table's parameter ``EXPECTED_KEY`` still
 has the value ``EXPECTED_VALUE`` (Hive 4; Iceberg's commits without a Hive lock rely on them)."""
 
@@ -128,8 +131,10 @@ def table_claims(conn: Connection, row: Row, in_database: tuple[str, ...]) -> li
 
 
 class TableService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, after_alter: AlterListener | None = None) -> None:
+        """``after_alter`` hears of each committed alter (``Catalog`` gives the hive sync follower)."""
         self.ctx = ctx
+        self.after_alter = after_alter
 
     def create(
         self,
@@ -338,6 +343,8 @@ class TableService:
                 location_store.record_made(conn, schema.tbl, [row.tbl_id])  # the server put it there
                 self.ctx.warehouse.rename(*moved)
         log.info("altered table %s.%s", database, name)
+        if self.after_alter is not None:
+            self.after_alter(old.parameters, new)
 
     def _move_on_rename(
         self, conn: Connection, row: Row, old: Table, new: Table, target_db: Row

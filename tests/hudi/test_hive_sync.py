@@ -744,18 +744,20 @@ def test_many_partitions_sync_in_batches_of_1000(catalog, client, tmp_path):
     storage = storage_of(base)
     storage.partitions = everything
     sync = HiveSync(client, "h", storage, pushdown=True)
-    sync.sync(written=everything)  # 1 key x 2500 partitions > 1000: the min/max form
+    sync.add_partitions("t", everything[1200:])  # what the sync adds before it records the commit
     assert sync.batches == [1000, 300]
+    assert hudi_view(catalog, "h") == before  # Hive-only partitions until a commit writes into them
+    sync.sync(written=everything)  # 1 key x 2500 partitions > 1000: the min/max form; all there
     # a second sync that listed before the first one added re-adds all of them: no-ops
     sync.add_partitions("t", everything)
     assert sync.batches == [1000, 300, 1000, 1000, 500]
     names = client.get_partition_names("h", "t", -1)
     assert len(names) == len(set(names)) == 2500
-    assert hudi_view(catalog, "h") == before  # Hive-only partitions until a commit writes into them
 
-    # the catalog records the second commit: the partitions hive sync added are the ones it writes into
-    assert HudiImporter(catalog).run(str(base), database="h", table="t").recorded == 1
+    # the sync's last alter recorded the second commit: the server followed it, and the partitions hive
+    # sync added are the ones it writes into
     assert catalog.snapshot.partition_paths("h", "t") == everything
+    assert HudiImporter(catalog).run(str(base), database="h", table="t").recorded == 0
     assert len(client.get_partition_names("h", "t", -1)) == 2500
     slices = hudi_view(catalog, "h")[1]
     assert all(
@@ -793,23 +795,23 @@ def test_two_key_pushdown_filter_of_the_real_table(catalog, client, tmp_path):
 
 
 @pytest.mark.parametrize("name", [NON_HIVE_STYLE, "sample_table_cow_v6_simplekeygen_nonhivestyle"])
-def test_sync_first_then_import_adopts_the_partitions(catalog, client, tmp_path, name):
+def test_sync_first_then_the_followed_timeline_adopts_the_partitions(catalog, client, tmp_path, name):
     base = unpack(name, tmp_path)
     storage = storage_of(base)
     sync = HiveSync(client, "h", storage)
     sync.sync()
     assert sync.calls[:4] == ["get_database", "create_database", "get_table", "create_table_with_environment_context"]
     assert sync.batches == [3]
-    hms_before = hms_view(client, "h", "t")
-    assert [row[1] for row in hms_before] == [f"{storage.base}/{p}" for p in storage.partitions]
-    assert catalog.snapshot.partition_paths("h", "t") == []
+    hms_after = hms_view(client, "h", "t")
+    assert [row[1] for row in hms_after] == [f"{storage.base}/{p}" for p in storage.partitions]
 
-    HudiImporter(catalog).run(str(base), database="h", table="t")
-    # the version of a table hive sync registered comes from storage: it names and decodes the instants
+    # the sync's last alter recorded the latest commit: the server read the timeline from storage
+    # (hive_sync_follow.py); the version of a table hive sync registered comes from storage
     assert catalog.tables.get("h", "t").parameters["hoodie.table.version"] == name.split("_v")[1][0]
-    assert hms_view(client, "h", "t") == hms_before  # the same rows, Hive metadata kept
     assert catalog.snapshot.partition_paths("h", "t") == storage.partitions
     assert our_slices(catalog, "t") == oracle_slices(HudiTableBuilder.from_base_uri(str(base)).build())
+    assert HudiImporter(catalog).run(str(base), database="h", table="t").recorded == 0
+    assert hms_view(client, "h", "t") == hms_after  # the same rows, Hive metadata kept
     again = HiveSync(client, "h", storage)
     again.sync(full=True)
     assert not CHANGES & set(again.calls)
@@ -839,3 +841,18 @@ def test_sync_ahead_of_the_asynchronous_snapshot(db_url, warehouse, tmp_path):
         client.close()
         server.stop()
         catalog.close()
+
+
+def test_a_timeline_the_server_cannot_read_does_not_fail_the_sync(catalog, client, tmp_path, caplog):
+    base = unpack(NON_HIVE_STYLE, tmp_path)
+    storage = storage_of(base)
+    client.create_database(hive.Database(name="h"))
+    HiveSync(client, "h", storage).create_table("t", False, False)
+    (base / ".hoodie" / "hoodie.properties").unlink()  # storage the server cannot read as a Hudi table
+    table = client.get_table("h", "t")
+    table.parameters[LAST_COMMIT_SYNC] = "20240101000000000"
+    client.alter_table_with_environment_context("h", "t", table, hive.EnvironmentContext(properties={}))
+
+    assert client.get_table("h", "t").parameters[LAST_COMMIT_SYNC] == "20240101000000000"  # the alter holds
+    assert catalog.timeline.instants("h", "t") == []
+    assert "its timeline at" in caplog.text and "could not be read" in caplog.text

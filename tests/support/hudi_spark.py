@@ -1,0 +1,120 @@
+"""Hudi's own Spark writers for tests: ``hudi_spark_driver.py`` in the writers' environment, spoken to by line.
+
+The environment (PySpark 3.5 and ``hudi-spark3.5-bundle_2.12``, both pinned in ``benchmarks/engines.py``) is
+made once per machine; a writer is one Spark session, started once per test module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import skip_or_fail
+from tests.support.sql_engines import BENCHMARKS
+
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+engines = importlib.import_module("engines")
+
+DRIVER = Path(__file__).with_name("hudi_spark_driver.py")
+ANSWER = "@hudi-writer "
+"""What starts the driver's answers on its stdout (``hudi_spark_driver.ANSWER``)."""
+
+
+class WriterError(RuntimeError):
+    """A request the writer answered with an error (its text is Hudi's or Spark's)."""
+
+
+@dataclass
+class HudiSparkWriter:
+    """One running driver: a Spark session with Hudi's bundle; ``log`` holds its stderr (Spark's log)."""
+
+    process: subprocess.Popen
+    log: Path
+    spark_version: str
+
+    def request(self, op: str, **fields: Any) -> dict:
+        """Send one request and wait for its answer; raises ``WriterError`` when the writer reports one."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps({"op": op, **fields}) + "\n")
+        self.process.stdin.flush()
+        answer = _answer(self.process)
+        if answer is None:
+            raise AssertionError(f"the Hudi writer ended (exit {self.process.wait(30)}): {self.log_tail()}")
+        if not answer["ok"]:
+            raise WriterError(answer["error"])
+        return answer
+
+    def write(self, path: str, schema: str, rows: list[list], options: dict[str, str], mode: str = "append") -> None:
+        self.request("write", path=path, schema=schema, rows=rows, options=options, mode=mode)
+
+    def sync(self, path: str, options: dict[str, str]) -> None:
+        self.request("sync", path=path, options=options)
+
+    def sql(self, statement: str) -> list[list[str | None]]:
+        return self.request("sql", statement=statement)["rows"]
+
+    def log_tail(self, characters: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-characters:]
+
+
+def _answer(process: subprocess.Popen) -> dict | None:
+    """The driver's next answer, past the lines the JVM writes to stdout; None when it ended."""
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith(ANSWER):
+            return json.loads(line.removeprefix(ANSWER))
+    return None
+
+
+def require_hudi_spark() -> tuple[Path, Path, Path]:
+    """The bundle jar, the environment's Python and a Java home for Hudi's writers; skips (fails in CI) when
+    they cannot be had."""
+    try:
+        return (
+            engines.fetch(engines.HUDI_SPARK_BUNDLE),
+            engines.hudi_spark_python(),
+            engines.java_home(engines.HUDI_SPARK_JAVA),
+        )
+    except engines.EngineUnavailable as error:
+        skip_or_fail(f"Hudi's Spark writers cannot run here: {error}")
+        raise
+
+
+@contextmanager
+def hudi_spark_writer(work: Path, metastore_uri: str) -> Iterator[HudiSparkWriter]:
+    """A Hudi writer whose Spark catalog is the metastore at ``metastore_uri``; its files under ``work``."""
+    bundle, python, java = require_hudi_spark()
+    work.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_HOME", "PYTHONPATH", "PYSPARK_PYTHON")}
+    env.update(JAVA_HOME=str(java), PYSPARK_PYTHON=str(python), PATH=f"{java / 'bin'}:{env.get('PATH', '')}")
+    log = work / "writer.log"
+    command = [str(python), str(DRIVER), "--bundle", str(bundle), "--metastore", metastore_uri]
+    command += ["--warehouse", str(work / "spark-warehouse")]
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, cwd=work, env=env
+        )
+    try:
+        started = _answer(process)
+        if started is None or not started["ok"]:
+            raise AssertionError(f"the Hudi writer did not start: {log.read_text(errors='replace')[-4000:]}")
+        yield HudiSparkWriter(process, log, started["spark"])
+    finally:
+        if process.poll() is None:
+            try:
+                assert process.stdin is not None
+                process.stdin.write('{"op": "quit"}\n')
+                process.stdin.close()
+                process.wait(60)
+            except (OSError, subprocess.TimeoutExpired):
+                process.kill()
+                process.wait(30)

@@ -1,0 +1,102 @@
+"""A Hudi writer on Spark, driven one JSON request per line on stdin, one JSON answer per line on stdout.
+
+Runs in the Hudi writers' own environment (PySpark 3.5 with ``hudi-spark3.5-bundle``, made by
+``benchmarks/engines.py``), so it imports nothing of this repository. ``tests/support/hudi_spark.py`` starts
+it and speaks to it. Its Spark session keeps its catalog in the metastore given as ``--metastore`` (Hudi's
+procedures name tables through it). Requests:
+
+- ``{"op": "write", "path", "schema", "rows", "options", "mode"}``: a DataFrame of ``rows`` (lists in the
+  order of the DDL ``schema``) written with ``format("hudi")`` and ``options`` (hive sync among them);
+- ``{"op": "sync", "path", "options"}``: Hudi's ``HiveSyncTool`` run on its own with ``options``;
+- ``{"op": "sql", "statement"}``: a Spark SQL statement; its rows come back as lists of strings;
+- ``{"op": "quit"}``.
+
+Each answer is a line ``ANSWER`` followed by ``{"ok": true, ...}`` or ``{"ok": false, "error": "<the Java or
+Python error>"}``; the JVM writes lines of its own to stdout too (Hudi's object-size estimator warns there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+
+from pyspark.sql import SparkSession
+
+
+def session(bundle: str, metastore: str, warehouse: str) -> SparkSession:
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName("hudi-writer")
+        .config("spark.jars", bundle)
+        .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+        .config("spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog")
+        .config("spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar")
+        .config("spark.sql.catalogImplementation", "hive")
+        .config("spark.hadoop.hive.metastore.uris", metastore)
+        .config("spark.sql.warehouse.dir", warehouse)
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+
+
+def write(spark: SparkSession, request: dict) -> dict:
+    frame = spark.createDataFrame([tuple(row) for row in request["rows"]], request["schema"])
+    frame.write.format("hudi").options(**request["options"]).mode(request.get("mode", "append")).save(request["path"])
+    return {}
+
+
+def sync(spark: SparkSession, request: dict) -> dict:
+    jvm = spark.sparkContext._jvm
+    properties = jvm.java.util.Properties()
+    for key, value in {**request["options"], "hoodie.datasource.meta.sync.base.path": request["path"]}.items():
+        properties.setProperty(key, value)
+    tool = jvm.org.apache.hudi.hive.HiveSyncTool(properties, spark.sparkContext._jsc.hadoopConfiguration())
+    try:
+        tool.syncHoodieTable()
+    finally:
+        tool.close()
+    return {}
+
+
+def sql(spark: SparkSession, request: dict) -> dict:
+    rows = spark.sql(request["statement"]).collect()
+    return {"rows": [[None if v is None else str(v) for v in row] for row in rows]}
+
+
+OPERATIONS = {"write": write, "sync": sync, "sql": sql}
+ANSWER = "@hudi-writer "
+
+
+def answer(value: dict) -> None:
+    print(ANSWER + json.dumps(value), flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", required=True, help="the hudi-spark bundle jar")
+    parser.add_argument("--metastore", required=True, help="thrift://host:port of the session's catalog")
+    parser.add_argument("--warehouse", required=True)
+    args = parser.parse_args()
+    spark = session(args.bundle, args.metastore, args.warehouse)
+    spark.sparkContext.setLogLevel("WARN")
+    answer({"ok": True, "spark": spark.version})
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["op"] == "quit":
+            break
+        try:
+            answer({"ok": True, **OPERATIONS[request["op"]](spark, request)})
+        except Exception as error:  # noqa: BLE001 - the test reads the error; the session goes on
+            traceback.print_exc(file=sys.stderr)
+            answer({"ok": False, "error": str(error)})
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
