@@ -43,9 +43,17 @@ class HudiSparkWriter:
 
     def request(self, op: str, **fields: Any) -> dict:
         """Send one request and wait for its answer; raises ``WriterError`` when the writer reports one."""
-        assert self.process.stdin is not None and self.process.stdout is not None
+        self.send(op, **fields)
+        return self.receive()
+
+    def send(self, op: str, **fields: Any) -> None:
+        """Send one request without waiting (:meth:`receive` takes its answer): writers at work together."""
+        assert self.process.stdin is not None
         self.process.stdin.write(json.dumps({"op": op, **fields}) + "\n")
         self.process.stdin.flush()
+
+    def receive(self) -> dict:
+        """The answer to the request sent last; raises ``WriterError`` when the writer reports one."""
         answer = _answer(self.process)
         if answer is None:
             raise AssertionError(f"the Hudi writer ended (exit {self.process.wait(30)}): {self.log_tail()}")
@@ -55,6 +63,14 @@ class HudiSparkWriter:
 
     def write(self, path: str, schema: str, rows: list[list], options: dict[str, str], mode: str = "append") -> None:
         self.request("write", path=path, schema=schema, rows=rows, options=options, mode=mode)
+
+    def send_write(
+        self, path: str, schema: str, rows: list[list], options: dict[str, str], more: tuple[int, int] | None = None
+    ) -> None:
+        """Start an append (:meth:`receive` waits for it); ``more``: ``(start, count)`` rows like the first,
+        keyed from ``start``, to make the write take a while."""
+        extra = {"more": {"start": more[0], "count": more[1]}} if more else {}
+        self.send("write", path=path, schema=schema, rows=rows, options=options, mode="append", **extra)
 
     def sync(self, path: str, options: dict[str, str]) -> None:
         self.request("sync", path=path, options=options)

@@ -5,8 +5,10 @@ Runs in the Hudi writers' own environment (PySpark 3.5 with ``hudi-spark3.5-bund
 it and speaks to it. Its Spark session keeps its catalog in the metastore given as ``--metastore`` (Hudi's
 procedures name tables through it). Requests:
 
-- ``{"op": "write", "path", "schema", "rows", "options", "mode"}``: a DataFrame of ``rows`` (lists in the
-  order of the DDL ``schema``) written with ``format("hudi")`` and ``options`` (hive sync among them);
+- ``{"op": "write", "path", "schema", "rows", "options", "mode", "more"}``: a DataFrame of ``rows`` (lists in
+  the order of the DDL ``schema``, the first column an int key) written with ``format("hudi")`` and
+  ``options`` (hive sync among them); ``more`` (``{"start", "count"}``) adds ``count`` rows like the first
+  one with keys from ``start`` (a write that takes a while);
 - ``{"op": "sync", "path", "options"}``: Hudi's ``HiveSyncTool`` run on its own with ``options``;
 - ``{"op": "sql", "statement"}``: a Spark SQL statement; its rows come back as lists of strings;
 - ``{"op": "quit"}``.
@@ -46,6 +48,12 @@ def session(bundle: str, metastore: str, warehouse: str) -> SparkSession:
 
 def write(spark: SparkSession, request: dict) -> dict:
     frame = spark.createDataFrame([tuple(row) for row in request["rows"]], request["schema"])
+    if request.get("more"):
+        key, *others = frame.columns
+        first = frame.limit(1).drop(key)
+        keys = spark.range(request["more"]["start"], request["more"]["start"] + request["more"]["count"])
+        generated = keys.selectExpr(f"cast(id as int) as {key}").crossJoin(first).select(key, *others)
+        frame = frame.unionByName(generated)
     frame.write.format("hudi").options(**request["options"]).mode(request.get("mode", "append")).save(request["path"])
     return {}
 

@@ -1,0 +1,202 @@
+"""Hudi's ``HiveMetastoreBasedLockProvider`` through this server: Spark writers in several processes on one
+table, with optimistic concurrency control.
+
+Three Hudi writers (``tests/support/hudi_spark.py``, each its own Spark process) share one copy-on-write
+table whose lock lives in this server (``serve --txn-timeout 20`` on PostgreSQL). They check that:
+
+- writers at work together on different partitions all commit: every acknowledged commit is on the timeline,
+  its rows are in the data, and the server followed each writer's hive sync;
+- two writers updating the same record group at once: one commits, the other fails with Hudi's conflict
+  error, and the data holds the winner's row;
+- a writer killed while it holds the table's lock leaves it until the server expires it
+  (``--txn-timeout``), then the next writer takes it and commits;
+- after each, no lock is left in the server.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hudi_catalog import Catalog
+from hudi_catalog.model import InstantState
+from tests.conftest import hive, postgresql_database, require_module
+from tests.support.hudi_spark import HudiSparkWriter, WriterError, hudi_spark_writer
+from tests.support.sql_engines import metastore_client, served_metastore
+
+require_module("hudi")
+
+from hudi import HudiReadOptions, HudiTableBuilder  # noqa: E402
+
+pytestmark = [pytest.mark.slow]
+log = logging.getLogger(__name__)
+
+DATABASE = "locked"
+TABLE = "trips"
+SCHEMA = "id int, name string, region string, price double"
+TXN_TIMEOUT = 20
+WRITE_ACTIONS = {"commit", "replacecommit"}
+BULK_ROWS = 400_000
+
+
+@dataclass
+class Lake:
+    uri: str
+    db_url: str
+    warehouse: Path
+    base: Path
+    writers: list[HudiSparkWriter]
+    spark_work: Path
+
+    @property
+    def path(self) -> str:
+        return f"file://{self.base}"
+
+    def options(self, **extra: str) -> dict[str, str]:
+        return {
+            "hoodie.table.name": TABLE,
+            "hoodie.datasource.write.table.type": "COPY_ON_WRITE",
+            "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "price",
+            "hoodie.datasource.write.partitionpath.field": "region",
+            "hoodie.datasource.write.hive_style_partitioning": "true",
+            "hoodie.datasource.hive_sync.enable": "true",
+            "hoodie.datasource.hive_sync.mode": "hms",
+            "hoodie.datasource.hive_sync.metastore.uris": self.uri,
+            "hoodie.datasource.hive_sync.database": DATABASE,
+            "hoodie.datasource.hive_sync.table": TABLE,
+            "hoodie.datasource.hive_sync.partition_fields": "region",
+            "hoodie.metadata.enable": "false",
+            "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+            "hoodie.cleaner.policy.failed.writes": "LAZY",
+            "hoodie.write.lock.provider": "org.apache.hudi.hive.transaction.lock.HiveMetastoreBasedLockProvider",
+            "hoodie.write.lock.hivemetastore.uris": self.uri,
+            "hoodie.write.lock.hivemetastore.database": DATABASE,
+            "hoodie.write.lock.hivemetastore.table": TABLE,
+            "hoodie.write.lock.wait_time_ms": str(4 * TXN_TIMEOUT * 1000),
+            "hoodie.write.lock.client.wait_time_ms_between_retry": "500",
+            "hoodie.write.lock.heartbeat_interval_ms": "2000",
+            **extra,
+        }
+
+    def locks(self) -> list:
+        client = metastore_client(self.uri)
+        try:
+            return client.show_locks(hive.ShowLocksRequest()).locks or []
+        finally:
+            client.close()
+
+    def completed_writes(self) -> list[str]:
+        """The completed writes on storage (hudi-rs)."""
+        timeline = HudiTableBuilder.from_base_uri(str(self.base)).build().get_timeline()
+        return sorted(i.timestamp for i in timeline.get_completed_commits() + timeline.get_completed_replacecommits())
+
+    def followed_writes(self) -> list[str]:
+        """The completed writes on the server's timeline."""
+        catalog = Catalog.open(self.db_url, warehouse=f"file://{self.warehouse}")
+        try:
+            instants = catalog.timeline.instants(DATABASE, TABLE, states=[InstantState.COMPLETED])
+        finally:
+            catalog.close()
+        return sorted(i.requested_time for i in instants if i.action in WRITE_ACTIONS)
+
+    def rows(self) -> dict[int, tuple[str, float]]:
+        """The table's rows as hudi-rs reads them: id -> (name, price)."""
+        batches = HudiTableBuilder.from_base_uri(str(self.base)).build().read(HudiReadOptions())
+        return {
+            row["id"]: (row["name"], row["price"])
+            for batch in batches
+            for row in batch.select(["id", "name", "price"]).to_pylist()
+        }
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory, postgresql_server_url) -> Iterator[Lake]:
+    work = tmp_path_factory.mktemp("spark-locks")
+    with ExitStack() as stack:
+        db_url = stack.enter_context(postgresql_database(postgresql_server_url))
+        ours = stack.enter_context(served_metastore(work / "ours", db_url, "--txn-timeout", str(TXN_TIMEOUT)))
+        writers = [stack.enter_context(hudi_spark_writer(work / f"writer-{i}", ours.uri)) for i in range(2)]
+        found = Lake(ours.uri, db_url, ours.warehouse, work / "data" / TABLE, writers, work)
+        writers[0].write(found.path, SCHEMA, [[0, "zed", "eu", 1.0]], found.options(), mode="overwrite")
+        yield found
+
+
+def _inflight(base: Path) -> set[str]:
+    """The instants on storage that reached inflight (their files stay after they complete)."""
+    return {p.name for p in (base / ".hoodie" / "timeline").glob("*.inflight")}
+
+
+def test_writers_on_different_partitions_all_commit(lake):
+    first, second = lake.writers
+    before = lake.completed_writes()
+    for round_ in range(3):
+        first.send_write(lake.path, SCHEMA, [[10 + round_, "a", "eu", 1.0]], lake.options())
+        second.send_write(lake.path, SCHEMA, [[20 + round_, "b", "us", 1.0]], lake.options())
+        first.receive()
+        second.receive()
+    written = lake.completed_writes()
+    assert len(written) == len(before) + 6  # every acknowledged commit is on the timeline, once
+    assert {10, 11, 12, 20, 21, 22} <= set(lake.rows())
+    assert lake.followed_writes() == written  # each writer's hive sync brought its commit in
+    assert lake.locks() == []
+
+
+def test_a_conflict_fails_one_writer_the_way_hudi_reports_it(lake):
+    first, second = lake.writers
+    before, started = lake.completed_writes(), _inflight(lake.base)
+    # the first write also adds many rows to the same file group, so it is still writing when the second starts
+    first.send_write(lake.path, SCHEMA, [[0, "first", "eu", 5.0]], lake.options(), more=(100_000, BULK_ROWS))
+    deadline = time.monotonic() + 120
+    while _inflight(lake.base) == started:  # the first writer's instant is inflight: the two overlap
+        assert time.monotonic() < deadline, "the first writer never started its commit"
+        time.sleep(0.02)
+    second.send_write(lake.path, SCHEMA, [[0, "second", "eu", 6.0]], lake.options())
+    outcomes = {}
+    for name, writer in (("first", first), ("second", second)):
+        try:
+            writer.receive()
+            outcomes[name] = "committed"
+        except WriterError as error:
+            outcomes[name] = str(error)
+    failed = [text for text in outcomes.values() if text != "committed"]
+    assert len(failed) == 1, outcomes
+    assert "HoodieWriteConflictException" in failed[0] or "conflict" in failed[0].lower(), failed[0]
+    winner = next(name for name, text in outcomes.items() if text == "committed")
+    assert lake.rows()[0][0] == winner
+    assert len(lake.completed_writes()) == len(before) + 1
+    assert lake.locks() == []
+
+
+def test_a_writer_killed_holding_the_lock_is_outlived(lake):
+    first, _ = lake.writers
+    with hudi_spark_writer(lake.spark_work / "victim", lake.uri) as victim:
+        before = lake.completed_writes()
+        victim.send_write(lake.path, SCHEMA, [[30, "victim", "asia", 1.0]], lake.options())
+        deadline = time.monotonic() + 120
+        while not lake.locks():
+            assert time.monotonic() < deadline, "the writer never took the lock"
+            assert victim.process.poll() is None, victim.log_tail()
+            time.sleep(0.005)
+        victim.process.send_signal(signal.SIGKILL)
+        victim.process.wait(30)
+        held = lake.locks()
+    assert [(lock.dbname, lock.tablename, lock.state) for lock in held] == [
+        (DATABASE, TABLE, hive.LockState.ACQUIRED)
+    ], "the killed writer's lock stays until it expires"
+
+    started = time.monotonic()
+    first.write(lake.path, SCHEMA, [[31, "after", "asia", 1.0]], lake.options())
+    waited = time.monotonic() - started
+    log.info("the next writer committed %.1f s after the kill", waited)
+    assert 31 in lake.rows() and 30 not in lake.rows()
+    assert len(lake.completed_writes()) == len(before) + 1
+    assert lake.followed_writes() == lake.completed_writes()
+    assert lake.locks() == []
