@@ -17,9 +17,10 @@ What was found about the packages (docs/testing.md has the figures):
   up to Java 16), so its ASM 9.0 jars are replaced by ASM 9.7.1 and the JVM opens the JDK packages it
   reflects into (:data:`PRESTO_JVM_OPENS`).
 - **Hudi's Spark writers**: the newest Hudi Spark bundle Maven Central serves here is
-  ``hudi-spark3.5-bundle_2.12`` 1.1.1 (the ``hudi-spark4.0``/``4.1`` bundles of Hudi 1.1 and 1.2 were
-  refused, on 2026-11-25 and again on 2026-11-26). A bundle is tied to its Spark minor version and Scala, and
-  the test extra's PySpark is 4.x (Scala 2.13), so the writers run in a Python environment of their own under
+  ``hudi-spark3.5-bundle_2.12`` 1.1.1; 0.15.0 is pinned too, for its metaserver client
+  (:data:`HUDI_METASERVER_BUNDLE`). The ``hudi-spark4.0``/``4.1`` bundles of Hudi 1.1 and 1.2 were refused on
+  2026-11-25 and again on 2026-11-26. A bundle is tied to its Spark minor version and Scala, and the test
+  extra's PySpark is 4.x (Scala 2.13), so the writers run in a Python environment of their own under
   ``ENGINE_HOME`` with PySpark 3.5 (Scala 2.12, Java 17), made once per machine (:func:`hudi_spark_python`).
 
 Fetch everything ahead of a run (``.ci/run`` does)::
@@ -88,18 +89,22 @@ org.ow2.asm:asm-tree:9.7.1:jar               9929881f59eb6b840e86d54570c77b59ce7
 org.ow2.asm:asm-util:9.7.1:jar               f885be71b5c90556f5f1ad1c4f9276b29b96057c497d46666fe4ddbec3cb43c6
 org.ow2.asm:asm-analysis:9.7.1:jar           85b29371884ba31bb76edf22323c2c24e172c3267a67152eba3d1ccc2e041ef2
 org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1:jar 5470908f0d26897fb6e0768790e6c75e3d05d2fa013f7d81c8f90c74056d1604
+org.apache.hudi:hudi-spark3.5-bundle_2.12:0.15.0:jar aab6ecdb5c65fcd20406b980b31ccec294fae95693de947d5778f0b3fb4e302a
 """
 """The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``
 and the SHA-256 of its file)."""
 
 
 def _parse_pinned(text: str) -> dict[str, Artifact]:
-    artifacts = {}
+    """Each artifact under ``artifact:version``, and under its bare name the first one listed."""
+    artifacts: dict[str, Artifact] = {}
     for line in text.split("\n"):
         if line.strip():
             coordinates, sha256 = line.split()
             group, artifact, version, packaging = coordinates.split(":")
-            artifacts[artifact] = Artifact(group, artifact, version, packaging, sha256)
+            pinned = Artifact(group, artifact, version, packaging, sha256)
+            artifacts[f"{artifact}:{version}"] = pinned
+            artifacts.setdefault(artifact, pinned)
     return artifacts
 
 
@@ -156,6 +161,10 @@ PRESTO = ServerPackage(
 PACKAGES = {package.name: package for package in (TRINO, PRESTO)}
 
 HUDI_SPARK_BUNDLE = "hudi-spark3.5-bundle_2.12"
+HUDI_METASERVER_BUNDLE = "hudi-spark3.5-bundle_2.12:0.15.0"
+"""The bundle whose metaserver client works: 1.1.1's cannot be made (``HoodieTableMetaClient`` asks for a
+constructor ``HoodieTableMetaserverClient`` lacks) and 1.0.2's reads commit files from storage, which a
+metaserver table does not have, on its second write."""
 HUDI_SPARK_PYSPARK_VERSION = "3.5.7"
 HUDI_SPARK_REQUIREMENTS = f"""
 pyspark=={HUDI_SPARK_PYSPARK_VERSION} --hash=sha256:80e36514e0c5c126d35a26adf4f405cd4a69de96a8ea8a3c1e9a65fce2fb4eaa
@@ -331,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == HUDI_SPARK:
             try:
                 bundle, python = fetch(HUDI_SPARK_BUNDLE), hudi_spark_python()
+                fetch(HUDI_METASERVER_BUNDLE)
                 java = java_home(HUDI_SPARK_JAVA)
             except EngineUnavailable as error:
                 print(f"{name}: {error}", file=sys.stderr)

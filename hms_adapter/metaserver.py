@@ -20,7 +20,7 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     StorageError,
 )
-from hudi_catalog.hudi.properties import TABLE_TYPE, TABLE_VERSION
+from hudi_catalog.hudi.properties import TABLE_TYPE, TABLE_VERSION, stored_table_config
 from hudi_catalog.instant_times import is_instant_time
 from hudi_catalog.model import EXTERNAL_TABLE, Column, Database, InstantState, StorageDescriptor, Table
 from hudi_catalog.read_source import LocalCatalogSource
@@ -61,23 +61,38 @@ class MetaserverHandler:
         self.catalog.databases.create(Database(db))
 
     def createTable(self, table):
+        """As Hudi's own metaserver, a table whose database does not exist yet is created with it. What the
+        writer does not send (Hudi's client sends neither version, type nor partition keys) comes from the
+        ``hoodie.properties`` it wrote at the table's location, when the server can read it."""
         parameters = dict(table.parameters or {})
+        stored = stored_table_config(table.location) if table.location else None
+        partition_keys = [Column(k.name, k.type or "string", k.comments) for k in table.partitionKeys or []]
+        if stored is not None:
+            parameters.setdefault(TABLE_VERSION, str(stored.version))
+            parameters.setdefault(TABLE_TYPE, stored.table_type)
+            partition_keys = partition_keys or [Column(name, "string") for name in stored.partition_fields]
         parameters.setdefault(TABLE_VERSION, METASERVER_TABLE_VERSION)
         if table.tableType:
             parameters.setdefault(TABLE_TYPE, table.tableType)
         parameters.setdefault("EXTERNAL", "TRUE")
-        self.catalog.tables.create(
-            Table(
-                table.databaseName,
-                table.tableName,
-                owner=table.owner,
-                create_time=table.createTime or 0,
-                table_type=EXTERNAL_TABLE,
-                parameters=parameters,
-                partition_keys=[Column(k.name, k.type or "string", k.comments) for k in table.partitionKeys or []],
-                sd=StorageDescriptor(location=table.location),
-            )
+        created = Table(
+            table.databaseName,
+            table.tableName,
+            owner=table.owner,
+            create_time=table.createTime or 0,
+            table_type=EXTERNAL_TABLE,
+            parameters=parameters,
+            partition_keys=partition_keys,
+            sd=StorageDescriptor(location=table.location),
         )
+        try:
+            self.catalog.tables.create(created)
+        except NoSuchDatabaseError:
+            try:
+                self.catalog.databases.create(Database(table.databaseName))
+            except AlreadyExistsError:
+                pass  # another writer made it meanwhile
+            self.catalog.tables.create(created)
 
     def getTable(self, db, tb):
         table = self.catalog.tables.get(db, tb)
@@ -87,7 +102,8 @@ class MetaserverHandler:
             owner=table.owner,
             createTime=table.create_time,
             location=table.sd.location,
-            tableType=table.parameters.get(TABLE_TYPE),
+            # Hudi's client reads the type as an enum; its own metaserver answers COPY_ON_WRITE for every table
+            tableType=table.parameters.get(TABLE_TYPE) or "COPY_ON_WRITE",
             partitionKeys=[
                 metaserver.FieldSchema(name=k.name, type=k.type, comments=k.comment) for k in table.partition_keys
             ],

@@ -14,6 +14,7 @@ import javaproperties
 from pyarrow import fs as pafs
 
 from ..errors import HudiMetadataError
+from .storage import open_path
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,16 @@ def read_table_config(fs: pafs.FileSystem, base_path: str) -> TableConfig:
             raise HudiMetadataError(f"{base_path}: not a Hudi table (no {META_DIR}/{PROPERTIES_FILE})")
         log.warning("%s: reading %s, %s is missing", base_path, PROPERTIES_BACKUP_FILE, PROPERTIES_FILE)
     return table_config_from_properties(parse_properties(text, path), base_path)
+
+
+def stored_table_config(location: str) -> TableConfig | None:
+    """The table config in ``<location>/.hoodie`` (a path or URI), or None when there is none this process
+    can read there."""
+    try:
+        fs, base = open_path(location)
+        return read_table_config(fs, base)
+    except (HudiMetadataError, OSError, ValueError):
+        return None
 
 
 def table_config_from_properties(raw: dict[str, str], base_path: str = "") -> TableConfig:

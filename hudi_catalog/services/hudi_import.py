@@ -25,7 +25,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import pyarrow.fs as pafs
 from sqlalchemy import Connection
@@ -37,6 +36,7 @@ from ..hudi.avro_schema import hive_columns
 from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
 from ..hudi.properties import CREATE_SCHEMA, QUERY_AS_RO_TABLE, TABLE_TYPE, TableConfig, read_table_config
+from ..hudi.storage import open_path
 from ..instant_times import is_instant_time
 from ..model import (
     EXTERNAL_TABLE,
@@ -145,13 +145,6 @@ class DecodedInstant:
     def removes_instants(self) -> bool:
         """A rollback or restore: applying it deletes instants, so a batch writes nothing after it first."""
         return isinstance(self.completed, (RollbackMetadata, RestoreMetadata))
-
-
-def open_path(path: str) -> tuple[pafs.FileSystem, str]:
-    """The file system and the path within it of a table location (local path or URI)."""
-    if "://" in path or path.startswith("file:"):
-        return pafs.FileSystem.from_uri(path)
-    return pafs.LocalFileSystem(), str(Path(path).resolve())
 
 
 def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> list[TimelineEntry]:

@@ -27,6 +27,7 @@ from functools import partial
 
 from ..errors import HudiMetadataError, StorageError
 from ..hudi.properties import TableConfig
+from ..hudi.storage import open_path
 from ..services.hudi_import import (
     DecodedInstant,
     HudiImporter,
@@ -34,7 +35,6 @@ from ..services.hudi_import import (
     TableSource,
     TimelineEntry,
     decode_entry,
-    open_path,
     timeline_entries,
 )
 

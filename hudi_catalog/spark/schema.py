@@ -22,8 +22,8 @@ from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType, TimestampNTZType, TimestampType
 
 from ..errors import UnsupportedReadError
+from ..hudi.storage import open_path
 from ..model import Column
-from ..services.hudi_import import open_path
 
 log = logging.getLogger(__name__)
 

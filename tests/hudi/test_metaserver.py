@@ -17,8 +17,9 @@ from thriftpy2.rpc import make_client
 from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
 from hudi_catalog.hudi.properties import read_table_config
+from hudi_catalog.hudi.storage import open_path
 from hudi_catalog.model import InstantState
-from hudi_catalog.services.hudi_import import HudiImporter, open_path, timeline_entries
+from hudi_catalog.services.hudi_import import HudiImporter, timeline_entries
 from tests.hudi.tables import tables_on_stores, unpack
 
 REQUESTED, INFLIGHT, COMPLETED = InstantState.REQUESTED, InstantState.INFLIGHT, InstantState.COMPLETED
@@ -400,3 +401,27 @@ def test_bad_instants_are_refused_naming_them_and_change_nothing(catalog, client
     ]
     assert client.listPartitions("b", "t") == []
     assert catalog.snapshot.latest_file_slices("b", "t") == {}
+
+
+def test_create_table_as_hudis_client_sends_it(catalog, client, tmp_path):
+    """Hudi's client sends no database first, and neither version, type nor partition keys: the database is
+    made with the table, and the rest comes from the ``hoodie.properties`` at the table's location."""
+    base = unpack("sample_table_cow_v8_complexkeygen_hivestyle", tmp_path)
+    sent = {"tableName": "t", "databaseName": "fresh", "owner": "writer", "createTime": 0, "partitionKeys": []}
+    client.createTable(ms.Table(location=f"file:{base}", parameters={}, **sent))
+
+    assert catalog.databases.get("fresh").name == "fresh"
+    table = catalog.tables.get("fresh", "t")
+    config = read_table_config(*open_path(str(base)))
+    assert table.parameters["hoodie.table.version"] == str(config.version) == "8"
+    assert table.parameters["hoodie.table.type"] == "COPY_ON_WRITE"
+    assert [(k.name, k.type) for k in table.partition_keys] == [(f, "string") for f in config.partition_fields]
+    assert client.getTable("fresh", "t").tableType == "COPY_ON_WRITE"
+
+    # a location without a Hudi table: what was sent, and the version of tables made through the metaserver
+    client.createTable(ms.Table(location=f"file:{tmp_path}/empty", parameters={}, **{**sent, "tableName": "u"}))
+    bare = catalog.tables.get("fresh", "u")
+    assert (bare.parameters["hoodie.table.version"], bare.partition_keys) == ("6", [])
+    assert client.getTable("fresh", "u").tableType == "COPY_ON_WRITE"  # as Hudi's own metaserver answers
+    with pytest.raises(ms.AlreadyExistException):
+        client.createTable(ms.Table(location=f"file:{base}", parameters={}, **sent))

@@ -17,7 +17,8 @@ require_module("hudi")  # skips this module without the Spark extras
 from hudi import HudiReadOptions, HudiTableBuilder
 
 from hudi_catalog.hudi.properties import read_table_config
-from hudi_catalog.services.hudi_import import HudiImporter, open_path
+from hudi_catalog.hudi.storage import open_path
+from hudi_catalog.services.hudi_import import HudiImporter
 from tests.hudi.tables import tables_on_stores, unpack
 from tests.hudi.test_metaserver import replay
 

@@ -20,9 +20,10 @@ from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
 from hudi_catalog import Catalog
 from hudi_catalog.hudi.properties import read_table_config
+from hudi_catalog.hudi.storage import open_path
 from hudi_catalog.iceberg import BLOCKED_PROPERTY, SKIPPED_PROPERTY
 from hudi_catalog.model import InstantState
-from hudi_catalog.services.hudi_import import HudiImporter, open_path, timeline_entries
+from hudi_catalog.services.hudi_import import HudiImporter, timeline_entries
 from hudi_catalog.services.iceberg_views import (
     APPLIED_PARAM,
     ERROR_PARAM,

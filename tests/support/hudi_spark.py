@@ -78,6 +78,10 @@ class HudiSparkWriter:
     def sql(self, statement: str) -> list[list[str | None]]:
         return self.request("sql", statement=statement)["rows"]
 
+    def read(self, path: str, options: dict[str, str], columns: list[str]) -> list[list[str | None]]:
+        """``columns`` of the table's rows as Hudi's Spark reader gives them with ``options``, sorted."""
+        return self.request("read", path=path, options=options, columns=columns)["rows"]
+
     def log_tail(self, characters: int = 4000) -> str:
         return self.log.read_text(errors="replace")[-characters:]
 
@@ -91,12 +95,12 @@ def _answer(process: subprocess.Popen) -> dict | None:
     return None
 
 
-def require_hudi_spark() -> tuple[Path, Path, Path]:
-    """The bundle jar, the environment's Python and a Java home for Hudi's writers; skips (fails in CI) when
-    they cannot be had."""
+def require_hudi_spark(bundle: str) -> tuple[Path, Path, Path]:
+    """The jar of ``bundle`` (a name of ``engines.ARTIFACTS``), the environment's Python and a Java home for
+    Hudi's writers; skips (fails in CI) when they cannot be had."""
     try:
         return (
-            engines.fetch(engines.HUDI_SPARK_BUNDLE),
+            engines.fetch(bundle),
             engines.hudi_spark_python(),
             engines.java_home(engines.HUDI_SPARK_JAVA),
         )
@@ -106,14 +110,17 @@ def require_hudi_spark() -> tuple[Path, Path, Path]:
 
 
 @contextmanager
-def hudi_spark_writer(work: Path, metastore_uri: str) -> Iterator[HudiSparkWriter]:
-    """A Hudi writer whose Spark catalog is the metastore at ``metastore_uri``; its files under ``work``."""
-    bundle, python, java = require_hudi_spark()
+def hudi_spark_writer(
+    work: Path, metastore_uri: str, bundle: str = engines.HUDI_SPARK_BUNDLE
+) -> Iterator[HudiSparkWriter]:
+    """A Hudi writer with ``bundle`` whose Spark catalog is the metastore at ``metastore_uri``; its files
+    under ``work``."""
+    jar, python, java = require_hudi_spark(bundle)
     work.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_HOME", "PYTHONPATH", "PYSPARK_PYTHON")}
     env.update(JAVA_HOME=str(java), PYSPARK_PYTHON=str(python), PATH=f"{java / 'bin'}:{env.get('PATH', '')}")
     log = work / "writer.log"
-    command = [str(python), str(DRIVER), "--bundle", str(bundle), "--metastore", metastore_uri]
+    command = [str(python), str(DRIVER), "--bundle", str(jar), "--metastore", metastore_uri]
     command += ["--warehouse", str(work / "spark-warehouse")]
     with log.open("w") as err:
         process = subprocess.Popen(

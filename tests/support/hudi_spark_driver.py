@@ -11,6 +11,8 @@ procedures name tables through it). Requests:
   one with keys from ``start`` (a write that takes a while);
 - ``{"op": "sync", "path", "options"}``: Hudi's ``HiveSyncTool`` run on its own with ``options``;
 - ``{"op": "sql", "statement"}``: a Spark SQL statement; its rows come back as lists of strings;
+- ``{"op": "read", "path", "options", "columns"}``: ``columns`` of the rows ``format("hudi")`` reads with
+  ``options`` (time travel among them), sorted, as lists of strings;
 - ``{"op": "quit"}``.
 
 Each answer is a line ``ANSWER`` followed by ``{"ok": true, ...}`` or ``{"ok": false, "error": "<the Java or
@@ -71,12 +73,21 @@ def sync(spark: SparkSession, request: dict) -> dict:
     return {}
 
 
+def _strings(rows: list) -> list[list[str | None]]:
+    return [[None if v is None else str(v) for v in row] for row in rows]
+
+
 def sql(spark: SparkSession, request: dict) -> dict:
-    rows = spark.sql(request["statement"]).collect()
-    return {"rows": [[None if v is None else str(v) for v in row] for row in rows]}
+    return {"rows": _strings(spark.sql(request["statement"]).collect())}
 
 
-OPERATIONS = {"write": write, "sync": sync, "sql": sql}
+def read(spark: SparkSession, request: dict) -> dict:
+    frame = spark.read.format("hudi").options(**request["options"]).load(request["path"])
+    columns = request["columns"]
+    return {"rows": _strings(frame.select(*columns).orderBy(*columns).collect())}
+
+
+OPERATIONS = {"write": write, "sync": sync, "sql": sql, "read": read}
 ANSWER = "@hudi-writer "
 
 

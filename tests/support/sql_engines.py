@@ -99,13 +99,17 @@ class EngineSide:
 
 
 @contextmanager
-def served_metastore(work: Path, db_url: str, *options: str, port: int | None = None) -> Iterator[ServedMetastore]:
+def served_metastore(
+    work: Path, db_url: str, *options: str, port: int | None = None, metaserver_port: int | None = None
+) -> Iterator[ServedMetastore]:
     """``hudi-metastore serve`` on ``port`` (a free one) of 127.0.0.1 over ``db_url`` with its warehouse under
-    ``work`` and the DEBUG call log in ``work/server.log``; stopped on exit."""
+    ``work`` and the DEBUG call log in ``work/server.log``, Hudi's metaserver on ``metaserver_port`` (none when
+    not given); stopped on exit."""
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
     port, log = port or free_port(), work / "server.log"
-    command = ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", "--log-level", "DEBUG"]
+    metaserver = ["--metaserver-port", str(metaserver_port)] if metaserver_port else ["--no-metaserver"]
+    command = ["serve", "--host", "127.0.0.1", "--port", str(port), *metaserver, "--log-level", "DEBUG"]
     command += ["--db-url", db_url, "--warehouse", f"file://{warehouse}", *options]
     with log.open("w") as out:
         process = subprocess.Popen(CLI + command, stdout=out, stderr=subprocess.STDOUT)
