@@ -90,7 +90,8 @@ org.ow2.asm:asm-util:9.7.1:jar               f885be71b5c90556f5f1ad1c4f9276b29b9
 org.ow2.asm:asm-analysis:9.7.1:jar           85b29371884ba31bb76edf22323c2c24e172c3267a67152eba3d1ccc2e041ef2
 org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1:jar 5470908f0d26897fb6e0768790e6c75e3d05d2fa013f7d81c8f90c74056d1604
 org.apache.hudi:hudi-spark3.5-bundle_2.12:0.15.0:jar aab6ecdb5c65fcd20406b980b31ccec294fae95693de947d5778f0b3fb4e302a
-"""
+org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0:jar 8dd8c90e54ed1a20f2461309d047a255ee56382eb7c0a46162b27a4936fd86dc
+"""  # noqa: E501 (one artifact per line)
 """The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``
 and the SHA-256 of its file)."""
 
@@ -172,8 +173,11 @@ py4j==0.10.9.7 --hash=sha256:85defdfd2b2376eb3abf5ca6474b51ab7e0de341c75a02f46dc
 """
 """The Hudi writers' environment from PyPI: PySpark of the bundle's Spark minor version, and its py4j."""
 HUDI_SPARK_JAVA = 17
-HUDI_SPARK = "hudi-spark"
-"""The name of Hudi's Spark writers for ``fetch``: the bundle and the PySpark environment."""
+ICEBERG_SPARK_RUNTIME = "iceberg-spark-runtime-3.5_2.12"
+"""Iceberg's Spark runtime for the writers' PySpark (Spark 3.5, Scala 2.12); 1.12.0 is the newest served."""
+SPARK_WRITERS = "spark-writers"
+"""The name of the Spark writers for ``fetch``: the PySpark environment, Hudi's bundles, Iceberg's runtime."""
+SPARK_WRITER_JARS = (HUDI_SPARK_BUNDLE, HUDI_METASERVER_BUNDLE, ICEBERG_SPARK_RUNTIME)
 
 
 class EngineUnavailable(RuntimeError):
@@ -329,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
-    known = [*PACKAGES, HUDI_SPARK]
+    known = [*PACKAGES, SPARK_WRITERS]
     fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(known)}")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.engines) - set(known))
@@ -337,15 +341,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(known)}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     for name in args.engines or known:
-        if name == HUDI_SPARK:
+        if name == SPARK_WRITERS:
             try:
-                bundle, python = fetch(HUDI_SPARK_BUNDLE), hudi_spark_python()
-                fetch(HUDI_METASERVER_BUNDLE)
+                jars, python = [fetch(jar) for jar in SPARK_WRITER_JARS], hudi_spark_python()
                 java = java_home(HUDI_SPARK_JAVA)
             except EngineUnavailable as error:
                 print(f"{name}: {error}", file=sys.stderr)
                 return 1
-            print(f"{name}: {bundle.name}, {python} (Java {_java_version(java)} at {java})")
+            print(f"{name}: {', '.join(j.name for j in jars)}, {python} (Java {_java_version(java)} at {java})")
             continue
         package = PACKAGES[name]
         try:

@@ -29,7 +29,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import mysql_database, require_module
 from tests.hms_adapter.test_cli import free_port
-from tests.support.hudi_spark import HudiSparkWriter, engines, hudi_spark_writer
+from tests.support.spark_writers import SparkWriter, engines, hudi_spark_writer
 from tests.support.sql_engines import served_metastore
 
 require_module("hudi")
@@ -45,7 +45,7 @@ COLUMNS = ["id", "name", "region", "price"]
 
 @dataclass
 class Served:
-    writer: HudiSparkWriter
+    writer: SparkWriter
     db_url: str
     warehouse: Path
     metaserver_uri: str

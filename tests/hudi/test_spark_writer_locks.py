@@ -1,7 +1,7 @@
 """Hudi's ``HiveMetastoreBasedLockProvider`` through this server: Spark writers in several processes on one
 table, with optimistic concurrency control.
 
-Three Hudi writers (``tests/support/hudi_spark.py``, each its own Spark process) share one copy-on-write
+Three Hudi writers (``tests/support/spark_writers.py``, each its own Spark process) share one copy-on-write
 table whose lock lives in this server (``serve --txn-timeout 20`` on PostgreSQL). They check that:
 
 - writers at work together on different partitions all commit: every acknowledged commit is on the timeline,
@@ -29,7 +29,7 @@ import pytest
 from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import hive, postgresql_database, require_module
-from tests.support.hudi_spark import HudiSparkWriter, WriterError, hudi_spark_writer
+from tests.support.spark_writers import SparkWriter, WriterError, hudi_spark_writer
 from tests.support.sql_engines import metastore_client, served_metastore
 
 require_module("hudi")
@@ -53,7 +53,7 @@ class Lake:
     db_url: str
     warehouse: Path
     base: Path
-    writers: list[HudiSparkWriter]
+    writers: list[SparkWriter]
     spark_work: Path
 
     @property
@@ -176,7 +176,7 @@ def test_a_conflict_fails_one_writer_the_way_hudi_reports_it(lake):
     assert lake.locks() == []
 
 
-def _answered(writer: HudiSparkWriter) -> bool:
+def _answered(writer: SparkWriter) -> bool:
     """Whether the writer has written an answer that is not read yet."""
     assert writer.process.stdout is not None
     return bool(select.select([writer.process.stdout], [], [], 0)[0])

@@ -1,6 +1,6 @@
 """Hudi's own Spark writer syncing to this server in ``hms`` mode, against Apache Hive Metastore 2.3.10.
 
-One Spark session with ``hudi-spark3.5-bundle_2.12`` (``tests/support/hudi_spark.py``) writes four tables,
+One Spark session with ``hudi-spark3.5-bundle_2.12`` (``tests/support/spark_writers.py``) writes four tables,
 copy-on-write partitioned on one field, merge-on-read partitioned on two, copy-on-write partitioned by day
 through the timestamp key generator, and copy-on-write without partitions, through the same steps: insert, upsert into a new
 partition, delete, a write that adds a column, one that clusters (and compacts, merge-on-read), one that
@@ -27,7 +27,7 @@ import pytest
 from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import mysql_database, require_module
-from tests.support.hudi_spark import HudiSparkWriter, hudi_spark_writer
+from tests.support.spark_writers import SparkWriter, hudi_spark_writer
 from tests.support.sql_engines import hive_metastore_2_3, metastore_client, served_metastore
 
 require_module("hudi")
@@ -125,7 +125,7 @@ LAYOUTS = [
 
 @dataclass
 class Writers:
-    writer: HudiSparkWriter
+    writer: SparkWriter
     ours_uri: str
     ours_db_url: str
     ours_warehouse: Path

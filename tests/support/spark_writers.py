@@ -1,7 +1,9 @@
-"""Hudi's own Spark writers for tests: ``hudi_spark_driver.py`` in the writers' environment, spoken to by line.
+"""Hudi's and Iceberg's own Spark writers for tests: ``spark_writer_driver.py`` in the writers' environment,
+spoken to by line.
 
-The environment (PySpark 3.5 and ``hudi-spark3.5-bundle_2.12``, both pinned in ``benchmarks/engines.py``) is
-made once per machine; a writer is one Spark session, started once per test module.
+The environment (PySpark 3.5, Hudi's Spark bundles and Iceberg's Spark runtime, all pinned in
+``benchmarks/engines.py``) is made once per machine; a writer is one Spark session, started once per test
+module (or per writer process a test needs).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +26,17 @@ if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
 engines = importlib.import_module("engines")
 
-DRIVER = Path(__file__).with_name("hudi_spark_driver.py")
-ANSWER = "@hudi-writer "
-"""What starts the driver's answers on its stdout (``hudi_spark_driver.ANSWER``)."""
+DRIVER = Path(__file__).with_name("spark_writer_driver.py")
+ANSWER = "@spark-writer "
+"""What starts the driver's answers on its stdout (``spark_writer_driver.ANSWER``)."""
+
+HUDI_SETTINGS = {
+    "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
+    "spark.sql.extensions": "org.apache.spark.sql.hudi.HoodieSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.hudi.catalog.HoodieCatalog",
+    "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
+}
+"""A Spark session with Hudi's bundle, as Hudi's quick start sets it up."""
 
 
 class WriterError(RuntimeError):
@@ -34,8 +44,8 @@ class WriterError(RuntimeError):
 
 
 @dataclass
-class HudiSparkWriter:
-    """One running driver: a Spark session with Hudi's bundle; ``log`` holds its stderr (Spark's log)."""
+class SparkWriter:
+    """One running driver: a Spark session; ``log`` holds its stderr (Spark's log)."""
 
     process: subprocess.Popen
     log: Path
@@ -56,7 +66,7 @@ class HudiSparkWriter:
         """The answer to the request sent last; raises ``WriterError`` when the writer reports one."""
         answer = _answer(self.process)
         if answer is None:
-            raise AssertionError(f"the Hudi writer ended (exit {self.process.wait(30)}): {self.log_tail()}")
+            raise AssertionError(f"the Spark writer ended (exit {self.process.wait(30)}): {self.log_tail()}")
         if not answer["ok"]:
             raise WriterError(answer["error"])
         return answer
@@ -95,33 +105,34 @@ def _answer(process: subprocess.Popen) -> dict | None:
     return None
 
 
-def require_hudi_spark(bundle: str) -> tuple[Path, Path, Path]:
-    """The jar of ``bundle`` (a name of ``engines.ARTIFACTS``), the environment's Python and a Java home for
-    Hudi's writers; skips (fails in CI) when they cannot be had."""
+def require_spark_writers(artifacts: list[str]) -> tuple[list[Path], Path, Path]:
+    """The jars of ``artifacts`` (names of ``engines.ARTIFACTS``), the environment's Python and a Java home
+    for the Spark writers; skips (fails in CI) when they cannot be had."""
     try:
         return (
-            engines.fetch(bundle),
+            [engines.fetch(name) for name in artifacts],
             engines.hudi_spark_python(),
             engines.java_home(engines.HUDI_SPARK_JAVA),
         )
     except engines.EngineUnavailable as error:
-        skip_or_fail(f"Hudi's Spark writers cannot run here: {error}")
+        skip_or_fail(f"the Spark writers cannot run here: {error}")
         raise
 
 
 @contextmanager
-def hudi_spark_writer(
-    work: Path, metastore_uri: str, bundle: str = engines.HUDI_SPARK_BUNDLE
-) -> Iterator[HudiSparkWriter]:
-    """A Hudi writer with ``bundle`` whose Spark catalog is the metastore at ``metastore_uri``; its files
-    under ``work``."""
-    jar, python, java = require_hudi_spark(bundle)
+def spark_writer(
+    work: Path, metastore_uri: str, artifacts: list[str], settings: dict[str, str]
+) -> Iterator[SparkWriter]:
+    """A Spark session with the jars of ``artifacts`` and ``settings`` whose catalog is the metastore at
+    ``metastore_uri``; its files under ``work``."""
+    jars, python, java = require_spark_writers(artifacts)
     work.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_HOME", "PYTHONPATH", "PYSPARK_PYTHON")}
     env.update(JAVA_HOME=str(java), PYSPARK_PYTHON=str(python), PATH=f"{java / 'bin'}:{env.get('PATH', '')}")
     log = work / "writer.log"
-    command = [str(python), str(DRIVER), "--bundle", str(jar), "--metastore", metastore_uri]
+    command = [str(python), str(DRIVER), "--jars", ",".join(map(str, jars)), "--metastore", metastore_uri]
     command += ["--warehouse", str(work / "spark-warehouse")]
+    command += [f"--conf={key}={value}" for key, value in settings.items()]
     with log.open("w") as err:
         process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, cwd=work, env=env
@@ -129,8 +140,8 @@ def hudi_spark_writer(
     try:
         started = _answer(process)
         if started is None or not started["ok"]:
-            raise AssertionError(f"the Hudi writer did not start: {log.read_text(errors='replace')[-4000:]}")
-        yield HudiSparkWriter(process, log, started["spark"])
+            raise AssertionError(f"the Spark writer did not start: {log.read_text(errors='replace')[-4000:]}")
+        yield SparkWriter(process, log, started["spark"])
     finally:
         if process.poll() is None:
             try:
@@ -141,3 +152,29 @@ def hudi_spark_writer(
             except (OSError, subprocess.TimeoutExpired):
                 process.kill()
                 process.wait(30)
+
+
+def hudi_spark_writer(
+    work: Path, metastore_uri: str, bundle: str = engines.HUDI_SPARK_BUNDLE
+) -> AbstractContextManager[SparkWriter]:
+    """A Hudi writer with ``bundle`` whose Spark catalog is the metastore at ``metastore_uri``."""
+    return spark_writer(work, metastore_uri, [bundle], HUDI_SETTINGS)
+
+
+ICEBERG_CATALOG = "ice"
+"""The name of the Iceberg catalog in the sessions of :func:`iceberg_spark_writer`."""
+
+
+def iceberg_spark_writer(work: Path, metastore_uri: str, warehouse: str) -> AbstractContextManager[SparkWriter]:
+    """A Spark session with Iceberg's runtime and an Iceberg catalog ``ice`` of ``type=hive`` at the metastore
+    at ``metastore_uri``, new tables under ``warehouse`` (a URI)."""
+    catalog = f"spark.sql.catalog.{ICEBERG_CATALOG}"
+    settings = {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        catalog: "org.apache.iceberg.spark.SparkCatalog",
+        f"{catalog}.type": "hive",
+        f"{catalog}.uri": metastore_uri,
+        f"{catalog}.warehouse": warehouse,
+        f"{catalog}.cache-enabled": "false",  # each statement loads the table: other writers' commits seen
+    }
+    return spark_writer(work, metastore_uri, [engines.ICEBERG_SPARK_RUNTIME], settings)

@@ -1,9 +1,10 @@
-"""A Hudi writer on Spark, driven one JSON request per line on stdin, one JSON answer per line on stdout.
+"""A Spark writer (Hudi's or Iceberg's), driven one JSON request per line on stdin, one JSON answer per line
+on stdout.
 
-Runs in the Hudi writers' own environment (PySpark 3.5 with ``hudi-spark3.5-bundle``, made by
-``benchmarks/engines.py``), so it imports nothing of this repository. ``tests/support/hudi_spark.py`` starts
-it and speaks to it. Its Spark session keeps its catalog in the metastore given as ``--metastore`` (Hudi's
-procedures name tables through it). Requests:
+Runs in the writers' own environment (PySpark 3.5, made by ``benchmarks/engines.py``) with the jars and the
+settings it is given (``--jars``, ``--conf``), so it imports nothing of this repository.
+``tests/support/spark_writers.py`` starts it and speaks to it. Its Spark session keeps its catalog in the
+metastore given as ``--metastore`` (Hudi's procedures name tables through it). Requests:
 
 - ``{"op": "write", "path", "schema", "rows", "options", "mode", "more"}``: a DataFrame of ``rows`` (lists in
   the order of the DDL ``schema``, the first column an int key) written with ``format("hudi")`` and
@@ -29,23 +30,22 @@ import traceback
 from pyspark.sql import SparkSession
 
 
-def session(bundle: str, metastore: str, warehouse: str) -> SparkSession:
-    return (
+def session(jars: str, metastore: str, warehouse: str, settings: list[str]) -> SparkSession:
+    builder = (
         SparkSession.builder.master("local[2]")
-        .appName("hudi-writer")
-        .config("spark.jars", bundle)
-        .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .config("spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog")
-        .config("spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar")
+        .appName("spark-writer")
+        .config("spark.jars", jars)
         .config("spark.sql.catalogImplementation", "hive")
         .config("spark.hadoop.hive.metastore.uris", metastore)
         .config("spark.sql.warehouse.dir", warehouse)
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
-        .getOrCreate()
     )
+    for setting in settings:
+        key, value = setting.split("=", 1)
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def write(spark: SparkSession, request: dict) -> dict:
@@ -88,7 +88,7 @@ def read(spark: SparkSession, request: dict) -> dict:
 
 
 OPERATIONS = {"write": write, "sync": sync, "sql": sql, "read": read}
-ANSWER = "@hudi-writer "
+ANSWER = "@spark-writer "
 
 
 def answer(value: dict) -> None:
@@ -97,11 +97,12 @@ def answer(value: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bundle", required=True, help="the hudi-spark bundle jar")
+    parser.add_argument("--jars", required=True, help="comma-separated jars (Hudi's bundle, Iceberg's runtime)")
     parser.add_argument("--metastore", required=True, help="thrift://host:port of the session's catalog")
     parser.add_argument("--warehouse", required=True)
+    parser.add_argument("--conf", action="append", default=[], help="a Spark setting, key=value")
     args = parser.parse_args()
-    spark = session(args.bundle, args.metastore, args.warehouse)
+    spark = session(args.jars, args.metastore, args.warehouse, args.conf)
     spark.sparkContext.setLogLevel("WARN")
     answer({"ok": True, "spark": spark.version})
     for line in sys.stdin:
