@@ -23,9 +23,11 @@ What was found about the packages (docs/testing.md has the figures):
   extra's PySpark is 4.x (Scala 2.13), so the writers run in a Python environment of their own under
   ``ENGINE_HOME`` with PySpark 3.5 (Scala 2.12, Java 17), made once per machine (:func:`hudi_spark_python`).
 
+- **Hive Metastore 4.0.1**, the second reference server: assembled by ``hive4.py``.
+
 Fetch everything ahead of a run (``.ci/run`` does)::
 
-    python benchmarks/engines.py fetch [trino] [presto]
+    python benchmarks/engines.py fetch [trino] [presto] [spark-writers] [hive-metastore-4]
 """
 
 from __future__ import annotations
@@ -64,16 +66,19 @@ class Artifact:
     version: str
     packaging: str
     sha256: str
+    classifier: str = ""
 
     @property
     def coordinates(self) -> str:
-        return f"{self.group}:{self.artifact}:{self.version}:{self.packaging}"
+        classifier = f":{self.classifier}" if self.classifier else ""
+        return f"{self.group}:{self.artifact}:{self.version}:{self.packaging}{classifier}"
 
     @property
     def relative_path(self) -> str:
+        classifier = f"-{self.classifier}" if self.classifier else ""
         return (
             f"{self.group.replace('.', '/')}/{self.artifact}/{self.version}/"
-            f"{self.artifact}-{self.version}.{self.packaging}"
+            f"{self.artifact}-{self.version}{classifier}.{self.packaging}"
         )
 
     @property
@@ -91,9 +96,12 @@ org.ow2.asm:asm-analysis:9.7.1:jar           85b29371884ba31bb76edf22323c2c24e17
 org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1:jar 5470908f0d26897fb6e0768790e6c75e3d05d2fa013f7d81c8f90c74056d1604
 org.apache.hudi:hudi-spark3.5-bundle_2.12:0.15.0:jar aab6ecdb5c65fcd20406b980b31ccec294fae95693de947d5778f0b3fb4e302a
 org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0:jar 8dd8c90e54ed1a20f2461309d047a255ee56382eb7c0a46162b27a4936fd86dc
+org.apache.hive:hive-standalone-metastore-server:4.0.1:tar.gz:bin ed96f577df0a4dc800648a7f941d832f42409f89fa4af10c9d7540c8a1f8e24b
+org.apache.hadoop:hadoop-hdfs:3.3.6:jar      075fc48fd4ae299a58a9f26fb529671854689b215483b595fed4a56d77cb4c4d
 """  # noqa: E501 (one artifact per line)
-"""The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``
-and the SHA-256 of its file)."""
+"""The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``,
+``:classifier`` when it has one, and the SHA-256 of its file). The Hadoop libraries Hive Metastore 4 runs on
+are pinned by version in ``hive4.py`` and resolved by Maven with their dependencies."""
 
 
 def _parse_pinned(text: str) -> dict[str, Artifact]:
@@ -102,8 +110,8 @@ def _parse_pinned(text: str) -> dict[str, Artifact]:
     for line in text.split("\n"):
         if line.strip():
             coordinates, sha256 = line.split()
-            group, artifact, version, packaging = coordinates.split(":")
-            pinned = Artifact(group, artifact, version, packaging, sha256)
+            group, artifact, version, packaging, *classifier = coordinates.split(":")
+            pinned = Artifact(group, artifact, version, packaging, sha256, *classifier)
             artifacts[f"{artifact}:{version}"] = pinned
             artifacts.setdefault(artifact, pinned)
     return artifacts
@@ -193,7 +201,7 @@ def sha256_of(path: Path) -> str:
 
 
 @contextmanager
-def _locked(name: str) -> Iterator[None]:
+def locked(name: str) -> Iterator[None]:
     """Hold an exclusive lock on ``ENGINE_HOME/.locks/name`` (processes fetching or unpacking at once)."""
     locks = ENGINE_HOME / ".locks"
     locks.mkdir(parents=True, exist_ok=True)
@@ -209,7 +217,7 @@ def fetch(name: str) -> Path:
     """The verified local file of ``ARTIFACTS[name]``, downloaded first if this machine lacks it."""
     artifact = ARTIFACTS[name]
     path = artifact.local_path
-    with _locked(artifact.artifact):
+    with locked(artifact.artifact):
         if not path.exists():
             _download(artifact)
         actual = sha256_of(path)
@@ -253,7 +261,7 @@ def install(package: ServerPackage) -> Path:
         return home
     tarball = fetch(package.artifact)
     asm_jars = {name: fetch(name) for name in ASM_JARS} if package is PRESTO else {}
-    with _locked(package.name):
+    with locked(package.name):
         if marker.exists() and marker.read_text() == artifact.sha256:
             return home
         LOG.info("unpacking %s into %s", tarball.name, home)
@@ -292,7 +300,7 @@ def hudi_spark_python() -> Path:
     marker = home / ".installed"
     if marker.exists() and marker.read_text() == HUDI_SPARK_REQUIREMENTS:
         return python
-    with _locked("pyspark"):
+    with locked("pyspark"):
         if marker.exists() and marker.read_text() == HUDI_SPARK_REQUIREMENTS:
             return python
         LOG.info("making the PySpark %s environment of Hudi's writers in %s", HUDI_SPARK_PYSPARK_VERSION, home)
@@ -333,7 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
-    known = [*PACKAGES, SPARK_WRITERS]
+    import hive4  # it builds on this module
+
+    known = [*PACKAGES, SPARK_WRITERS, hive4.NAME]
     fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(known)}")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.engines) - set(known))
@@ -341,6 +351,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(known)}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     for name in args.engines or known:
+        if name == hive4.NAME:
+            try:
+                metastore, java = hive4.install(), java_home(HUDI_SPARK_JAVA)
+            except EngineUnavailable as error:
+                print(f"{name}: {error}", file=sys.stderr)
+                return 1
+            print(f"{name}: {metastore.home} (Java {_java_version(java)} at {java})")
+            continue
         if name == SPARK_WRITERS:
             try:
                 jars, python = [fetch(jar) for jar in SPARK_WRITER_JARS], hudi_spark_python()

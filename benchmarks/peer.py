@@ -1,15 +1,21 @@
-"""The Apache Hive Metastore 2.3.10 server of the pyspark wheel, on its own MariaDB/MySQL database.
+"""Apache Hive Metastore as a reference peer, on its own MariaDB/MySQL database: 2.3.10 or 4.0.1.
 
-The peer that ``benchmarks/hmsbench.py --compare`` measures ours against: Hive's own metastore server
-(``org.apache.hadoop.hive.metastore.HiveMetaStore``) from the jars pyspark ships, with the MariaDB
+The peer that ``benchmarks/hmsbench.py --compare`` measures ours against and the differential tests compare
+with: Hive's own metastore server (``org.apache.hadoop.hive.metastore.HiveMetaStore``), with the MariaDB
 Connector/J driver (``benchmarks/install_peer_deps.sh`` installs it), on a database of its own that is
-dropped and created at each start (``CHARACTER SET latin1``, as Hive's MySQL schema scripts make it), its
-schema created by DataNucleus on first use (``datanucleus.schema.autoCreateAll``). The settings are in
-:func:`hive_site` and in docs/performance.md ("Side by side with Apache Hive Metastore").
+dropped and created at each start (``CHARACTER SET latin1``, as Hive's MySQL schema scripts make it).
+
+- **2.3.10** (the default) runs from the jars pyspark ships; its schema is created by DataNucleus on first
+  use (``datanucleus.schema.autoCreateAll``), Hive's ACID tables by :data:`TXN_SCHEMA`.
+- **4.0.1** runs from the distribution ``hive4.py`` assembles from Maven Central; its schema is made by the
+  distribution's own MySQL script, and the schema version is checked at start.
+
+The settings are in :func:`hive_site` and :func:`metastore_site`, and in docs/performance.md ("Side by side
+with Apache Hive Metastore").
 
 Usable as a module (:func:`running_peer`) or on its own, serving until interrupted::
 
-    python benchmarks/peer.py [--port 9083] [--db-url mysql+pymysql://root@127.0.0.1:3306/hms_peer]
+    python benchmarks/peer.py [--version 2.3.10|4.0.1] [--port 9083] [--db-url mysql+pymysql://root@127.0.0.1:3306/hms_peer]
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import shutil
 import signal
 import socket
@@ -34,6 +41,7 @@ import pymysql
 from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).parent))
+import hive4  # noqa: E402
 from bench_server import free_port  # noqa: E402
 from java_client import JARS  # noqa: E402
 
@@ -46,6 +54,9 @@ DRIVER_JARS = (
 )
 DRIVER_CLASS = "org.mariadb.jdbc.Driver"
 START_TIMEOUT_S = 300
+HIVE_2_3 = "2.3.10"
+HIVE_4 = "4.0.1"
+VERSIONS = (HIVE_2_3, HIVE_4)
 
 
 @dataclass
@@ -54,6 +65,7 @@ class Peer:
     port: int
     process: subprocess.Popen
     log_dir: Path
+    version: str = HIVE_2_3
 
     @property
     def uri(self) -> str:
@@ -132,9 +144,10 @@ CREATE TABLE WRITE_SET (WS_DATABASE varchar(128) NOT NULL, WS_TABLE varchar(128)
 """
 
 
-def recreate_database(db_url: str) -> None:
+def recreate_database(db_url: str, schema: str = TXN_SCHEMA) -> None:
     """Drop and create the peer's database (latin1, as Hive's MySQL schema scripts create their tables:
-    its indexes of 767-character names do not fit InnoDB's key limit in utf8mb4), with Hive's ACID tables."""
+    its indexes of 767-character names do not fit InnoDB's key limit in utf8mb4), and run ``schema`` in it
+    (Hive 2.3's ACID tables by default; Hive 4's whole schema script)."""
     url = make_url(db_url)
     conn = pymysql.connect(
         host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True
@@ -143,10 +156,17 @@ def recreate_database(db_url: str) -> None:
         cur.execute(f"DROP DATABASE IF EXISTS {url.database}")
         cur.execute(f"CREATE DATABASE {url.database} CHARACTER SET latin1")
         cur.execute(f"USE {url.database}")
-        for statement in TXN_SCHEMA.split(";"):
-            if statement.strip():
-                cur.execute(statement)
+        for statement in _statements(schema):
+            cur.execute(statement)
     conn.close()
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a MySQL script without procedures (Hive's schema scripts): its ``--`` comment lines
+    dropped, split at each ``;`` that ends a line."""
+    lines = [line for line in script.splitlines() if not line.lstrip().startswith("--")]
+    text = "\n".join(lines)
+    return [statement.strip() for statement in re.split(r";\s*$", text, flags=re.MULTILINE) if statement.strip()]
 
 
 def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
@@ -167,6 +187,22 @@ def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
         "hive.metastore.warehouse.dir": warehouse,
         # the async logger needs the LMAX disruptor, which the wheel lacks
         "hive.async.log.enabled": "false",
+    }
+
+
+def metastore_site(db_url: str, warehouse: str) -> dict[str, str]:
+    """Hive Metastore 4's configuration (``metastore-site.xml``)."""
+    jdbc, user, password = jdbc_url(db_url)
+    return {
+        "javax.jdo.option.ConnectionURL": jdbc,
+        "javax.jdo.option.ConnectionDriverName": DRIVER_CLASS,
+        "javax.jdo.option.ConnectionUserName": user,
+        "javax.jdo.option.ConnectionPassword": password,
+        "metastore.warehouse.dir": warehouse,
+        "metastore.warehouse.external.dir": warehouse,  # Hive 4 puts external tables apart by default
+        "metastore.try.direct.sql": "true",
+        # the notification calls answer any user, as Hive 2.3 does (Hive 4 asks for a proxy superuser)
+        "metastore.event.db.notification.api.auth": "false",
     }
 
 
@@ -202,12 +238,16 @@ def running_peer(
     core_site: dict[str, str] | None = None,
     jvm_options: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
+    version: str = HIVE_2_3,
 ) -> Iterator[Peer]:
-    """Hive Metastore 2.3.10 on 127.0.0.1 (a free port unless ``port``) on a fresh database ``db_url``,
-    once it accepts connections; stopped (SIGTERM) on exit. Its log is ``<log_dir>/hive.log``; the
-    temporary ``work_dir`` (configuration, warehouse, logs) is deleted after a clean exit only.
-    ``settings`` add to its ``hive-site.xml``, ``core-site`` makes a ``core-site.xml`` (Hadoop's security
-    settings), ``jvm_options`` and ``env`` go to its JVM (a Kerberized peer needs all four)."""
+    """Hive Metastore ``version`` (2.3.10 or 4.0.1) on 127.0.0.1 (a free port unless ``port``) on a fresh
+    database ``db_url``, once it accepts connections; stopped (SIGTERM) on exit. Its log is
+    ``<log_dir>/hive.log`` (2.3.10) or ``<log_dir>/stdout.log``; the temporary ``work_dir`` (configuration,
+    warehouse, logs) is deleted after a clean exit only. ``settings`` add to its configuration,
+    ``core-site`` makes a ``core-site.xml`` (Hadoop's security settings), ``jvm_options`` and ``env`` go to
+    its JVM (a Kerberized peer needs all four)."""
+    if version not in VERSIONS:
+        raise SystemExit(f"Hive Metastore {version} is not one of {', '.join(VERSIONS)}")
     if shutil.which("java") is None:
         raise SystemExit("the peer needs Java (java on PATH)")
     jar = driver_jar()
@@ -215,22 +255,29 @@ def running_peer(
     work = Path(work_dir or tempfile.mkdtemp(prefix="hms-peer-"))
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
-    conf_dir = write_conf(work / "conf", {**hive_site(db_url, f"file:{warehouse}"), **(settings or {})}).parent
-    if core_site:
-        write_conf(conf_dir, core_site, "core-site.xml")
     log_dir = work / "logs"
     log_dir.mkdir(exist_ok=True)
-    recreate_database(db_url)
+    if version == HIVE_4:
+        metastore = hive4.install()
+        configuration = {**metastore_site(db_url, f"file:{warehouse}"), **(settings or {})}
+        conf_dir = write_conf(work / "conf", configuration, "metastore-site.xml").parent
+        recreate_database(db_url, metastore.mysql_schema.read_text())
+        classpath, logging = metastore.classpath, [f"-Dmetastore.log.dir={log_dir}"]
+    else:
+        conf_dir = write_conf(work / "conf", {**hive_site(db_url, f"file:{warehouse}"), **(settings or {})}).parent
+        recreate_database(db_url)
+        classpath = f"{JARS}/*"
+        logging = [f"-Dhive.log.dir={log_dir}", f"-Dhive.log.level={log_level}", "-Dhive.root.logger=DRFA"]
+    if core_site:
+        write_conf(conf_dir, core_site, "core-site.xml")
     command = [
         "java",
         f"-Xmx{heap}",
-        f"-Dhive.log.dir={log_dir}",
-        f"-Dhive.log.level={log_level}",
-        "-Dhive.root.logger=DRFA",
+        *logging,
         f"-Djava.io.tmpdir={work}",
         *jvm_options,
         "-cp",
-        f"{conf_dir}:{JARS}/*:{jar}",
+        f"{conf_dir}:{jar}:{classpath}",
         "org.apache.hadoop.hive.metastore.HiveMetaStore",
         "-p",
         str(port),
@@ -243,17 +290,17 @@ def running_peer(
         while True:
             if process.poll() is not None:
                 tail = (log_dir / "stdout.log").read_text(errors="replace")[-3000:]
-                raise RuntimeError(f"Hive Metastore exited with {process.returncode}:\n{tail}")
+                raise RuntimeError(f"Hive Metastore {version} exited with {process.returncode}:\n{tail}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
             except OSError:
                 if time.monotonic() > deadline:
                     raise RuntimeError(
-                        f"Hive Metastore did not listen on {port} in {START_TIMEOUT_S} s (log: {log_dir})"
+                        f"Hive Metastore {version} did not listen on {port} in {START_TIMEOUT_S} s (log: {log_dir})"
                     ) from None
                 time.sleep(0.5)
-        yield Peer("127.0.0.1", port, process, log_dir)
+        yield Peer("127.0.0.1", port, process, log_dir, version)
         clean = True
     finally:
         _stop(process)
@@ -266,6 +313,7 @@ def main() -> int:
     parser.add_argument("--db-url", default=DEFAULT_URL, help="the peer's database (dropped and created)")
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--heap", default="2g")
+    parser.add_argument("--version", choices=VERSIONS, default=HIVE_2_3, help="Hive Metastore's version")
     args = parser.parse_args()
 
     def interrupt(signum, frame):
@@ -274,9 +322,10 @@ def main() -> int:
     # SIGTERM stops it as Ctrl-C does; so does SIGINT even where the shell ignored it (a background job)
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
-    with running_peer(args.db_url, args.port or None, args.heap) as peer:
+    with running_peer(args.db_url, args.port or None, args.heap, version=args.version) as peer:
         print(
-            f"Hive Metastore 2.3.10 at {peer.uri} (pid {peer.process.pid}, log {peer.log_dir}); Ctrl-C stops it",
+            f"Hive Metastore {peer.version} at {peer.uri} (pid {peer.process.pid}, log {peer.log_dir}); "
+            "Ctrl-C stops it",
             flush=True,
         )
         try:

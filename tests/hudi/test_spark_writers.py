@@ -2,9 +2,9 @@
 
 One Spark session with ``hudi-spark3.5-bundle_2.12`` (``tests/support/spark_writers.py``) writes four tables,
 copy-on-write partitioned on one field, merge-on-read partitioned on two, copy-on-write partitioned by day
-through the timestamp key generator, and copy-on-write without partitions, through the same steps: insert, upsert into a new
-partition, delete, a write that adds a column, one that clusters (and compacts, merge-on-read), one that
-cleans, and a rollback. Each write syncs to this server (the writer's own hive sync); then the same
+through the timestamp key generator, and copy-on-write without partitions, through an insert, an upsert into
+a new partition, a delete and a rollback; the first two also through a write that adds a column, one that
+clusters (and compacts, merge-on-read) and one that cleans, before the rollback. Each write syncs to this server (the writer's own hive sync); then the same
 ``HiveSyncTool`` syncs the same table to Hive Metastore 2.3.10. After each step:
 
 - what both metastores hold for the table (and ``_ro``/``_rt``) is equal, but for the differences
@@ -75,6 +75,8 @@ class Layout:
     table_type: str
     options: dict[str, str]
     partition_fields: str
+    services: bool = False
+    """Whether the table also gets the added column, clustering (and compaction) and cleaning."""
 
     @property
     def hive_tables(self) -> list[str]:
@@ -88,6 +90,7 @@ LAYOUTS = [
         "COPY_ON_WRITE",
         {"hoodie.datasource.write.partitionpath.field": "region"},
         "region",
+        services=True,
     ),
     Layout(
         "mor_by_region_ts",
@@ -97,6 +100,7 @@ LAYOUTS = [
             "hoodie.datasource.write.partitionpath.field": "region,ts",
         },
         "region,ts",
+        services=True,
     ),
     Layout(
         "cow_by_day",
@@ -308,18 +312,25 @@ def test_writes_sync_like_hive_metastore_and_follow_the_files(writers, layout):
     write("insert", ROWS, mode="overwrite", **{"hoodie.datasource.write.operation": "insert"})
     write("upsert into a new partition", [[1, "ann", "eu", 0, 20.0], [7, "gus", "af", 3 * DAY, 16.0]])
     write("delete", [ROWS[2]], **{"hoodie.datasource.write.operation": "delete"})
-    write("added column", [[2, "bob", "eu", DAY, 21.0, "moved"], [8, "hal", "eu", 0, 17.0, "new"]], schema=EVOLVED)
-    services = {"hoodie.clustering.inline": "true", "hoodie.clustering.inline.max.commits": "1"}
-    if layout.table_type == "MERGE_ON_READ":
-        services |= {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1"}
-    write("clustering", [[4, "dan", "us", DAY, 22.0, None]], schema=EVOLVED, **services)
+    schema = SCHEMA
+    if layout.services:  # the table services and schema evolution, once per table type
+        schema = EVOLVED
+        write("added column", [[2, "bob", "eu", DAY, 21.0, "moved"], [8, "hal", "eu", 0, 17.0, "new"]], schema=schema)
+        services = {"hoodie.clustering.inline": "true", "hoodie.clustering.inline.max.commits": "1"}
+        if layout.table_type == "MERGE_ON_READ":
+            services |= {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1"}
+        write("clustering", [[4, "dan", "us", DAY, 22.0, None]], schema=schema, **services)
+        cleaning = {
+            "hoodie.clean.automatic": "true",
+            "hoodie.clean.async": "false",
+            "hoodie.cleaner.commits.retained": "1",
+        }
+        write("cleaning", [[5, "eve", "asia", 2 * DAY, 23.0, "x"]], schema=schema, **cleaning)
     write(
-        "cleaning",
-        [[5, "eve", "asia", 2 * DAY, 23.0, "x"]],
-        schema=EVOLVED,
-        **{"hoodie.clean.automatic": "true", "hoodie.clean.async": "false", "hoodie.cleaner.commits.retained": "1"},
+        "an upsert to roll back",
+        [[6, "fay", "asia", 2 * DAY, 24.0, *(["y"] if schema == EVOLVED else [])]],
+        schema=schema,
     )
-    write("an upsert to roll back", [[6, "fay", "asia", 2 * DAY, 24.0, "y"]], schema=EVOLVED)
     latest = _oracle_writes(base)[-1]
     writer.sql(f"CALL rollback_to_instant(table => '{DATABASE}.{layout.name}', instant_time => '{latest}')")
     assert latest not in _oracle_writes(base)

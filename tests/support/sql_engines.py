@@ -126,6 +126,15 @@ def hive_metastore_2_3(mysql_server_url: str, port: int | None = None) -> Iterat
     """Apache Hive Metastore 2.3.10 (``benchmarks/peer.py``) on a fresh MariaDB database of its own, on
     ``port`` (a free one), its schema made before it is handed out (``peer_schema``)."""
     require_module("pyspark")  # the peer runs from the jars of the pyspark wheel
+    with hive_metastore(mysql_server_url, "2.3.10", port) as running:
+        create_peer_schema(running.host, running.port)
+        yield running
+
+
+@contextmanager
+def hive_metastore(mysql_server_url: str, version: str, port: int | None = None) -> Iterator[object]:
+    """Apache Hive Metastore ``version`` (``benchmarks/peer.py``: 2.3.10 or 4.0.1) on a fresh MariaDB
+    database of its own, on ``port`` (a free one)."""
     peer = importlib.import_module("peer")
     try:
         peer.driver_jar()
@@ -133,9 +142,10 @@ def hive_metastore_2_3(mysql_server_url: str, port: int | None = None) -> Iterat
         skip_or_fail(f"the Hive Metastore peer needs the MariaDB JDBC driver: {e}")
     url = make_url(mysql_server_url).set(database=f"hms_peer_engines_{uuid.uuid4().hex[:12]}")
     try:
-        with peer.running_peer(db_url=url.render_as_string(hide_password=False), port=port) as running:
-            create_peer_schema(running.host, running.port)
+        with peer.running_peer(db_url=url.render_as_string(hide_password=False), port=port, version=version) as running:
             yield running
+    except engines.EngineUnavailable as error:
+        skip_or_fail(f"Hive Metastore {version} cannot run here: {error}")
     finally:
         conn = pymysql.connect(
             host=url.host, port=url.port or 3306, user=url.username, password=url.password or "", autocommit=True

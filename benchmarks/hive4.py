@@ -1,0 +1,109 @@
+"""Apache Hive Metastore 4.0.1 assembled from Maven Central: the second reference server, beside 2.3.10.
+
+4.0.1 is the newest 4.x whose standalone metastore server is on Maven Central (``hive-standalone-metastore-
+server`` 4.1.0 and 4.2.0 were refused on 2026-11-26). Its binary distribution
+(``org.apache.hive:hive-standalone-metastore-server:4.0.1:tar.gz:bin``, pinned in ``engines.PINNED``) holds
+the server, its libraries and the schema scripts, but no Hadoop, which the server expects from the machine's
+Hadoop installation. Hadoop 3.3.6 is put beside it instead: ``hadoop-common``, ``hadoop-hdfs-client`` and
+``hadoop-mapreduce-client-core`` with their dependencies (resolved by Maven from a generated POM), and
+``hadoop-hdfs`` alone (pinned: the warehouse's directory calls name its ``SnapshotException``). Hadoop's
+logging bindings are left out: the server logs through log4j 2.
+
+Assembled once per machine into ``ENGINE_HOME/hive-metastore-4.0.1`` (``lib/``, ``hadoop/``, ``scripts/``)::
+
+    python benchmarks/engines.py fetch hive-metastore-4
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engines import ENGINE_HOME, LOG, EngineUnavailable, fetch, locked
+
+VERSION = "4.0.1"
+DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"
+HADOOP_VERSION = "3.3.6"
+HADOOP_WITH_DEPENDENCIES = ("hadoop-common", "hadoop-hdfs-client", "hadoop-mapreduce-client-core")
+HADOOP_HDFS = f"hadoop-hdfs:{HADOOP_VERSION}"
+LOGGING_BINDINGS = ("slf4j-log4j12-", "slf4j-reload4j-", "reload4j-", "log4j-1.")
+"""Hadoop's logging jars, left out: the metastore binds slf4j to log4j 2."""
+NAME = "hive-metastore-4"
+"""The name of Hive Metastore 4 for ``engines.py fetch``."""
+
+
+@dataclass(frozen=True)
+class HiveMetastore4:
+    """An assembled Hive Metastore 4.0.1."""
+
+    home: Path
+
+    @property
+    def classpath(self) -> str:
+        return f"{self.home / 'lib'}/*:{self.home / 'hadoop'}/*"
+
+    @property
+    def mysql_schema(self) -> Path:
+        """The script that makes its schema on MySQL and MariaDB."""
+        return self.home / "scripts" / "metastore" / "upgrade" / "mysql" / "hive-schema-4.0.0.mysql.sql"
+
+
+def install() -> HiveMetastore4:
+    """Hive Metastore 4.0.1 under ``ENGINE_HOME``, assembled first if missing."""
+    tarball = fetch(DISTRIBUTION)
+    home = ENGINE_HOME / f"hive-metastore-{VERSION}"
+    marker = home / ".installed"
+    stamp = f"{tarball.name} hadoop {HADOOP_VERSION}"
+    if marker.exists() and marker.read_text() == stamp:
+        return HiveMetastore4(home)
+    hdfs = fetch(HADOOP_HDFS)
+    with locked(NAME):
+        if marker.exists() and marker.read_text() == stamp:
+            return HiveMetastore4(home)
+        LOG.info("assembling Hive Metastore %s with Hadoop %s into %s", VERSION, HADOOP_VERSION, home)
+        staging = Path(tempfile.mkdtemp(prefix=".hive-metastore-", dir=ENGINE_HOME))
+        with tarfile.open(tarball) as archive:
+            archive.extractall(staging, filter="tar")
+        (top,) = staging.iterdir()
+        _resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
+        shutil.copy(hdfs, top / "hadoop" / hdfs.name)
+        if home.exists():
+            shutil.rmtree(home)
+        top.rename(home)
+        shutil.rmtree(staging)
+        marker.write_text(stamp)
+    return HiveMetastore4(home)
+
+
+def _resolve_hadoop(work: Path, into: Path) -> None:
+    """Hadoop's libraries and their dependencies, copied by Maven into ``into`` (its logging bindings left out)."""
+    if shutil.which("mvn") is None:
+        raise EngineUnavailable("Hive Metastore 4's Hadoop libraries are resolved with Maven (mvn), not found")
+    work.mkdir(parents=True)
+    dependencies = "".join(
+        f"<dependency><groupId>org.apache.hadoop</groupId><artifactId>{name}</artifactId>"
+        f"<version>{HADOOP_VERSION}</version><exclusions><exclusion><groupId>jdk.tools</groupId>"
+        "<artifactId>jdk.tools</artifactId></exclusion></exclusions></dependency>"
+        for name in HADOOP_WITH_DEPENDENCIES
+    )
+    (work / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        "<groupId>local</groupId><artifactId>hive-metastore-4-hadoop</artifactId><version>1</version>"
+        f"<dependencies>{dependencies}</dependencies></project>"
+    )
+    result = subprocess.run(
+        ["mvn", "-q", "-B", "dependency:copy-dependencies", f"-DoutputDirectory={into}", "-DincludeScope=runtime"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if result.returncode != 0:
+        raise EngineUnavailable(f"mvn could not resolve Hadoop {HADOOP_VERSION}: {result.stdout[-2000:]}")
+    for jar in into.iterdir():
+        if jar.name.startswith(LOGGING_BINDINGS):
+            jar.unlink()
