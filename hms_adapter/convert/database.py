@@ -46,4 +46,5 @@ def to_thrift_database(db: Database) -> ThriftStruct:
         catalogName=current_catalog(),
         createTime=db.create_time,
         managedLocationUri=db.managed_location,
+        type=hive.DatabaseType.NATIVE,  # Hive 3 and 4 clients read it; no database here is a remote one
     )
