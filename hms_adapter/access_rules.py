@@ -91,7 +91,7 @@ _rule(
     get_partitions_with_auth get_partitions_ps get_partitions_ps_with_auth get_partitions_req
     get_partitions_ps_with_auth_req get_partitions_by_filter get_partitions_by_filter_req get_partitions_by_names
     get_partitions_by_names_req get_partition_names get_partition_names_ps get_partition_names_ps_req
-    fetch_partition_names_req get_num_partitions_by_filter get_part_specs_by_filter
+    fetch_partition_names_req get_num_partitions_by_filter get_part_specs_by_filter get_partitions_with_specs
     get_table_column_statistics get_partition_column_statistics get_table_statistics_req
     get_partitions_statistics_req get_aggr_stats_for
     get_primary_keys get_foreign_keys get_unique_constraints get_not_null_constraints get_default_constraints

@@ -574,6 +574,31 @@ class MetastoreHandler(
         table = self.catalog.tables.get(_db(db_name), tbl_name)
         return [to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)]
 
+    def get_partitions_with_specs(self, request):
+        """Hive 4's listing: partitions chosen by names, partial values or filters (``BY_EXPR``, ANDed), their
+        parameters trimmed by the projection's key patterns, as one ``PartitionSpec``."""
+        chosen = request.filterSpec
+        filters = (chosen.filters or []) if chosen else []
+        selection: dict = {}
+        if filters:
+            if chosen.filterMode == hive.PartitionFilterMode.BY_NAMES:
+                selection["names"] = filters
+            elif chosen.filterMode == hive.PartitionFilterMode.BY_VALUES:
+                selection["values"] = filters
+            elif chosen.filterMode == hive.PartitionFilterMode.BY_EXPR:
+                selection["filter_text"] = " and ".join(f"({f})" for f in filters)
+            else:
+                raise hive.MetaException(message=f"Unsupported filter mode {chosen.filterMode}")
+        projection = request.projectionSpec
+        include = projection.includeParamKeyPattern if projection else None
+        exclude = projection.excludeParamKeyPattern if projection else None
+        parts = self._filter_call(self.catalog.partitions.read, _db(request.dbName), request.tblName, **selection)
+        if include is not None or exclude is not None:
+            parts = [trim_partition(p, False, include, exclude) for p in parts]
+        table = self.catalog.tables.get(_db(request.dbName), request.tblName)
+        spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)
+        return hive.GetPartitionsResponse(partitionSpec=[spec])
+
     def _by_filter(self, db_name, tbl_name, filter, max_parts):
         return self._filter_call(self.catalog.partitions.by_filter, _db(db_name), tbl_name, filter, _limit(max_parts))
 

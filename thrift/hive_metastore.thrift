@@ -186,6 +186,12 @@ enum TxnState {
   OPEN = 3
 }
 
+enum PartitionFilterMode {  // hive3/4
+  BY_NAMES,
+  BY_VALUES,
+  BY_EXPR
+}
+
 enum TxnType {  // hive3/4
   DEFAULT = 0,
   REPL_CREATED = 1,
@@ -1499,6 +1505,29 @@ struct PartitionSpec {
   8: optional bool isStatsCompliant  // hive3/4
 }
 
+struct GetPartitionsFilterSpec {  // hive3/4
+  7: optional PartitionFilterMode filterMode,
+  8: optional list<string> filters
+}
+
+struct GetPartitionsRequest {  // hive3/4
+  1: optional string catName,
+  2: string dbName,
+  3: string tblName,
+  4: optional bool withAuth,
+  5: optional string user,
+  6: optional list<string> groupNames,
+  7: GetProjectionsSpec projectionSpec,
+  8: GetPartitionsFilterSpec filterSpec,
+  9: optional list<string> processorCapabilities,
+  10: optional string processorIdentifier,
+  11: optional string validWriteIdList
+}
+
+struct GetPartitionsResponse {  // hive3/4
+  1: list<PartitionSpec> partitionSpec
+}
+
 struct PartitionValuesRequest {
   1: required string dbName,
   2: required string tblName,
@@ -2110,6 +2139,7 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   PartitionsResponse get_partitions_req(1: PartitionsRequest req)
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
+  GetPartitionsResponse get_partitions_with_specs(1: GetPartitionsRequest request) throws (1: MetaException o1)  // hive3/4
   GetPartitionsPsWithAuthResponse get_partitions_ps_with_auth_req(1: GetPartitionsPsWithAuthRequest req)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   GetPartitionNamesPsResponse get_partition_names_ps_req(1: GetPartitionNamesPsRequest req)
