@@ -576,7 +576,8 @@ class MetastoreHandler(
 
     def get_partitions_with_specs(self, request):
         """Hive 4's listing: partitions chosen by names, partial values or filters (``BY_EXPR``, ANDed), their
-        parameters trimmed by the projection's key patterns, as one ``PartitionSpec``."""
+        parameters trimmed by the projection's key patterns, as one ``PartitionSpec``. The projection's field
+        list is not applied: the partitions are whole."""
         chosen = request.filterSpec
         filters = (chosen.filters or []) if chosen else []
         selection: dict = {}
