@@ -8,11 +8,9 @@ module (or per writer process a test needs).
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -20,11 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import skip_or_fail
-from tests.support.sql_engines import BENCHMARKS
-
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-engines = importlib.import_module("engines")
+from tests.support.sql_engines import engines  # benchmarks/engines.py
 
 DRIVER = Path(__file__).with_name("spark_writer_driver.py")
 ANSWER = "@spark-writer "
