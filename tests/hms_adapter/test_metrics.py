@@ -86,8 +86,9 @@ def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None
         text=True,
         env=env,
     )
-    _wait_for_port(port, process)
-    _wait_for_port(metrics_port, process)
+    # each listener opens on its own (with --workers, in each worker): wait for all three
+    for listening in (port, metaserver_port, metrics_port):
+        _wait_for_port(listening, process)
     return Served(process, port, metaserver_port, metrics_port)
 
 
