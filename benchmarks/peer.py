@@ -169,14 +169,21 @@ def _statements(script: str) -> list[str]:
     return [statement.strip() for statement in re.split(r";\s*$", text, flags=re.MULTILINE) if statement.strip()]
 
 
-def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
-    """The peer's configuration (``hive-site.xml``)."""
+def _connection(db_url: str) -> dict[str, str]:
+    """The JDO settings of the peer's connection to ``db_url`` (Hive 2.3 and 4 name them alike)."""
     jdbc, user, password = jdbc_url(db_url)
     return {
         "javax.jdo.option.ConnectionURL": jdbc,
         "javax.jdo.option.ConnectionDriverName": DRIVER_CLASS,
         "javax.jdo.option.ConnectionUserName": user,
         "javax.jdo.option.ConnectionPassword": password,
+    }
+
+
+def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
+    """The peer's configuration (``hive-site.xml``)."""
+    return {
+        **_connection(db_url),
         # no schema script ships in the wheel's hive-metastore jar: DataNucleus creates the tables from
         # package.jdo on first use, and the schema version is not checked
         "datanucleus.schema.autoCreateAll": "true",
@@ -192,12 +199,8 @@ def hive_site(db_url: str, warehouse: str) -> dict[str, str]:
 
 def metastore_site(db_url: str, warehouse: str) -> dict[str, str]:
     """Hive Metastore 4's configuration (``metastore-site.xml``)."""
-    jdbc, user, password = jdbc_url(db_url)
     return {
-        "javax.jdo.option.ConnectionURL": jdbc,
-        "javax.jdo.option.ConnectionDriverName": DRIVER_CLASS,
-        "javax.jdo.option.ConnectionUserName": user,
-        "javax.jdo.option.ConnectionPassword": password,
+        **_connection(db_url),
         "metastore.warehouse.dir": warehouse,
         "metastore.warehouse.external.dir": warehouse,  # Hive 4 puts external tables apart by default
         "metastore.try.direct.sql": "true",

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,14 +192,18 @@ def _descriptor(sd) -> dict:
     }
 
 
-def _held(uri: str, table: str) -> dict:
-    """What the metastore at ``uri`` holds for ``writers.<table>``, without what differs by design."""
+def _table_and_partitions(uri: str, table: str) -> tuple[Any, list]:
+    """``writers.<table>`` and its partitions, as the metastore at ``uri`` answers them."""
     client = metastore_client(uri)
     try:
-        t = client.get_table(DATABASE, table)
-        partitions = client.get_partitions(DATABASE, table, -1)
+        return client.get_table(DATABASE, table), client.get_partitions(DATABASE, table, -1)
     finally:
         client.close()
+
+
+def _held(uri: str, table: str) -> dict:
+    """What the metastore at ``uri`` holds for ``writers.<table>``, without what differs by design."""
+    t, partitions = _table_and_partitions(uri, table)
     return {
         "type": t.tableType,
         "owner": t.owner,
@@ -213,12 +218,7 @@ def _held(uri: str, table: str) -> dict:
 
 def _statistics(uri: str, table: str) -> dict[str, tuple[int, int]]:
     """The server's ``numFiles`` and ``totalSize`` per partition path ('' for an unpartitioned table)."""
-    client = metastore_client(uri)
-    try:
-        t = client.get_table(DATABASE, table)
-        partitions = client.get_partitions(DATABASE, table, -1)
-    finally:
-        client.close()
+    t, partitions = _table_and_partitions(uri, table)
     if not t.partitionKeys:
         return {"": (int(t.parameters["numFiles"]), int(t.parameters["totalSize"]))}
     base = _location(t.sd.location)
