@@ -1,6 +1,6 @@
 """What the benchmarks share: a fresh MySQL database, a free port, ``hudi-metastore serve`` in its own
 process, started, waited for and stopped, and the servers a benchmark compares (``Target``: ours, Apache
-Hive Metastore 2.3.10 from ``peer.py``, or any URI)."""
+Hive Metastore 2.3.10 or 4.0.1 from ``peer.py``, or any URI)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ from urllib.parse import urlparse
 
 import pymysql
 from sqlalchemy.engine import make_url
+
+HIVE_2_3 = "2.3.10"
+HIVE_4 = "4.0.1"
+PEER_VERSIONS = (HIVE_2_3, HIVE_4)
+"""The versions of Apache Hive Metastore that ``peer.py`` runs."""
 
 
 def ensure_empty_database(url: str) -> None:
@@ -134,11 +139,11 @@ def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
 
 
 @contextmanager
-def hms(db_url: str, heap: str) -> Iterator[Target]:
-    """Apache Hive Metastore 2.3.10 (``peer.py``) on a fresh ``db_url``."""
+def hms(db_url: str, heap: str, version: str = HIVE_2_3) -> Iterator[Target]:
+    """Apache Hive Metastore ``version`` (``peer.py``) on a fresh ``db_url``."""
     from peer import running_peer
 
-    with running_peer(db_url, heap=heap) as peer:
+    with running_peer(db_url, heap=heap, version=version) as peer:
         yield Target("hms", peer.host, peer.port, peer.process.pid)
 
 
@@ -161,7 +166,7 @@ def add_server_options(parser: argparse.ArgumentParser, ours_url: str, peer_url:
     servers = parser.add_argument_group("servers (default: --ours)")
     servers.add_argument("--ours", action="store_true", help="start hudi-metastore serve on --ours-db-url")
     servers.add_argument(
-        "--peer", action="store_true", help="start Apache Hive Metastore 2.3.10 (pyspark wheel) on --peer-db-url"
+        "--peer", action="store_true", help="start Apache Hive Metastore (--peer-version) on --peer-db-url"
     )
     servers.add_argument("--compare", action="store_true", help="--ours and --peer, side by side")
     servers.add_argument("--uri", action="append", default=[], help="thrift://host:port of a running server")
@@ -174,6 +179,13 @@ def add_server_options(parser: argparse.ArgumentParser, ours_url: str, peer_url:
     )
     servers.add_argument("--peer-db-url", default=peer_url, help="dropped and created (default %(default)s)")
     servers.add_argument("--peer-heap", default="2g", help="the peer JVM's -Xmx (default %(default)s)")
+    servers.add_argument(
+        "--peer-version",
+        choices=PEER_VERSIONS,
+        default=HIVE_2_3,
+        help="Hive Metastore's version: 2.3.10 from the pyspark wheel, 4.0.1 assembled by hive4.py from Maven "
+        "Central (default %(default)s); a Java client (hmsbench, stats_events) is that version's on every server",
+    )
     return servers
 
 
@@ -188,9 +200,9 @@ def start_targets(
         targets.append(stack.enter_context(ours(args.ours_db_url, ours_options, warehouse)))
         settings["ours"] = {"db_url": args.ours_db_url, "options": ours_options}
     if start_peer:
-        print("starting Hive Metastore 2.3.10 ...", file=sys.stderr, flush=True)
-        targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap)))
-        settings["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap}
+        print(f"starting Hive Metastore {args.peer_version} ...", file=sys.stderr, flush=True)
+        targets.append(stack.enter_context(hms(args.peer_db_url, args.peer_heap, args.peer_version)))
+        settings["hms"] = {"db_url": args.peer_db_url, "heap": args.peer_heap, "version": args.peer_version}
     targets.extend(stack.enter_context(remote(uri)) for uri in args.uri)
     return targets
 

@@ -24,10 +24,11 @@ What was found about the packages (docs/testing.md has the figures):
   ``ENGINE_HOME`` with PySpark 3.5 (Scala 2.12, Java 17), made once per machine (:func:`hudi_spark_python`).
 
 - **Hive Metastore 4.0.1**, the second reference server: assembled by ``hive4.py``.
+- **Flink 1.20.0** with its Hive catalog on Hive 3.1.3's client: assembled by ``flink.py``.
 
 Fetch everything ahead of a run (``.ci/run`` does)::
 
-    python benchmarks/engines.py fetch [trino] [presto] [spark-writers] [hive-metastore-4]
+    python benchmarks/engines.py fetch [trino] [presto] [spark-writers] [hive-metastore-4] [flink]
 """
 
 from __future__ import annotations
@@ -98,10 +99,15 @@ org.apache.hudi:hudi-spark3.5-bundle_2.12:0.15.0:jar aab6ecdb5c65fcd20406b980b31
 org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.12.0:jar 8dd8c90e54ed1a20f2461309d047a255ee56382eb7c0a46162b27a4936fd86dc
 org.apache.hive:hive-standalone-metastore-server:4.0.1:tar.gz:bin ed96f577df0a4dc800648a7f941d832f42409f89fa4af10c9d7540c8a1f8e24b
 org.apache.hadoop:hadoop-hdfs:3.3.6:jar      075fc48fd4ae299a58a9f26fb529671854689b215483b595fed4a56d77cb4c4d
+org.apache.flink:flink-connector-hive_2.12:1.20.0:jar 0a8177e5d9a5181a32450efd4d4a18c7f4616708b2e41ff5f994b8bc692ab40e
+org.apache.hive:hive-exec:3.1.3:jar          de86f70a73d05070c01f902ed1293b5dfbc4c0fb4d2232d9e218dc7d13ff8d6a
+org.apache.thrift:libfb303:0.9.3:jar         23fc397a42181b17bb7d0fada2213735ed8db38cfbf038d12b9c00ea7419e11b
+org.antlr:antlr-runtime:3.5.2:jar            ce3fc8ecb10f39e9a3cddcbb2ce350d272d9cd3d0b1e18e6fe73c3b9389c8734
 """  # noqa: E501 (one artifact per line)
 """The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``,
 ``:classifier`` when it has one, and the SHA-256 of its file). The Hadoop libraries Hive Metastore 4 runs on
-are pinned by version in ``hive4.py`` and resolved by Maven with their dependencies."""
+Hive Metastore 4 and Flink run on are pinned by version (``HADOOP_VERSION``) and resolved by Maven with their
+dependencies, as are Flink's own libraries (``flink.py``, from PyPI by digest)."""
 
 
 def _parse_pinned(text: str) -> dict[str, Artifact]:
@@ -186,6 +192,12 @@ ICEBERG_SPARK_RUNTIME = "iceberg-spark-runtime-3.5_2.12"
 SPARK_WRITERS = "spark-writers"
 """The name of the Spark writers for ``fetch``: the PySpark environment, Hudi's bundles, Iceberg's runtime."""
 SPARK_WRITER_JARS = (HUDI_SPARK_BUNDLE, HUDI_METASERVER_BUNDLE, ICEBERG_SPARK_RUNTIME)
+
+
+HADOOP_VERSION = "3.3.6"
+HADOOP_WITH_DEPENDENCIES = ("hadoop-common", "hadoop-hdfs-client", "hadoop-mapreduce-client-core")
+HADOOP_LOGGING_BINDINGS = ("slf4j-log4j12-", "slf4j-reload4j-", "reload4j-", "log4j-1.")
+"""Hadoop's logging jars, left out: Hive Metastore 4 and Flink bind slf4j to log4j 2."""
 
 
 class EngineUnavailable(RuntimeError):
@@ -292,6 +304,37 @@ def _replace_asm(home: Path, jars: dict[str, Path]) -> None:
             shutil.copy(jars[match.group(1)], old.parent / jars[match.group(1)].name)
 
 
+def resolve_hadoop(work: Path, into: Path) -> None:
+    """Hadoop's libraries (``HADOOP_WITH_DEPENDENCIES`` at ``HADOOP_VERSION``) and their dependencies, copied
+    by Maven from a POM generated in ``work`` into ``into``, with Hadoop's logging bindings left out."""
+    if shutil.which("mvn") is None:
+        raise EngineUnavailable("Hadoop's libraries are resolved with Maven (mvn), not found")
+    work.mkdir(parents=True)
+    dependencies = "".join(
+        f"<dependency><groupId>org.apache.hadoop</groupId><artifactId>{name}</artifactId>"
+        f"<version>{HADOOP_VERSION}</version><exclusions><exclusion><groupId>jdk.tools</groupId>"
+        "<artifactId>jdk.tools</artifactId></exclusion></exclusions></dependency>"
+        for name in HADOOP_WITH_DEPENDENCIES
+    )
+    (work / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        "<groupId>local</groupId><artifactId>hadoop-libraries</artifactId><version>1</version>"
+        f"<dependencies>{dependencies}</dependencies></project>"
+    )
+    result = subprocess.run(
+        ["mvn", "-q", "-B", "dependency:copy-dependencies", f"-DoutputDirectory={into}", "-DincludeScope=runtime"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if result.returncode != 0:
+        raise EngineUnavailable(f"mvn could not resolve Hadoop {HADOOP_VERSION}: {result.stdout[-2000:]}")
+    for jar in into.iterdir():
+        if jar.name.startswith(HADOOP_LOGGING_BINDINGS):
+            jar.unlink()
+
+
 def hudi_spark_python() -> Path:
     """The Python of the Hudi writers' environment (``ENGINE_HOME/pyspark-<version>``), made first if
     missing: a virtual environment of this Python with ``HUDI_SPARK_REQUIREMENTS``, checked by pip's digests."""
@@ -341,9 +384,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
-    import hive4  # it builds on this module
+    import flink  # these build on this module
+    import hive4
 
-    known = [*PACKAGES, SPARK_WRITERS, hive4.NAME]
+    assembled = {hive4.NAME: (hive4.install, HUDI_SPARK_JAVA), flink.NAME: (flink.install, flink.JAVA)}
+    known = [*PACKAGES, SPARK_WRITERS, *assembled]
     fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(known)}")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.engines) - set(known))
@@ -351,13 +396,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown engine {', '.join(unknown)}; known: {', '.join(known)}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     for name in args.engines or known:
-        if name == hive4.NAME:
+        if name in assembled:
+            assemble, min_java = assembled[name]
             try:
-                metastore, java = hive4.install(), java_home(HUDI_SPARK_JAVA)
+                engine, java = assemble(), java_home(min_java)
             except EngineUnavailable as error:
                 print(f"{name}: {error}", file=sys.stderr)
                 return 1
-            print(f"{name}: {metastore.home} (Java {_java_version(java)} at {java})")
+            print(f"{name}: {engine.home} (Java {_java_version(java)} at {java})")
             continue
         if name == SPARK_WRITERS:
             try:

@@ -17,21 +17,16 @@ Assembled once per machine into ``ENGINE_HOME/hive-metastore-4.0.1`` (``lib/``, 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines import ENGINE_HOME, LOG, EngineUnavailable, fetch, locked
+from engines import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, resolve_hadoop
 
 VERSION = "4.0.1"
 DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"
-HADOOP_VERSION = "3.3.6"
-HADOOP_WITH_DEPENDENCIES = ("hadoop-common", "hadoop-hdfs-client", "hadoop-mapreduce-client-core")
 HADOOP_HDFS = f"hadoop-hdfs:{HADOOP_VERSION}"
-LOGGING_BINDINGS = ("slf4j-log4j12-", "slf4j-reload4j-", "reload4j-", "log4j-1.")
-"""Hadoop's logging jars, left out: the metastore binds slf4j to log4j 2."""
 NAME = "hive-metastore-4"
 """The name of Hive Metastore 4 for ``engines.py fetch``."""
 
@@ -69,7 +64,7 @@ def install() -> HiveMetastore4:
         with tarfile.open(tarball) as archive:
             archive.extractall(staging, filter="tar")
         (top,) = staging.iterdir()
-        _resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
+        resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
         shutil.copy(hdfs, top / "hadoop" / hdfs.name)
         if home.exists():
             shutil.rmtree(home)
@@ -77,33 +72,3 @@ def install() -> HiveMetastore4:
         shutil.rmtree(staging)
         marker.write_text(stamp)
     return HiveMetastore4(home)
-
-
-def _resolve_hadoop(work: Path, into: Path) -> None:
-    """Hadoop's libraries and their dependencies, copied by Maven into ``into`` (its logging bindings left out)."""
-    if shutil.which("mvn") is None:
-        raise EngineUnavailable("Hive Metastore 4's Hadoop libraries are resolved with Maven (mvn), not found")
-    work.mkdir(parents=True)
-    dependencies = "".join(
-        f"<dependency><groupId>org.apache.hadoop</groupId><artifactId>{name}</artifactId>"
-        f"<version>{HADOOP_VERSION}</version><exclusions><exclusion><groupId>jdk.tools</groupId>"
-        "<artifactId>jdk.tools</artifactId></exclusion></exclusions></dependency>"
-        for name in HADOOP_WITH_DEPENDENCIES
-    )
-    (work / "pom.xml").write_text(
-        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
-        "<groupId>local</groupId><artifactId>hive-metastore-4-hadoop</artifactId><version>1</version>"
-        f"<dependencies>{dependencies}</dependencies></project>"
-    )
-    result = subprocess.run(
-        ["mvn", "-q", "-B", "dependency:copy-dependencies", f"-DoutputDirectory={into}", "-DincludeScope=runtime"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    if result.returncode != 0:
-        raise EngineUnavailable(f"mvn could not resolve Hadoop {HADOOP_VERSION}: {result.stdout[-2000:]}")
-    for jar in into.iterdir():
-        if jar.name.startswith(LOGGING_BINDINGS):
-            jar.unlink()

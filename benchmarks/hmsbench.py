@@ -1,4 +1,4 @@
-"""An hbench-style workload against Hive Metastore servers: ours, Apache Hive Metastore 2.3.10, or any URI.
+"""An hbench-style workload against Hive Metastore servers: ours, Apache Hive Metastore 2.3.10 or 4.0.1, or any URI.
 
 For each partition count N (``--partitions 1000,10000,100000``), on each server:
 
@@ -14,22 +14,27 @@ For each partition count N (``--partitions 1000,10000,100000``), on each server:
 
 Every answer is checked (sizes, and names through a digest of the sorted answer: database, table, table
 names, partition names, partition values, the altered parameter, what is left after the drops); a wrong
-answer or a failed call is reported and the run goes on. Calls are made by Hive 2.3.10's Java Thrift client
-(``benchmarks/java/HmsCallTimer.java``), as engines make them. Before each run the server gets a small
+answer or a failed call is reported and the run goes on. Calls are made by Hive's Java Thrift client
+(``benchmarks/java/HmsCallTimer.java``), as engines make them, of the version ``--peer-version`` names, on
+every server: Hive 2.3.10's (the pyspark wheel's jars) or Hive 4.0.1's (``benchmarks/hive4.py``; its
+getTable is ``get_table_req``, as Hive 4 has no ``get_table``). Before each run the server gets a small
 warm-up workload (a table of 48 partitions) that is not reported.
 
 Servers: ``--ours`` starts ``hudi-metastore serve`` on its own MariaDB database (``--ours-db-url``);
-``--peer`` starts Apache Hive Metastore 2.3.10 from the pyspark wheel on another (``--peer-db-url``,
-``benchmarks/peer.py``; it needs ``benchmarks/install_peer_deps.sh``); ``--compare`` is both; ``--uri
+``--peer`` starts Apache Hive Metastore ``--peer-version`` on another (``--peer-db-url``,
+``benchmarks/peer.py``; it needs ``benchmarks/install_peer_deps.sh``): 2.3.10 (the default) from the
+pyspark wheel, or 4.0.1, assembled from Maven Central on first use; ``--compare`` is both; ``--uri
 thrift://host:port`` measures a server already running. With no server option, ``--ours``. The servers
 take turns at each partition count.
 
-Prints a markdown table per partition count (p50/p95/max per operation and server, and the ratio of
-p50s ours/HMS when both run), then the whole result as JSON (or writes it to ``--json PATH``). ``--plot
-PATH`` draws the p50 of each operation against the partition count per server (PNG, needs matplotlib).
+Prints a markdown table per partition count (p50/p95/max per operation and server, the peer's columns
+named with its version, and the ratio of p50s ours/HMS when both run), then the whole result as JSON (or
+writes it to ``--json PATH``). ``--plot PATH`` draws the p50 of each operation against the partition count
+per server (PNG, needs matplotlib).
 
 Usage: python benchmarks/hmsbench.py [--compare | --ours | --peer | --uri thrift://host:port]
-       [--partitions 1000,10000,100000] [--iterations 10] [--concurrency 8] [--plot docs/hmsbench.png]
+       [--peer-version 2.3.10|4.0.1] [--partitions 1000,10000,100000] [--iterations 10] [--concurrency 8]
+       [--plot docs/hmsbench.png]
 """
 
 from __future__ import annotations
@@ -258,7 +263,7 @@ def summarize(results: list[dict], w: Workload) -> dict:
     return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
 
 
-def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
+def run_one(classes: Path, classpath: str, target: Target, n: int, args, location: str) -> dict:
     """The workload on ``target`` with ``n`` partitions, after the warm-up workload."""
     warm = workload(48, f"{DB}_warmup", f"{location}/warmup", 2, args.batch, [], 0, prefix="warmup: ")
     main = workload(n, DB, location, args.iterations, args.batch, args.concurrency, args.concurrent_calls)
@@ -289,6 +294,7 @@ def run_one(classes: Path, target: Target, n: int, args, location: str) -> dict:
         errors="return",
         timeout=args.timeout,
         progress=progress,
+        classpath=classpath,
     )
     summary = summarize([r for r in results if r["label"].startswith("warmup: ")], warm)
     out = summarize([r for r in results if not r["label"].startswith("warmup: ")], main)
@@ -314,6 +320,12 @@ def ordered_ops(report: dict) -> list[str]:
     return [op for op in order if op in seen] + [op for op in seen if op not in order]
 
 
+def shown(result: dict, key: str) -> str:
+    """How the tables name server ``key``: the peer with its version (``hms 4.0.1``)."""
+    peer = result["settings"].get("hms")
+    return f"hms {peer['version']}" if key == "hms" and peer else key
+
+
 def ratio_pair(keys: list[str]) -> tuple[str, str] | None:
     """Which two servers the ratio column compares: the other one over ``hms``."""
     if len(keys) == 2 and "hms" in keys:
@@ -332,14 +344,18 @@ def markdown(result: dict) -> str:
     servers: dict[str, dict] = result["servers"]
     keys = list(servers)
     pair = ratio_pair(keys)
+    names = {key: shown(result, key) for key in keys}
+    settings = result["settings"]
     lines = []
-    for n in result["settings"]["partitions"]:
-        lines.append(f"### {n:,} partitions, {result['settings']['iterations']} iterations\n")
+    for n in settings["partitions"]:
+        lines.append(
+            f"### {n:,} partitions, {settings['iterations']} iterations, Hive {settings['client_version']} client\n"
+        )
         header = ["operation"]
         for key in keys:
-            header += [f"{key} p50 ms", f"{key} p95 ms", f"{key} max ms"]
+            header += [f"{names[key]} p50 ms", f"{names[key]} p95 ms", f"{names[key]} max ms"]
         if pair:
-            header.append(f"{pair[0]}/{pair[1]} p50")
+            header.append(f"{names[pair[0]]}/{names[pair[1]]} p50")
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|---|" + "---:|" * (len(header) - 1))
         runs = {key: servers[key][str(n)] for key in keys}
@@ -355,9 +371,10 @@ def markdown(result: dict) -> str:
         concurrent = sorted({label for key in keys for label in runs[key]["concurrency"]})
         if concurrent:
             lines.append("")
-            header = ["concurrent calls"] + [f"{key} calls/s" for key in keys] + [f"{key} p50 ms" for key in keys]
+            header = ["concurrent calls"] + [f"{names[key]} calls/s" for key in keys]
+            header += [f"{names[key]} p50 ms" for key in keys]
             if pair:
-                header.append(f"{pair[0]}/{pair[1]} calls/s")
+                header.append(f"{names[pair[0]]}/{names[pair[1]]} calls/s")
             lines.append("| " + " | ".join(header) + " |")
             lines.append("|---|" + "---:|" * (len(header) - 1))
             for label in concurrent:
@@ -374,7 +391,7 @@ def markdown(result: dict) -> str:
             add = sum(stats["total_ms"] for op, stats in run["ops"].items() if op.startswith("addPartitions"))
             extra = f", peak RSS {run['peak_rss_mib']} MiB" if "peak_rss_mib" in run else ""
             lines.append(
-                f"- {key}: {n:,} partitions added in {add / 1000:.1f} s, run {run['wall_s']} s{extra}; "
+                f"- {names[key]}: {n:,} partitions added in {add / 1000:.1f} s, run {run['wall_s']} s{extra}; "
                 f"errors: {len(run['errors'])}"
             )
             lines += [f"  - {e}" for e in run["errors"][:20]]
@@ -399,7 +416,9 @@ def plot(result: dict, path: str) -> None:
     rows = math.ceil(len(ops) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 2.7 * rows + 0.8), squeeze=False)
     styles = {"ours": dict(color="tab:blue", marker="o"), "hms": dict(color="tab:orange", marker="s", ls="--")}
-    labels = {"ours": "hudi-metastore", "hms": "Hive Metastore 2.3.10"}
+    labels = {"ours": "hudi-metastore"}
+    if "hms" in result["settings"]:
+        labels["hms"] = f"Hive Metastore {result['settings']['hms']['version']}"
     plain = FuncFormatter(lambda y, _: f"{y:g}")
     for ax, op in zip(axes.flat, ops):
         for key, runs in servers.items():
@@ -428,7 +447,7 @@ def plot(result: dict, path: str) -> None:
     fig.legend(handles, names, loc="lower center", ncol=len(servers), fontsize=9, frameon=False)
     fig.suptitle(
         f"p50 latency per call against partitions in the table ({result['settings']['iterations']} "
-        "iterations, Hive 2.3.10 Java client; log scales)",
+        f"iterations, Hive {result['settings']['client_version']} Java client; log scales)",
         fontsize=10,
     )
     fig.tight_layout(rect=(0, 0.04, 1, 0.98))
@@ -471,7 +490,8 @@ def main() -> int:
     if args.plot:
         import matplotlib  # noqa: F401  (fail now rather than after the run)
 
-    classes = jc.compile_timer()
+    classpath = jc.client_classpath(args.peer_version)
+    classes = jc.compile_timer(classpath)
     work = tempfile.mkdtemp(prefix="hmsbench-")
     result: dict = {
         "settings": {
@@ -480,7 +500,8 @@ def main() -> int:
             "batch": args.batch,
             "concurrency": args.concurrency,
             "concurrent_calls": args.concurrent_calls,
-            "client": "Hive 2.3.10 ThriftHiveMetastore.Client, TBinaryProtocol over TSocket",
+            "client": f"Hive {args.peer_version} ThriftHiveMetastore.Client, TBinaryProtocol over TSocket",
+            "client_version": args.peer_version,
         },
         "servers": {},
     }
@@ -494,7 +515,7 @@ def main() -> int:
                 for target in targets:
                     print(f"{target.key}: {n:,} partitions ...", file=sys.stderr, flush=True)
                     location = f"file:{work}/{target.key.replace('/', '_').replace(':', '_')}/{n}"
-                    result["servers"][target.key][str(n)] = run_one(classes, target, n, args, location)
+                    result["servers"][target.key][str(n)] = run_one(classes, classpath, target, n, args, location)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result["wall_s"] = round(time.perf_counter() - started, 1)

@@ -1,7 +1,9 @@
-"""Run ``benchmarks/java/HmsCallTimer.java`` (Hive 2.3.10's Thrift client from the pyspark wheel) on calls.
+"""Run ``benchmarks/java/HmsCallTimer.java`` (Hive's generated Thrift client) on calls.
 
 Benchmarks time calls through this Java client because engines (Spark, Hive, Trino) are Java clients: a
-Python client would spend more time decoding large answers than either server spends making them.
+Python client would spend more time decoding large answers than either server spends making them. The
+client is Hive 2.3.10's, from the pyspark wheel, unless :func:`compile_timer` and :func:`time_calls` are
+given another ``classpath``: :func:`client_classpath` ``("4.0.1")`` is Hive 4.0.1's.
 
 A call is ``(label, repeat, [method, args...])``; the functions below build the ``[method, args...]`` part.
 ``repeat`` calls follow one warm-up call; ``repeat`` 0 is one call, timed, with no warm-up (for calls that
@@ -21,20 +23,30 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import hive4
 import pyspark
+from bench_server import HIVE_4
 
 SOURCE = Path(__file__).parent / "java" / "HmsCallTimer.java"
 JARS = Path(pyspark.__file__).parent / "jars"
+WHEEL_CLASSPATH = f"{JARS}/*"
+"""Hive 2.3.10's jars in the pyspark wheel: the default client."""
 
 Call = list[str]
 
 
-def compile_timer() -> Path:
-    """Compile the timer against the wheel's jars; returns the class directory."""
+def client_classpath(version: str) -> str:
+    """The jars of Hive ``version``'s client: the pyspark wheel's for 2.3.10, those of the Hive Metastore
+    4.0.1 that ``hive4.py`` assembles (once per machine) for 4.0.1."""
+    return hive4.install().classpath if version == HIVE_4 else WHEEL_CLASSPATH
+
+
+def compile_timer(classpath: str = WHEEL_CLASSPATH) -> Path:
+    """Compile the timer against ``classpath`` (Hive 2.3.10's jars by default); returns the class directory."""
     if shutil.which("javac") is None:
         raise SystemExit("the benchmarks need a JDK (javac and java on PATH)")
     out = Path(tempfile.mkdtemp(prefix="hms-timer-"))
-    subprocess.run(["javac", "-cp", f"{JARS}/*", "-d", str(out), str(SOURCE)], check=True, timeout=300)
+    subprocess.run(["javac", "-cp", classpath, "-d", str(out), str(SOURCE)], check=True, timeout=300)
     return out
 
 
@@ -47,8 +59,10 @@ def time_calls(
     errors: str = "raise",
     timeout: float = 3600,
     progress: Callable[[dict], None] | None = None,
+    classpath: str = WHEEL_CLASSPATH,
 ) -> list[dict]:
     """Time ``(label, repeat, [method, args...])`` calls on one connection; one result dict per call.
+    ``classpath``: the jars ``classes`` were compiled against.
 
     ``errors="raise"`` raises on the first failed call; ``errors="return"`` returns its
     ``{"label", "error"}`` dict among the others. ``progress`` sees each result as it arrives.
@@ -58,7 +72,7 @@ def time_calls(
             raise ValueError(f"tab or newline in call {label!r}")
     lines = "".join("\t".join([label, str(repeat), *call]) + "\n" for label, repeat, call in calls)
     process = subprocess.Popen(
-        ["java", "-cp", f"{classes}:{JARS}/*", "HmsCallTimer", host, str(port)],
+        ["java", "-cp", f"{classes}:{classpath}", "HmsCallTimer", host, str(port)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -532,7 +532,7 @@ def markdown(result: dict) -> str:
     keys = list(servers)
     pair = ("ours", "hms") if set(keys) >= {"ours", "hms"} else None
     settings = result["settings"]
-    header = ["workload", "measure"] + [("HMS 2.3.10" if k == "hms" else k) for k in keys]
+    header = ["workload", "measure"] + [(f"HMS {settings['hms']['version']}" if k == "hms" else k) for k in keys]
     if pair:
         header.append("ours / HMS")
     lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]

@@ -42,7 +42,7 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hive4  # noqa: E402
-from bench_server import free_port  # noqa: E402
+from bench_server import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port  # noqa: E402
 from java_client import JARS  # noqa: E402
 
 DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
@@ -54,9 +54,6 @@ DRIVER_JARS = (
 )
 DRIVER_CLASS = "org.mariadb.jdbc.Driver"
 START_TIMEOUT_S = 300
-HIVE_2_3 = "2.3.10"
-HIVE_4 = "4.0.1"
-VERSIONS = (HIVE_2_3, HIVE_4)
 
 
 @dataclass
@@ -204,8 +201,9 @@ def metastore_site(db_url: str, warehouse: str) -> dict[str, str]:
         "metastore.warehouse.dir": warehouse,
         "metastore.warehouse.external.dir": warehouse,  # Hive 4 puts external tables apart by default
         "metastore.try.direct.sql": "true",
-        # the notification calls answer any user, as Hive 2.3 does (Hive 4 asks for a proxy superuser)
-        "metastore.event.db.notification.api.auth": "false",
+        # the notification calls answer any user, as Hive 2.3 does (Hive 4 asks for a proxy superuser); Hive
+        # reads this setting under its hive.* name or as metastore.metastore.event..., not metastore.event...
+        "hive.metastore.event.db.notification.api.auth": "false",
     }
 
 
@@ -249,8 +247,8 @@ def running_peer(
     warehouse, logs) is deleted after a clean exit only. ``settings`` add to its configuration,
     ``core-site`` makes a ``core-site.xml`` (Hadoop's security settings), ``jvm_options`` and ``env`` go to
     its JVM (a Kerberized peer needs all four)."""
-    if version not in VERSIONS:
-        raise SystemExit(f"Hive Metastore {version} is not one of {', '.join(VERSIONS)}")
+    if version not in PEER_VERSIONS:
+        raise SystemExit(f"Hive Metastore {version} is not one of {', '.join(PEER_VERSIONS)}")
     if shutil.which("java") is None:
         raise SystemExit("the peer needs Java (java on PATH)")
     jar = driver_jar()
@@ -316,7 +314,7 @@ def main() -> int:
     parser.add_argument("--db-url", default=DEFAULT_URL, help="the peer's database (dropped and created)")
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--heap", default="2g")
-    parser.add_argument("--version", choices=VERSIONS, default=HIVE_2_3, help="Hive Metastore's version")
+    parser.add_argument("--version", choices=PEER_VERSIONS, default=HIVE_2_3, help="Hive Metastore's version")
     args = parser.parse_args()
 
     def interrupt(signum, frame):

@@ -14,8 +14,9 @@ side.
    ``DbNotificationListener``, so the same events (ids, types, messages) are copied into its
    ``NOTIFICATION_LOG`` table, from which its ``get_next_notification`` reads.
 
-Calls are made by Hive 2.3.10's Java Thrift client (``java/HmsCallTimer.java``), as engines make them; the
-answers of both servers are checked to be the same (digests of the statistics and of the event lists).
+Calls are made by Hive's Java Thrift client (``java/HmsCallTimer.java``), as engines make them, of the
+``--peer-version`` (2.3.10 by default, or 4.0.1); the answers of both servers are checked to be the same
+(digests of the statistics and of the event lists).
 The load goes through thriftpy2. Servers: ``--ours`` (``hudi-metastore serve`` on MariaDB), ``--peer``,
 ``--compare`` both, ``--uri`` any running metastore (statistics only).
 
@@ -45,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_server import Target, add_server_options, emit_json, start_targets  # noqa: E402
-from java_client import compile_timer, time_calls  # noqa: E402
+from java_client import client_classpath, compile_timer, time_calls  # noqa: E402
 
 from hms_adapter.convert.column_stats import from_decimal  # noqa: E402
 from hms_adapter.idl import hive  # noqa: E402
@@ -241,12 +242,18 @@ def timed_reads(classes: Path, target: Target, args) -> dict:
         ("aggr_stats", args.repeat, ["get_aggr_stats", DB, "sales", ",".join(names), ",".join(parts)]),
         ("table_statistics", args.repeat, ["get_table_statistics", DB, "sales", ",".join(names)]),
     ]
-    return {r["label"]: r for r in time_calls(classes, target.host, target.port, calls, errors="return")}
+    return {
+        r["label"]: r
+        for r in time_calls(classes, target.host, target.port, calls, errors="return", classpath=args.classpath)
+    }
 
 
 def timed_polling(classes: Path, target: Target, args) -> dict:
     calls = [("poll_events", args.repeat, ["poll_notifications", "0", str(args.event_batch)])]
-    return {r["label"]: r for r in time_calls(classes, target.host, target.port, calls, errors="return")}
+    return {
+        r["label"]: r
+        for r in time_calls(classes, target.host, target.port, calls, errors="return", classpath=args.classpath)
+    }
 
 
 def run_target(classes: Path, target: Target, args, work: Path, ours_client=None) -> dict:
@@ -314,7 +321,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed calls after the warm-up (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write the JSON result here instead of printing it")
     args = parser.parse_args()
-    classes = compile_timer()
+    args.classpath = client_classpath(args.peer_version)
+    classes = compile_timer(args.classpath)
     work = Path(tempfile.mkdtemp(prefix="statsbench-"))
     result: dict = {
         "settings": {
@@ -324,6 +332,7 @@ def main() -> int:
             "events": args.events,
             "event_batch": args.event_batch,
             "repeat": args.repeat,
+            "client_version": args.peer_version,
             "cpus": os.cpu_count(),
             "load_before": os.getloadavg(),
         },

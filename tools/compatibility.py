@@ -189,8 +189,49 @@ answers differ in:
 | partitions added by Hive 4's client (`add_partitions`) | `numFiles`, `totalSize`, `numFilesErasureCoded` 0 | no statistics parameters (as for the same request sent by a Python client, where Hive 4 adds none either: not understood yet) |
 | `get_partitions_with_specs` | the shared-descriptor form (`PartitionSpecWithSharedSD`, paths relative to the table) | the composing form (`PartitionListComposingSpec`, whole partitions), which Hive's `PartitionSpecProxy` reads as well, with whole partitions whatever the projection's field list; a `BY_NAMES` filter is applied here, while 4.0.1 answered every partition |
 
-The other differential tests (the lock matrix, the role and grant calls, the Trino and Presto sessions, the
-Hudi writers) still compare with 2.3.10 only; running them against 4.0.1 is not done yet.
+### Locks, transactions, roles and grants
+
+`tests/locks/test_lock_matrix.py` runs its table of lock and transaction cases (the compatibility matrix,
+queueing, transactions, errors with their texts, `show_locks`, `get_open_txns_info`) against 4.0.1 too, a
+reference beside 2.3.10 started once per test session, and `tests/locks/test_grants_against_hive.py` its
+session of the role and grant calls. The cases still expect 2.3.10's answers; where 4.0.1 answers otherwise
+the test says so (`HIVE_4_DIFFERENCES`, checked against 4.0.1's real answers):
+
+| case | Hive Metastore 2.3.10 | Hive Metastore 4.0.1 | this server | why |
+|---|---|---|---|---|
+| a `SHARED_WRITE` beside an overlapping `SHARED_WRITE` (also behind a waiting one) | waits | granted | waits, as 2.3.10 | Hive 3+ lets writers share a table and refuses conflicting writes at commit by what they wrote; this server has no such check at commit, so it keeps writers apart |
+| a later reader or writer behind a waiting `EXCLUSIVE`; a transaction's later lock behind another's waiting one | granted (readers can starve a writer) | waits | waits, as 4.0.1 | arrival order ([locks.md](locks.md#where-this-server-differs-from-hive-2310)) |
+| names differing in case (`D.T`, `d.t`) | two objects | one | one, as 4.0.1 | Hive 3+ lower-cases names |
+| Hive 2.3's order quirks (a request compared with older locks only, one at a time) | an exclusive lock granted beside another's read lock | waits | waits, as 4.0.1 | a locking client expects it |
+| `lock` in a committed transaction | `NoSuchTxnException` | granted: a lock nothing releases | `NoSuchTxnException` | Hive 2.3.10's answer, which leaves no stray lock |
+| `commit_txn` of a committed transaction | `NoSuchTxnException` | succeeds | succeeds, as 4.0.1 | a retried commit |
+| `abort_txn`, `heartbeat` of a committed transaction | `NoSuchTxnException` "No such transaction txnid:N" | "Transaction txnid:N is already committed." / "No such txn: N" | "Transaction txnid:N is already committed." | the exception class is what clients go by |
+| `get_open_txns` | `open_txns` a `set` | a `list` (Hive 3+'s layout, which a Hive 2.3 client skips) | both | see [Wire compatibility](#wire-compatibility) |
+| `create_role` of `public` | `MetaException` "public role implictly exists. ..." | "... implicitly exists ..." | 2.3.10's text | no client matches it |
+
+`EXCL_WRITE` (a Hive 3 type that 2.3.10 does not have) shares a table with `SHARED_READ` only, on 4.0.1 as
+here. Everything else answers alike: the other error classes and texts, `show_locks`' elements and filters,
+`get_open_txns_info` (`agentInfo` "Unknown", `heartbeatCount` 0), lock and transaction ids counted from 1, a
+lock request without components (`INTERNAL_ERROR`), and the whole role and grant session. Hive 4.0.1's
+`get_open_txns_req` fails (`INTERNAL_ERROR`, a `NullPointerException`) on a request without
+`excludeTxnTypes` once a transaction is open; this server takes it without.
+
+### Flink's Hive catalog
+
+`tests/engines/test_flink_hive.py` runs a Flink 1.20 SQL session through its `HiveCatalog` (Hive 3.1.3's
+client) against this server and against 4.0.1 ([engines.md](engines.md#flink)). Flink's answers are the same
+but for one: Hive 4 turns a managed table created by a client that declares no capabilities (here a
+Python client's `create_table_with_constraints`) into an external one with `external.table.purge`, which
+Flink's `SHOW CREATE TABLE` shows; this server keeps it managed, as 2.3.10 does. A filter comparing a string
+key with a number (`dt = 2021`) is refused by both with `MetaException` "Filtering is supported only on
+partition keys of type string".
+
+The Trino and Presto sessions and the Hudi writers still compare with 2.3.10 only: their clients are Hive 2
+and 3 clients that call `get_table`, which Hive 4 removed (Hudi's hive sync, Presto 0.287), or Trino's own
+(Trino 476's connector, whose session runs in one Trino beside the 2.3.10 catalogs).
+
+`python benchmarks/hmsbench.py --compare --peer-version 4.0.1` times both servers through Hive 4.0.1's
+client ([performance.md](performance.md)).
 """
 
 

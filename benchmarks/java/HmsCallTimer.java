@@ -1,5 +1,8 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -17,6 +20,7 @@ import org.apache.hadoop.hive.metastore.api.AggrStats;
 import org.apache.hadoop.hive.metastore.api.ColumnStatisticsObj;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.GetTableRequest;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.NotificationEvent;
 import org.apache.hadoop.hive.metastore.api.NotificationEventRequest;
@@ -33,8 +37,9 @@ import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Times metastore calls the way engines make them: Hive 2.3.10's generated Thrift client over a plain socket
- * with the binary protocol, as HiveMetaStoreClient connects.
+ * Times metastore calls the way engines make them: Hive's generated Thrift client over a plain socket with the
+ * binary protocol, as HiveMetaStoreClient connects. Compiled and run against Hive 2.3.10's jars or Hive
+ * 4.0.1's: where their clients differ, {@link #GET_TABLE} chooses once, at start.
  *
  * <p>Arguments: host port. Reads one call per line on stdin, tab-separated:
  * {@code label, repeat, method, args...}; runs it once to warm up, then {@code repeat} times, and prints one
@@ -54,7 +59,8 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>Methods and their arguments (values of one partition are the remaining arguments; a partition list
  * is {@code v1/v2,v1/v2,...}):
- * get_database db; get_table db tbl; get_all_tables db; get_partition_names db tbl max;
+ * get_database db; get_table db tbl (Thrift get_table on Hive 2.3's client, get_table_req on Hive 4's, which
+ * has no get_table); get_all_tables db; get_partition_names db tbl max;
  * get_partitions db tbl max; get_partitions_by_filter db tbl filter max; get_partitions_by_names db tbl
  * name,name,...; get_partition_by_name db tbl name; get_partition db tbl v...;
  * create_database db location; drop_database db (deleteData, no cascade); drop_database_if_exists db
@@ -72,6 +78,23 @@ public final class HmsCallTimer {
   private HmsCallTimer() {}
 
   private static final String ALTERED = "hmsbench.altered";
+
+  /**
+   * {@code Client.get_table(db, tbl)}, which Hive 2.3's engines call; null on Hive 4's client, which lacks it
+   * (its engines call get_table_req). A static final handle: the JIT compiles the call as a direct one.
+   */
+  private static final MethodHandle GET_TABLE = findGetTable();
+
+  private static MethodHandle findGetTable() {
+    try {
+      return MethodHandles.publicLookup().findVirtual(ThriftHiveMetastore.Client.class, "get_table",
+          MethodType.methodType(Table.class, String.class, String.class));
+    } catch (NoSuchMethodException e) {
+      return null;
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     String host = args[0];
@@ -219,7 +242,7 @@ public final class HmsCallTimer {
       case "get_database":
         return c.get_database(a[1]);
       case "get_table":
-        return c.get_table(a[1], a[2]);
+        return getTable(c, a[1], a[2]);
       case "get_all_tables":
         return c.get_all_tables(a[1]);
       case "get_partition_names":
@@ -310,6 +333,19 @@ public final class HmsCallTimer {
       }
       default:
         throw new IllegalArgumentException("unknown method " + a[0]);
+    }
+  }
+
+  private static Table getTable(ThriftHiveMetastore.Client c, String db, String tbl) throws Exception {
+    if (GET_TABLE == null) {
+      return c.get_table_req(new GetTableRequest(db, tbl)).getTable();
+    }
+    try {
+      return (Table) GET_TABLE.invokeExact(c, db, tbl);
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -11,8 +11,8 @@ Example:
     >>> text, lists = extract_lists("ds IN (" + ", ".join(f"'{i}'" for i in range(100)) + ") AND hr = 1")
     >>> text.startswith("ds IN ('\\x00list:"), text.endswith("') AND hr = 1")
     (True, True)
-    >>> [values[:2] for values in lists.values()]
-    [['0', '1']]
+    >>> [(node.args["values"][:2], node.args["numbers"]) for node in lists.values()]
+    [(['0', '1'], False)]
 """
 
 from __future__ import annotations
@@ -34,15 +34,16 @@ _IN_OPEN = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|\bIN\s*\(""", re.IGNORECASE)
 
 
 class LiteralList(exp.Expression):
-    """The values of a long ``IN`` list, as Python strings."""
+    """The values of a long ``IN`` list, as Python strings; ``numbers``: whether any was an unquoted number
+    (which a string key refuses, as a comparison with a number does)."""
 
-    arg_types = {"values": True}
+    arg_types = {"values": True, "numbers": True}
 
 
-def extract_lists(text: str) -> tuple[str, dict[str, list[str]]]:
-    """``text`` with each long literal list replaced by a placeholder, and the lists' values by placeholder."""
+def extract_lists(text: str) -> tuple[str, dict[str, LiteralList]]:
+    """``text`` with each long literal list replaced by a placeholder, and the lists by placeholder."""
     out: list[str] = []
-    lists: dict[str, list[str]] = {}
+    lists: dict[str, LiteralList] = {}
     token = secrets.token_hex(8)
     position = 0
     for match in _IN_OPEN.finditer(text):
@@ -57,7 +58,8 @@ def extract_lists(text: str) -> tuple[str, dict[str, list[str]]]:
         placeholder = f"{PLACEHOLDER}{token}:{len(lists)}"
         out.append(text[position : match.end()])
         out.append(f"'{placeholder}')")
-        lists[placeholder] = [_unquote(v) for v in literals]
+        numbers = any(v[0] not in "'\"" for v in literals)
+        lists[placeholder] = LiteralList(values=[_unquote(v) for v in literals], numbers=numbers)
         position = body.end()
     if not lists:
         return text, {}
@@ -69,12 +71,12 @@ def _unquote(literal: str) -> str:
     return literal[1:-1] if literal[0] in "'\"" else literal
 
 
-def restore_lists(tree: exp.Expr, lists: dict[str, list[str]]) -> exp.Expr:
+def restore_lists(tree: exp.Expr, lists: dict[str, LiteralList]) -> exp.Expr:
     """Put the extracted lists back into the parsed ``tree`` (as ``LiteralList`` nodes)."""
     if not lists:
         return tree
     for node in tree.find_all(exp.In):
         items = node.expressions
         if len(items) == 1 and isinstance(items[0], exp.Literal) and items[0].is_string and items[0].this in lists:
-            node.set("expressions", [LiteralList(values=lists[items[0].this])])
+            node.set("expressions", [lists[items[0].this]])
     return tree

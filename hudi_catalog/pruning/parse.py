@@ -24,7 +24,7 @@ from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
 from .equality_lists import equality_disjunction
-from .literal_lists import extract_lists, restore_lists
+from .literal_lists import LiteralList, extract_lists, restore_lists
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,14 @@ class FilterLimits:
 _TERM = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\bbetween\b|,)""", re.IGNORECASE)
 
 
-def check_size(text: str, shortened: str, lists: dict[str, list[str]], limits: FilterLimits) -> None:
+def check_size(text: str, shortened: str, lists: dict[str, LiteralList], limits: FilterLimits) -> None:
     """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow."""
     if len(text) > limits.max_length:
         raise InvalidFilterError(
             f"Error parsing partition filter : the filter has {len(text)} characters, over "
             f"the limit of {limits.max_length} (serve --max-filter-length)"
         )
-    terms = sum(len(values) for values in lists.values())
+    terms = sum(len(values.args["values"]) for values in lists.values())
     terms += sum(1 for match in _TERM.finditer(shortened) if match.group(1))
     if terms > limits.max_terms:
         raise InvalidFilterError(
@@ -91,7 +91,7 @@ def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expr:
     return _parse(shortened, lists)
 
 
-def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, list[str]]]:
+def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, LiteralList]]:
     if len(text) > limits.max_length:  # before anything reads it
         check_size(text, "", {}, limits)
     shortened, lists = extract_lists(text)
@@ -99,7 +99,7 @@ def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, list[str
     return shortened, lists
 
 
-def _parse(text: str, lists: dict[str, list[str]]) -> exp.Expr:
+def _parse(text: str, lists: dict[str, LiteralList]) -> exp.Expr:
     try:
         expression = sqlglot.parse_one(_rewrite_outside_quotes(text), read="hive")
     except SqlglotError as e:

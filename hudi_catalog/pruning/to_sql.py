@@ -43,6 +43,9 @@ class _KeyTest:
 
 _Clause = _KeyTest | ColumnElement[bool]
 
+STRING_KEYS_ONLY = "Filtering is supported only on partition keys of type string"
+"""Hive Metastore's refusal of a number compared with a string key (its JDO filter's words)."""
+
 
 class _Translator:
     def __init__(self, keys: list[Column], tbl_id: int | None, like: LikeTest) -> None:
@@ -98,17 +101,19 @@ class _Translator:
     def _in_list(self, column: exp.Column, items: list[exp.Expr], negated: bool) -> _KeyTest:
         """``k [NOT] IN (a, b, ...)`` as one index lookup of the listed values."""
         if len(items) == 1 and isinstance(items[0], LiteralList):
-            return self._long_list(column, items[0].args["values"], negated)
+            return self._long_list(column, items[0], negated)
         bounds = []
         for item in items:
             key, value = self._key_and_literal(column, item)
             bounds.append(self._literal(value, key))
         return self._on_key(key, lambda col: col.not_in(bounds) if negated else col.in_(bounds), typed=True)
 
-    def _long_list(self, column: exp.Column, values: list[str], negated: bool) -> _KeyTest:
+    def _long_list(self, column: exp.Column, items: LiteralList, negated: bool) -> _KeyTest:
         """A ``LiteralList``'s values bound as one expanding parameter (typed keys: their typed keys)."""
         key, _ = self._key_and_literal(column, exp.Literal.string(""))
-        key_type = self.index[key][1]
+        key_type, values = self.index[key][1], items.args["values"]
+        if type_family(key_type) is None and items.args["numbers"]:
+            raise InvalidFilterError(STRING_KEYS_ONLY)
         if type_family(key_type) is not None:
             encoded = []
             for value in values:
@@ -179,9 +184,15 @@ class _Translator:
         return key, right
 
     def _literal(self, value: exp.Literal, key: str):
-        """The bound parameter to compare with: the typed key of the literal for typed partition keys."""
+        """The bound parameter to compare with: the typed key of the literal for typed partition keys.
+
+        A string key compared with a number is refused, as Hive Metastore refuses it: whether ``s = 5`` should
+        match ``s=05`` (Hive's SQL compares such operands as doubles) is the engine's to decide, and an engine
+        evaluates the filter itself when the metastore refuses it."""
         key_type = self.index[key][1]
         if type_family(key_type) is None:
+            if not value.is_string:
+                raise InvalidFilterError(STRING_KEYS_ONLY)
             return literal(str(value.this))
         encoded = typed_key(key_type, str(value.this))
         if encoded is None:

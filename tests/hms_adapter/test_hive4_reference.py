@@ -150,6 +150,7 @@ def _session(side: Side) -> dict[str, Any]:
             -1,
         )
         step("get_num_partitions_by_filter", client.get_num_partitions_by_filter, DB, "events", "hr = 0")
+        step("a number on a string key", client.get_partitions_by_filter, DB, "events", "ds = 2024 and hr = 1", -1)
         altered = copy.deepcopy(got.table) if got else None
         if altered is not None:
             altered.parameters = {**altered.parameters, "kind": "altered"}

@@ -299,6 +299,30 @@ def test_malformed_filter_is_meta_exception(client, grid):
         client.get_partitions_by_filter("db", "t", "ds = = (", -1)
 
 
+@pytest.mark.parametrize(
+    "filter_text",
+    [
+        "ds = 2024",
+        "ds > 5 and hr = 9",
+        "ds in (1, 2)",
+        "ds in (" + ", ".join(str(n) for n in range(100)) + ")",  # the long-list path
+    ],
+)
+def test_a_number_compared_with_a_string_key_is_refused_as_hive_refuses_it(client, grid, filter_text):
+    """Hive Metastore refuses these (its SQL declines mixed types, its JDO filter takes strings only), and
+    engines then prune themselves; answering them by text would give ``ds = 5`` a meaning Hive's SQL lacks."""
+    with pytest.raises(hive.MetaException) as e:
+        client.get_partitions_by_filter("db", "t", filter_text, -1)
+    assert e.value.message == "Filtering is supported only on partition keys of type string"
+
+
+def test_a_quoted_number_on_an_int_key_compares_by_value(client, grid):
+    """The other way round is answered: the key's type decides, and ``'9'`` is a valid int."""
+    assert names_of(client.get_partitions_by_filter("db", "t", "hr = '9' and ds = '2024-01-01'", -1)) == [
+        "ds=2024-01-01/hr=9"
+    ]
+
+
 def test_filter_on_missing_table_is_no_such_object(client, tdir):
     with pytest.raises(hive.NoSuchObjectException):
         client.get_partitions_by_filter("db", "nope", 'ds = "a"', -1)

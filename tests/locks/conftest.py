@@ -2,14 +2,16 @@
 servers to compare, and a client of each.
 
 ``hms`` is every server the cases run against, one per module and variant: ours on SQLite, ours on
-MariaDB, ours on PostgreSQL, and the reference, Apache Hive Metastore 2.3.10 (``hive_peer``, ``benchmarks/peer.py``: the jars of
-the pyspark wheel on a MariaDB database of its own, one per test session, dropped afterwards). Ours is served
+MariaDB, ours on PostgreSQL, and the two references (``benchmarks/peer.py``), each on a MariaDB database of
+its own, started once per test session and dropped afterwards: Apache Hive Metastore 2.3.10 (``hive_peer``,
+the jars of the pyspark wheel) and 4.0.1 (``hive4_peer``, assembled by ``benchmarks/hive4.py``). Ours is served
 per module rather than per test (the ``server`` fixture): the lock cases are a few milliseconds each, a
 fresh MariaDB catalog per case half a second. Each case works on database names of its own, so cases
 sharing a server cannot see each other's locks.
 
-The peer needs Java, the MariaDB JDBC driver (``benchmarks/install_peer_deps.sh``) and the MariaDB server of
-the tests: without one of them its cases are skipped, or fail in CI (``CI=true``).
+The peers need Java, the MariaDB JDBC driver (``benchmarks/install_peer_deps.sh``) and the MariaDB server of
+the tests (2.3.10 also pyspark, 4.0.1 Maven to assemble it once per machine): without one of them their cases
+are skipped, or fail in CI (``CI=true``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import shutil
 import sys
 import time
 import uuid
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,31 +40,48 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 FRESH_PROBE_DB = "hms_locks_fresh_probe"
 
 
+HIVE_2_3, HIVE_4 = "2.3.10", "4.0.1"
+PEERS = {HIVE_2_3: "peer", HIVE_4: "peer4"}
+"""The name of each reference's target, by Hive Metastore version."""
+
+
 @dataclass
 class Target:
-    """A server under test: ``name`` is ``ours-sqlite``, ``ours-mysql``, ``ours-postgresql`` or ``peer``."""
+    """A server under test: ``name`` is ``ours-sqlite``, ``ours-mysql``, ``ours-postgresql``, or a reference
+    (``PEERS``: ``peer``, ``peer4``), whose ``version`` is Hive Metastore's (``None`` for ours)."""
 
     name: str
     host: str
     port: int
+    version: str | None = None
     startup_s: float = 0.0
     fresh: dict = field(default_factory=dict)
 
     @property
     def is_peer(self) -> bool:
-        return self.name == "peer"
+        return self.version is not None
 
     def client(self):
         return make_client(hive.ThriftHiveMetastore, self.host, self.port, timeout=60_000)
 
 
-_peer_startups: list[float] = []
+_peer_startups: list[tuple[str, float]] = []
 
 
-def fresh_facts(client) -> dict:
+def open_txns(client, version: str | None):
+    """``get_open_txns``' answer. Hive 4 sends its ``open_txns`` as a ``list`` where Hive 2.3's IDL (the
+    client's) reads a ``set``, and so skips it; its ``get_open_txns_req`` answers the same in a layout the
+    client reads (this server sends both types, docs/compatibility.md). Hive 4 fails on a request without
+    ``excludeTxnTypes`` (a NullPointerException, once a transaction is open), so an empty list is sent."""
+    if version == HIVE_4:
+        return client.get_open_txns_req(hive.GetOpenTxnsRequest(excludeTxnTypes=[]))
+    return client.get_open_txns()
+
+
+def fresh_facts(client, version: str | None = None) -> dict:
     """What a server that nobody used yet answers: get_open_txns, then the ids of its first lock and its
     first transaction (both released again: the lock unlocked, the transaction committed)."""
-    opened = client.get_open_txns()
+    opened = open_txns(client, version)
     first = client.lock(
         hive.LockRequest(
             component=[
@@ -100,10 +120,9 @@ def _drop_database(url) -> None:
         conn.close()
 
 
-@pytest.fixture(scope="session")
-def hive_peer(mysql_server_url) -> Target:
-    """Apache Hive Metastore 2.3.10 on a fresh MariaDB database, for the whole session."""
-    require_module("pyspark")  # the peer runs from the jars of the pyspark wheel
+@contextmanager
+def _peer_target(mysql_server_url: str, version: str) -> Iterator[Target]:
+    """Hive Metastore ``version`` on a fresh MariaDB database (dropped afterwards), with its ``fresh`` facts."""
     if shutil.which("java") is None:
         skip_or_fail("the Hive Metastore peer needs Java (java on PATH)")
     peer = _peer_module()
@@ -111,27 +130,45 @@ def hive_peer(mysql_server_url) -> Target:
         peer.driver_jar()
     except SystemExit as e:
         skip_or_fail(f"the Hive Metastore peer needs the MariaDB JDBC driver: {e}")
+    engines = importlib.import_module("engines")  # on the path through _peer_module
     url = make_url(mysql_server_url).set(database=f"hms_peer_locks_{uuid.uuid4().hex[:12]}")
     started = time.monotonic()
     try:
-        with peer.running_peer(db_url=url.render_as_string(hide_password=False)) as running:
-            target = Target("peer", running.host, running.port, startup_s=time.monotonic() - started)
-            _peer_startups.append(target.startup_s)
+        with peer.running_peer(db_url=url.render_as_string(hide_password=False), version=version) as running:
+            target = Target(PEERS[version], running.host, running.port, version, time.monotonic() - started)
+            _peer_startups.append((version, target.startup_s))
             client = target.client()
             try:
-                target.fresh = fresh_facts(client)
+                target.fresh = fresh_facts(client, version)
             finally:
                 client.close()
             yield target
+    except engines.EngineUnavailable as error:
+        skip_or_fail(f"Hive Metastore {version} cannot run here: {error}")
     finally:
         _drop_database(url)
 
 
-@pytest.fixture(scope="module", params=["ours-sqlite", "ours-mysql", "ours-postgresql", "peer"])
-def hms(request, tmp_path_factory) -> Target:
+@pytest.fixture(scope="session")
+def hive_peer(mysql_server_url) -> Iterator[Target]:
+    """Apache Hive Metastore 2.3.10 on a fresh MariaDB database, for the whole session."""
+    require_module("pyspark")  # the peer runs from the jars of the pyspark wheel
+    with _peer_target(mysql_server_url, HIVE_2_3) as target:
+        yield target
+
+
+@pytest.fixture(scope="session")
+def hive4_peer(mysql_server_url) -> Iterator[Target]:
+    """Apache Hive Metastore 4.0.1 on a fresh MariaDB database, for the whole session."""
+    with _peer_target(mysql_server_url, HIVE_4) as target:
+        yield target
+
+
+@pytest.fixture(scope="module", params=["ours-sqlite", "ours-mysql", "ours-postgresql", *PEERS.values()])
+def hms(request, tmp_path_factory) -> Iterator[Target]:
     """Each server the cases run against, once per module."""
-    if request.param == "peer":
-        yield request.getfixturevalue("hive_peer")
+    if request.param in PEERS.values():
+        yield request.getfixturevalue("hive_peer" if request.param == PEERS[HIVE_2_3] else "hive4_peer")
         return
     work = tmp_path_factory.mktemp("locks")
     (work / "warehouse").mkdir()
@@ -185,5 +222,5 @@ def hms_client(hms):
 
 
 def pytest_terminal_summary(terminalreporter):
-    for seconds in _peer_startups:
-        terminalreporter.write_line(f"tests/locks: Hive Metastore 2.3.10 peer started in {seconds:.1f} s")
+    for version, seconds in _peer_startups:
+        terminalreporter.write_line(f"tests/locks: Hive Metastore {version} peer started in {seconds:.1f} s")
