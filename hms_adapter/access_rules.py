@@ -56,6 +56,7 @@ _rule(
     """
     create_catalog alter_catalog drop_catalog
     get_next_notification get_current_notificationEventId get_notification_events_count fire_listener_event
+    add_write_notification_log add_write_notification_log_in_batch
 """,
 )
 _rule(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hudi_catalog import Catalog
 from hudi_catalog.catalog_scope import DEFAULT_CATALOG
 from hudi_catalog.errors import InvalidInputError
-from hudi_catalog.events import StoredEvent
+from hudi_catalog.events import AcidWrite, StoredEvent
 
 from .convert.names import catalog_of_call, strip_catalog
 from .idl import hive
@@ -96,3 +96,29 @@ class EventCalls:
                 )
             )
         return hive.FireEventResponse(eventIds=ids)
+
+    def add_write_notification_log(self, rqst):
+        """A transactional write's files (Hive 3/4's ``addWriteNotificationLog``), logged as ``ACID_WRITE``."""
+        self.catalog.events.acid_writes(strip_catalog(rqst.db) or "", rqst.table, [_acid_write(rqst)])
+        return hive.WriteNotificationLogResponse()
+
+    def add_write_notification_log_in_batch(self, rqst):
+        """Several of a table's transactional writes at once (one per partition), in one transaction."""
+        writes = [_acid_write(request) for request in rqst.requestList or []]
+        self.catalog.events.acid_writes(strip_catalog(rqst.db) or "", rqst.table, writes)
+        return hive.WriteNotificationLogBatchResponse()
+
+
+def _acid_write(rqst) -> AcidWrite:
+    """One write notification; its ``fileInfo`` is in the Hive 3/4 layout of ``InsertEventRequestData``
+    (files in field 2, checksums in field 3)."""
+    if rqst.fileInfo is None or not rqst.db or not rqst.table:
+        raise InvalidInputError("a write notification needs a database, a table and its files")
+    info = rqst.fileInfo
+    return AcidWrite(
+        txn_id=rqst.txnId,
+        write_id=rqst.writeId,
+        files=list(info.filesAddedChecksum or []),
+        checksums=list(info.hive3FilesAddedChecksum or []),
+        partition_values=list(rqst.partitionVals) if rqst.partitionVals else None,
+    )

@@ -14,6 +14,7 @@ from typing import TypeVar
 from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.events import CatalogEvent, EventType
 from hudi_catalog.model import Partition, Table
+from hudi_catalog.partition_names import make_partition_name
 
 from .convert.database import to_thrift_database
 from .convert.function import to_thrift_function
@@ -110,16 +111,32 @@ class HiveJsonMessages:
                 "partitionObjBeforeJson": _partition_json(before),
                 "partitionObjAfterJson": _partition_json(after),
             }
+        partition = event.partitions[0] if event.partitions else None
         if kind == EventType.INSERT:
-            partition = event.partitions[0] if event.partitions else None
-            files = [f"{f}#{c}" if c else f for f, c in zip(event.files, event.file_checksums)] + event.files[
-                len(event.file_checksums) :
-            ]
             return {
                 **body,
                 "replace": "true" if event.replace else "false",
-                "files": files,
+                "files": _files(event),
                 "partKeyVals": _key_values(table, partition) if partition else None,
                 **({"ptnObjJson": _partition_json(partition)} if partition else {}),
             }
+        if kind == EventType.ACID_WRITE:  # Hive 3/4's JSONAcidWriteMessage: "database", not "db"
+            return {
+                "txnid": event.txn_id,
+                "writeId": event.write_id,
+                "database": table.database,
+                "table": table.name,
+                "partition": make_partition_name([k.name for k in table.partition_keys], partition.values)
+                if partition
+                else None,
+                "tableObjJson": body["tableObjJson"],
+                "partitionObjJson": _partition_json(partition) if partition else None,
+                "files": _files(event),
+            }
         raise ValueError(f"no Hive message for event type {kind}")
+
+
+def _files(event: CatalogEvent) -> list[str]:
+    """The files an insert or a transactional write added, each with ``#<checksum>`` when it has one."""
+    with_checksums = [f"{f}#{c}" if c else f for f, c in zip(event.files, event.file_checksums)]
+    return with_checksums + event.files[len(event.file_checksums) :]

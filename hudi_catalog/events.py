@@ -30,6 +30,7 @@ class EventType(str, Enum):
     CREATE_FUNCTION = "CREATE_FUNCTION"
     DROP_FUNCTION = "DROP_FUNCTION"
     INSERT = "INSERT"
+    ACID_WRITE = "ACID_WRITE"
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,9 @@ class CatalogEvent:
 
     ``database``/``table``/``function``: the object created or dropped, or its new state after an alter
     (``old_*`` its state before). Partition events carry their ``table`` and ``partitions`` (for an alter,
-    the partition after, ``old_partitions`` before); an insert names the ``files`` written. ``truncate``
-    marks the alter of a table or partition whose data was deleted.
+    the partition after, ``old_partitions`` before); an insert names the ``files`` written, and a
+    transactional write (``ACID_WRITE``) also its ``txn_id`` and ``write_id``. ``truncate`` marks the alter of
+    a table or partition whose data was deleted.
     """
 
     type: EventType
@@ -54,6 +56,8 @@ class CatalogEvent:
     file_checksums: list[str] = field(default_factory=list)
     replace: bool = False
     truncate: bool = False
+    txn_id: int = 0
+    write_id: int = 0
     timestamp: int = 0
 
     @property
@@ -66,6 +70,18 @@ class CatalogEvent:
     @property
     def table_name(self) -> str | None:
         return self.table.name if self.table is not None else None
+
+
+@dataclass(frozen=True)
+class AcidWrite:
+    """The files a transaction wrote into a table, or into its partition of ``partition_values``, under
+    ``write_id`` (Hive's write notification)."""
+
+    txn_id: int
+    write_id: int
+    files: list[str]
+    checksums: list[str] = field(default_factory=list)
+    partition_values: list[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -991,6 +991,7 @@ struct InsertEventRequestData {
   1: optional list<string> filesAdded,  // required in 2.3; 3/4 put a bool "replace" here
   2: optional list<string> filesAddedChecksum,  // 3/4: the files added
   3: optional list<string> hive3FilesAddedChecksum,  // hive3/4 "filesAddedChecksum" (id 3)
+  4: optional list<string> subDirectoryList,  // hive3/4
   5: optional list<string> partitionVal  // hive3/4
 }
 
@@ -1012,6 +1013,29 @@ struct FireEventRequest {
 
 struct FireEventResponse {
   1: list<i64> eventIds  // hive3/4
+}
+
+// Hive 3/4: a transactional write's files, logged as an ACID_WRITE event (fileInfo in the 3/4 layout)
+struct WriteNotificationLogRequest {
+  1: required i64 txnId,
+  2: required i64 writeId,
+  3: required string db,
+  4: required string table,
+  5: required InsertEventRequestData fileInfo,
+  6: optional list<string> partitionVals
+}
+
+struct WriteNotificationLogResponse {
+}
+
+struct WriteNotificationLogBatchRequest {
+  1: required string catalog,
+  2: required string db,
+  3: required string table,
+  4: required list<WriteNotificationLogRequest> requestList
+}
+
+struct WriteNotificationLogBatchResponse {
 }
 
 struct ForeignKeysRequest {
@@ -2089,6 +2113,8 @@ service ThriftHiveMetastore extends fb303.FacebookService {
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst)
   CurrentNotificationEventId get_current_notificationEventId()
   FireEventResponse fire_listener_event(1: FireEventRequest rqst)
+  WriteNotificationLogResponse add_write_notification_log(1: WriteNotificationLogRequest rqst)  // hive3/4
+  WriteNotificationLogBatchResponse add_write_notification_log_in_batch(1: WriteNotificationLogBatchRequest rqst)  // hive4
   void flushCache()
   GetFileMetadataByExprResult get_file_metadata_by_expr(1: GetFileMetadataByExprRequest req)
   GetFileMetadataResult get_file_metadata(1: GetFileMetadataRequest req)

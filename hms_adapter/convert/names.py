@@ -21,7 +21,7 @@ def strip_catalog(name: str | None) -> str | None:
 
 _CATALOG_FIELDS = ("catName", "catalogName", "catalog", "hive3CatName")
 """Fields of Hive 3/4 structs that name the catalog of a call."""
-DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "table_db", "database")
+DATABASE_FIELDS = ("dbName", "db_name", "dbname", "databaseName", "table_db", "database", "db")
 """Fields that may hold an ``@<catalog>#<database>`` name."""
 _SEARCH_DEPTH = 3
 

@@ -17,7 +17,8 @@ from sqlalchemy import Connection
 
 from .. import config
 from ..errors import NoSuchPartitionError
-from ..events import CatalogEvent, EventFormat, EventType, NamesFormat, StoredEvent
+from ..events import AcidWrite, CatalogEvent, EventFormat, EventType, NamesFormat, StoredEvent
+from ..model import Partition, Table
 from ..names import normalize
 from ..observability import IGNORED, CatalogObserver
 from ..partition_names import make_partition_name
@@ -150,29 +151,58 @@ class EventService:
             NoSuchTableError / NoSuchPartitionError: the table or partition does not exist.
         """
         with self.ctx.store.write() as conn:
-            row = table_store.get_row(conn, normalize(database), normalize(table))
-            model = self.ctx.table_model(conn, row)
-            partitions = []
-            if partition_values:
-                name = make_partition_name([k.name for k in model.partition_keys], list(partition_values))
-                partitions = partition_store.read(
-                    conn, model, row.tbl_id, partition_store.selection(row.tbl_id, names=[name])
-                )
-                if not partitions:
-                    raise NoSuchPartitionError(f"partition {name} of {model.qualified_name} does not exist")
-            logged = self.ctx.events.emit(
-                conn,
-                CatalogEvent(
-                    EventType.INSERT,
-                    table=model,
-                    partitions=partitions,
-                    files=list(files),
-                    file_checksums=list(checksums),
-                    replace=replace_data,
-                ),
-                self.ctx.now(),
+            model, partitions = self._written(conn, database, table, partition_values)
+            event = CatalogEvent(
+                EventType.INSERT,
+                table=model,
+                partitions=partitions,
+                files=list(files),
+                file_checksums=list(checksums),
+                replace=replace_data,
             )
+            logged = self.ctx.events.emit(conn, event, self.ctx.now())
         return logged.ids[0]
+
+    def acid_writes(self, database: str, table: str, writes: Sequence[AcidWrite]) -> list[int]:
+        """Log an ``ACID_WRITE`` event per transactional write into the table (Hive's write notification log),
+        all in one transaction; returns their ids.
+
+        Raises:
+            NoSuchTableError / NoSuchPartitionError: the table or a partition does not exist; nothing is logged.
+        """
+        if not writes:
+            return []
+        with self.ctx.store.write() as conn:
+            events = []
+            for write in writes:
+                model, partitions = self._written(conn, database, table, write.partition_values)
+                events.append(
+                    CatalogEvent(
+                        EventType.ACID_WRITE,
+                        table=model,
+                        partitions=partitions,
+                        files=list(write.files),
+                        file_checksums=list(write.checksums),
+                        txn_id=write.txn_id,
+                        write_id=write.write_id,
+                    )
+                )
+            logged = self.ctx.events.emit_all(conn, events, self.ctx.now())
+        return logged.ids
+
+    def _written(
+        self, conn: Connection, database: str, table: str, partition_values: Sequence[str] | None
+    ) -> tuple[Table, list[Partition]]:
+        """The table a write went into, and its partition of ``partition_values`` (none when not given)."""
+        row = table_store.get_row(conn, normalize(database), normalize(table))
+        model = self.ctx.table_model(conn, row)
+        if not partition_values:
+            return model, []
+        name = make_partition_name([k.name for k in model.partition_keys], list(partition_values))
+        partitions = partition_store.read(conn, model, row.tbl_id, partition_store.selection(row.tbl_id, names=[name]))
+        if not partitions:
+            raise NoSuchPartitionError(f"partition {name} of {model.qualified_name} does not exist")
+        return model, partitions
 
     def remove_expired(self) -> int:
         """Delete events older than the time to live; how many."""

@@ -1,6 +1,7 @@
 """Notification events over the wire, on SQLite and MariaDB: one per committed change and none for a failed
 one, gap-free ids across ``--workers`` processes, Hive 3/4's filters and counts, the configuration event
-consumers check, ``fire_listener_event`` in both insert layouts, and removal after the time to live."""
+consumers check, ``fire_listener_event`` in both insert layouts, Hive 3/4's write notification log, and removal
+after the time to live."""
 
 from __future__ import annotations
 
@@ -141,6 +142,68 @@ def test_insert_events_in_the_hive_2_and_hive_3_layouts(client):
                 dbName="shop",
                 tableName="orders",
                 partitionVals=["2099-01-01"],
+            )
+        )
+    assert client.get_current_notificationEventId().eventId == start + 7
+
+
+def _write_notification(txn: int, write: int, files: list[str], values: list[str] | None = None, db: str = "shop"):
+    """Hive 3/4's layout of the files: field 2 the files, field 3 their checksums."""
+    return hive.WriteNotificationLogRequest(
+        txnId=txn,
+        writeId=write,
+        db=db,
+        table="orders",
+        fileInfo=hive.InsertEventRequestData(
+            filesAddedChecksum=files, hive3FilesAddedChecksum=[f"sum-{f}" for f in files]
+        ),
+        partitionVals=values,
+    )
+
+
+def test_write_notifications_are_acid_write_events(client):
+    """``add_write_notification_log`` (and its batch, one transaction) logs an ``ACID_WRITE`` event with
+    Hive's ``JSONAcidWriteMessage`` properties; a missing partition logs none of the batch."""
+    start = _setup(client)
+    txn = client.open_txns(hive.OpenTxnRequest(num_txns=1, user="hive", hostname="h")).txn_ids[0]
+    assert client.add_write_notification_log(_write_notification(txn, 1, ["d1/b0"], ["2024-01-01"], "@hive#shop"))
+    assert client.add_write_notification_log_in_batch(
+        hive.WriteNotificationLogBatchRequest(
+            catalog="hive",
+            db="shop",
+            table="orders",
+            requestList=[_write_notification(txn, 1, ["d1/b1"], ["2024-01-02"]), _write_notification(txn, 1, [])],
+        )
+    )
+    events = _events(client, start + 4)
+    assert [(e.eventType, e.dbName, e.tableName) for e in events] == [("ACID_WRITE", "shop", "orders")] * 3
+    messages = [json.loads(e.message) for e in events]
+    assert [(m["txnid"], m["writeId"], m["database"], m["table"]) for m in messages] == [(txn, 1, "shop", "orders")] * 3
+    assert [(m["partition"], m["files"]) for m in messages] == [
+        ("day=2024-01-01", ["d1/b0#sum-d1/b0"]),
+        ("day=2024-01-02", ["d1/b1#sum-d1/b1"]),
+        (None, []),
+    ]
+    assert messages[0]["partitionObjJson"] and messages[2]["partitionObjJson"] is None
+    assert all("orders" in m["tableObjJson"] for m in messages)
+
+    missing = _write_notification(txn, 1, ["x"], ["2099-01-01"])
+    with pytest.raises(TApplicationException, match="day=2099-01-01 of shop.orders does not exist"):
+        client.add_write_notification_log_in_batch(
+            hive.WriteNotificationLogBatchRequest(
+                catalog="hive",
+                db="shop",
+                table="orders",
+                requestList=[
+                    _write_notification(txn, 1, ["y"], ["2024-01-01"]),
+                    missing,
+                ],
+            )
+        )
+    with pytest.raises(TApplicationException, match="nope"):
+        client.add_write_notification_log(
+            hive.WriteNotificationLogRequest(
+                txnId=txn, writeId=1, db="shop", table="nope", fileInfo=hive.InsertEventRequestData()
             )
         )
     assert client.get_current_notificationEventId().eventId == start + 7

@@ -16,13 +16,19 @@ import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.GetPartitionsFilterSpec;
 import org.apache.hadoop.hive.metastore.api.GetPartitionsRequest;
 import org.apache.hadoop.hive.metastore.api.GetProjectionsSpec;
+import org.apache.hadoop.hive.metastore.api.InsertEventRequestData;
 import org.apache.hadoop.hive.metastore.api.LongColumnStatsData;
+import org.apache.hadoop.hive.metastore.api.NotificationEvent;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.PartitionFilterMode;
 import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.hadoop.hive.metastore.api.WriteNotificationLogBatchRequest;
+import org.apache.hadoop.hive.metastore.api.WriteNotificationLogRequest;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
+import org.apache.hadoop.hive.metastore.messaging.AcidWriteMessage;
+import org.apache.hadoop.hive.metastore.messaging.json.JSONMessageDeserializer;
 
 /**
  * The metastore calls of a HiveServer2 4 session, made by Hive 4's own metastore client
@@ -58,6 +64,17 @@ public class Hive4Session {
     sd.setSortCols(new ArrayList<>());
     sd.setParameters(new HashMap<>());
     return sd;
+  }
+
+  private static WriteNotificationLogRequest writeNotification(long txn, long writeId, String db, String location,
+      String ds, String hr) {
+    InsertEventRequestData files = new InsertEventRequestData();
+    String file = location + "/ds=" + ds + "/hr=" + hr + "/delta_" + writeId + "_" + writeId + "/bucket_00000";
+    files.setFilesAdded(Collections.singletonList(file));
+    files.setFilesAddedChecksum(Collections.singletonList("checksum"));
+    WriteNotificationLogRequest request = new WriteNotificationLogRequest(txn, writeId, db, "events", files);
+    request.setPartitionVals(Arrays.asList(ds, hr));
+    return request;
   }
 
   public static void main(String[] args) throws Exception {
@@ -127,6 +144,39 @@ public class Hive4Session {
       step("updateTableColumnStatistics", () -> client.updateTableColumnStatistics(statistics));
       step("getTableColumnStatistics",
           () -> client.getTableColumnStatistics(db, "events", Collections.singletonList("id"), "hive"));
+      // a transactional INSERT's notification of the files it wrote, one partition and a batch of two
+      long before = client.getCurrentNotificationEventId().getEventId();
+      long txn = client.openTxn("hive");
+      long writeId = client.allocateTableWriteId(txn, db, "events");
+      step("addWriteNotificationLog", () -> {
+        client.addWriteNotificationLog(writeNotification(txn, writeId, db, location, "2024-01-02", "1"));
+        return "done";
+      });
+      step("addWriteNotificationLogInBatch", () -> {
+        WriteNotificationLogBatchRequest batch = new WriteNotificationLogBatchRequest("hive", db, "events",
+            Arrays.asList(writeNotification(txn, writeId, db, location, "2024-01-01", "0"),
+                writeNotification(txn, writeId, db, location, "2024-01-01", "1")));
+        client.addWriteNotificationLogInBatch(batch);
+        return "done";
+      });
+      step("addWriteNotificationLog of a missing partition", () -> {
+        client.addWriteNotificationLog(writeNotification(txn, writeId, db, location, "2099-01-01", "1"));
+        return "done";
+      });
+      client.commitTxn(txn);
+      step("the ACID_WRITE events, as Hive 4 reads them", () -> {
+        List<String> writes = new ArrayList<>();
+        JSONMessageDeserializer deserializer = new JSONMessageDeserializer();
+        for (NotificationEvent event : client.getNextNotification(before, 100, null).getEvents()) {
+          if (event.getEventType().equals("ACID_WRITE")) {
+            AcidWriteMessage message = deserializer.getAcidWriteMessage(event.getMessage());
+            writes.add(message.getDB() + "." + message.getTable() + " " + message.getPartition() + " txn "
+                + (message.getTxnId() == txn) + " writeId " + message.getWriteId() + " " + message.getFiles()
+                + " " + message.getPartitionObj().getValues() + " " + message.getTableObj().getTableName());
+          }
+        }
+        return writes;
+      });
       step("dropPartition", () -> client.dropPartition(db, "events", "ds=2024-01-01/hr=0", false));
       step("listPartitionNames after the drop", () -> client.listPartitionNames(db, "events", (short) -1));
       step("getTableMeta", () -> client.getTableMeta(db, "*", null));
