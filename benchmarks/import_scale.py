@@ -253,6 +253,7 @@ def run_import(path: Path, db_url: str, mode: str, master: str, src: str | None)
         str(path),
         "--database",
         "bench",
+        "--create-catalog",
         "--db-url",
         db_url,
         "--warehouse",

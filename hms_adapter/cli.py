@@ -29,7 +29,6 @@ from hudi_catalog.config import (
     CACHE_MAX_BYTES_ENV,
     DATA_ROOTS_ENV,
     DB_RETRY_BUDGET_ENV,
-    DB_URL_DEFAULT,
     DB_URL_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
@@ -64,7 +63,6 @@ from hudi_catalog.config import (
     WAREHOUSE_DEFAULT,
     WAREHOUSE_ENV,
 )
-from hudi_catalog.errors import CatalogError
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.partition_names import make_partition_name
@@ -77,6 +75,10 @@ from hudi_catalog.services.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_
 from . import hudi_cli, schema_cli
 from .audit import AuditLog
 from .authentication import AUTH_MODES, check_options, exposure_warning, sasl_mechanisms, user_names
+from .catalog_access import check_db_url, open_existing
+from .cli_errors import EXIT_USAGE, CommandError, run_command
+from .cli_options import CliParser, add_db_url_option, add_log_level_option
+from .client import DEFAULT_SERVICE_PRINCIPAL
 from .descriptors import fit_max_connections
 from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
@@ -87,27 +89,31 @@ from .passwords import set_password
 from .processor import CallRecorder, MetastoreProcessor
 from .sasl import MechanismFactories
 from .server import DEFAULT_METASERVER_PORT, DEFAULT_PORT, PROTOCOLS, TRANSPORTS, ServingLimits, ThriftServer
-from .status import StatusError, check_metastore, check_readiness
+from .status import PASSWORD_VARIABLE, StatusError, check_metastore, check_readiness, client_security
 from .tls import ServerTls, TlsFiles
 from .workers import WorkerPool, install_stop_handlers, reserve_port
 
 log = logging.getLogger("hudi_metastore")
 
 
+DESCRIPTION = """A Hive Metastore compatible Thrift server with a Hudi-native catalog. serve runs the server;
+init-db and schema make and upgrade the catalog database; import registers a Hudi table; timeline, snapshot and
+partitions read the catalog; iceberg builds a Hudi table's Iceberg view; passwd manages the password file of
+serve --auth password; status checks a running server."""
+
+EPILOG = f"""Every command but passwd and status works on the catalog database of --db-url: set {DB_URL_ENV} once
+(export {DB_URL_ENV}=sqlite:////srv/metastore.db) to point them all at the same catalog. Exit codes: 0 done,
+1 failed, 2 a usage mistake, 3/4 schema status behind/ahead, 141 output cut short (| head). See docs/cli.md."""
+
+
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db-url",
-        default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
-        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})",
-    )
+    add_db_url_option(parser)
     parser.add_argument(
         "--warehouse",
         default=os.environ.get(WAREHOUSE_ENV, WAREHOUSE_DEFAULT),
-        help=f"warehouse root for databases and managed tables (env {WAREHOUSE_ENV})",
+        help=f"warehouse root for databases and managed tables (env {WAREHOUSE_ENV}; default {WAREHOUSE_DEFAULT})",
     )
-    parser.add_argument(
-        "--log-level", default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "INFO"), help="DEBUG logs one line per call"
-    )
+    add_log_level_option(parser, "INFO", "DEBUG logs one line per call")
 
 
 def _number(convert: Callable[[str], float], what: str, zero_allowed: bool) -> Callable[[str], float]:
@@ -131,15 +137,30 @@ _positive_int = _number(int, "a whole number", zero_allowed=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hudi-metastore", description=__doc__)
+    parser = CliParser(
+        prog="hudi-metastore",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="serve the Hive Metastore Thrift protocol")
     _add_store_options(serve)
-    serve.add_argument("--host", default="0.0.0.0")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
-    serve.add_argument("--transport", choices=sorted(TRANSPORTS), default="buffered")
-    serve.add_argument("--protocol", choices=sorted(PROTOCOLS), default="binary")
+    serve.add_argument("--host", default="0.0.0.0", help="address both ports listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="port of the Hive Metastore protocol")
+    serve.add_argument(
+        "--transport",
+        choices=sorted(TRANSPORTS),
+        default="buffered",
+        help="Thrift transport of the Hive Metastore port, as the clients' (Hive's: buffered)",
+    )
+    serve.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        default="binary",
+        help="Thrift protocol of the Hive Metastore port, as the clients' (Hive's: binary)",
+    )
     serve.add_argument(
         "--metaserver-port",
         type=int,
@@ -161,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Prometheus metrics (/metrics) and health probes (/health/live, "
         f"/health/ready) over HTTP on this port (env {METRICS_PORT_ENV}; off by default)",
     )
-    serve.add_argument("--metrics-host", help="address of the --metrics-port (default: --host)")
+    serve.add_argument("--metrics-host", help="address the --metrics-port listens on (default: --host)")
     serve.add_argument(
         "--workers",
         type=int,
@@ -393,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     passwd = commands.add_parser("passwd", help="add a user to a password file (or change its password)")
     passwd.add_argument("file", help="the password file of serve --auth password")
-    passwd.add_argument("user")
+    passwd.add_argument("user", help="the user's name, as clients log in")
     passwd.add_argument(
         "--groups",
         type=lambda text: [g.strip() for g in text.split(",") if g.strip()],
@@ -415,7 +436,25 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--tls-cert", help="PEM client certificate for a server started with --tls-ca (with --tls-key)")
     status.add_argument("--tls-key", help="PEM private key of --tls-cert")
     status.add_argument(
-        "--health-url", help="also read /health/ready of this --metrics-port address, e.g. http://127.0.0.1:9090"
+        "--auth",
+        choices=AUTH_MODES,
+        default="none",
+        help="how the server authenticates, as its serve --auth: password (SASL PLAIN, with --user) or kerberos "
+        "(SASL GSSAPI with the ticket of kinit) (default %(default)s)",
+    )
+    status.add_argument(
+        "--user",
+        help=f"the user of --auth password; the password is {PASSWORD_VARIABLE}, else asked for on a terminal, "
+        "else the first line of standard input",
+    )
+    status.add_argument(
+        "--kerberos-service-principal",
+        default=DEFAULT_SERVICE_PRINCIPAL,
+        help="the server's principal for --auth kerberos, as its --kerberos-principal: _HOST is the host of --uri, "
+        "a principal without @REALM is in krb5.conf's default realm (default %(default)s)",
+    )
+    status.add_argument(
+        "--health-url", help="also read /health/ready of the server's --metrics-port, e.g. http://127.0.0.1:9091"
     )
 
     init_db = commands.add_parser("init-db", help="create or upgrade the catalog schema, then exit")
@@ -425,7 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_options(partitions)
     partitions.add_argument("table", metavar="DB.TABLE")
     partitions.add_argument("--where", default="", help="a WHERE clause as an engine writes it")
-    partitions.add_argument("--json", action="store_true", help="print JSON instead of one name per line")
+    partitions.add_argument(
+        "--json", action="store_true", help="print JSON (table, where, partitions) instead of one name per line"
+    )
     parser.set_defaults(
         handlers={**hudi_cli.add_commands(commands, _add_store_options), **schema_cli.add_commands(commands)}
     )
@@ -706,7 +747,7 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
 def _init_db(args: argparse.Namespace) -> int:
     catalog = Catalog.open(args.db_url, args.warehouse, init=False)
     version = catalog.init(upgrade=True)
-    print(f"catalog schema version {version} ready at {catalog.store.engine.url.render_as_string(hide_password=True)}")
+    print(f"catalog schema layout {version} ready at {catalog.store.engine.url.render_as_string(hide_password=True)}")
     catalog.close()
     return 0
 
@@ -714,9 +755,8 @@ def _init_db(args: argparse.Namespace) -> int:
 def _partitions(args: argparse.Namespace) -> int:
     database, dot, table = args.table.partition(".")
     if not dot or not table:
-        print("hudi-metastore: the table is named DB.TABLE", file=sys.stderr)
-        return 2
-    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+        raise CommandError("the table is named DB.TABLE", EXIT_USAGE)
+    catalog = open_existing(args, init=False)
     try:
         keys = [k.name for k in catalog.tables.get(database, table).partition_keys]
         found = catalog.partitions.by_where(database, table, args.where)
@@ -768,10 +808,7 @@ def _status(args: argparse.Namespace) -> int:
     """One cheap call to a running metastore (and its readiness probe with ``--health-url``): prints one line
     and exits 0 when it answered, 1 otherwise."""
     try:
-        if bool(args.tls_cert) != bool(args.tls_key):
-            raise StatusError("--tls-cert and --tls-key go together")
-        client_certificate = (args.tls_cert, args.tls_key) if args.tls_cert else None
-        answer = check_metastore(args.uri, args.timeout, args.tls_ca, client_certificate)
+        answer = check_metastore(args.uri, args.timeout, client_security(args))
         print(f"ok {args.uri}: {answer}")
         if args.health_url:
             print(f"ok {args.health_url}: {check_readiness(args.health_url, args.timeout)}")
@@ -784,21 +821,23 @@ def _status(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=getattr(args, "log_level", "INFO").upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=getattr(args, "log_level", "INFO"), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    try:
-        handlers = {
-            "serve": _serve,
-            "init-db": _init_db,
-            "partitions": _partitions,
-            "passwd": _passwd,
-            "status": _status,
-            **args.handlers,
-        }
+    handlers = {
+        "serve": _serve,
+        "init-db": _init_db,
+        "partitions": _partitions,
+        "passwd": _passwd,
+        "status": _status,
+        **args.handlers,
+    }
+
+    def checked(args: argparse.Namespace) -> int:
+        if getattr(args, "db_url", None):
+            check_db_url(args.db_url)
         return handlers[args.command](args)
-    except CatalogError as e:
-        print(f"hudi-metastore: {e}", file=sys.stderr)
-        return 1
+
+    return run_command(checked, args)
 
 
 if __name__ == "__main__":

@@ -7,20 +7,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from hudi_catalog import Catalog
+from hudi_catalog.hudi.properties import TABLE_TYPE
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_system
-from hudi_catalog.model import InstantState
+from hudi_catalog.model import Instant, InstantState
 from hudi_catalog.services.hudi_import import HudiImporter
 from hudi_catalog.services.iceberg_views import ViewResult
 
+from .catalog_access import describe, open_existing
+from .cli_errors import EXIT_FAILED, EXIT_USAGE, CommandError
 from .event_messages import HiveJsonMessages
 from .import_progress import import_progress
 
+log = logging.getLogger("hudi_metastore")
+
 PROGRESS_INTERVAL_SECONDS = 10.0
+SPARK_PROVIDER = "spark.sql.sources.provider"
 
 
 def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser], None]) -> dict:
@@ -52,6 +59,12 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
         "has one already: its view takes what the import recorded, with or without this option)",
     )
     imported.add_argument("--iceberg-view-name", metavar="NAME", help="with --iceberg-view: default <table>_iceberg")
+    imported.add_argument(
+        "--create-catalog",
+        action="store_true",
+        help="create the catalog when --db-url has none yet (a new SQLite file, an empty database); without it "
+        "such a --db-url is refused, so that a table does not land in a new catalog by mistake",
+    )
 
     iceberg = commands.add_parser(
         "iceberg", help="build (or rebuild) the Iceberg view of a Hudi table: DB.TABLE in the catalog, or a PATH"
@@ -73,14 +86,14 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
     timeline = commands.add_parser("timeline", help="print a Hudi table's timeline")
     add_store_options(timeline)
     timeline.add_argument("table", metavar="DB.TABLE")
-    timeline.add_argument("--json", action="store_true")
+    timeline.add_argument("--json", action="store_true", help="print JSON (docs/cli.md) instead of columns")
 
     snapshot = commands.add_parser("snapshot", help="print the latest file slices of a Hudi table")
     add_store_options(snapshot)
     snapshot.add_argument("table", metavar="DB.TABLE")
     snapshot.add_argument("--partition", help="only this partition path ('' for an unpartitioned table)")
     snapshot.add_argument("--as-of", help="an instant time: the slices as of then (time travel)")
-    snapshot.add_argument("--json", action="store_true")
+    snapshot.add_argument("--json", action="store_true", help="print JSON (docs/cli.md) instead of columns")
     return {"import": _import, "iceberg": _iceberg, "timeline": _timeline, "snapshot": _snapshot}
 
 
@@ -97,16 +110,21 @@ def _seconds(text: str) -> float:
 def _split(name: str) -> tuple[str, str]:
     database, dot, table = name.partition(".")
     if not dot or not table:
-        raise SystemExit("hudi-metastore: the table is named DB.TABLE")
+        raise CommandError("the table is named DB.TABLE", EXIT_USAGE)
     return database.lower(), table.lower()
 
 
 def _import(args: argparse.Namespace) -> int:
     if args.master and not args.spark:
-        raise SystemExit("hudi-metastore: --master goes with --spark")
+        raise CommandError("--master goes with --spark", EXIT_USAGE)
     if args.iceberg_view_name and not args.iceberg_view:
-        raise SystemExit("hudi-metastore: --iceberg-view-name goes with --iceberg-view")
-    catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
+        raise CommandError("--iceberg-view-name goes with --iceberg-view", EXIT_USAGE)
+    if args.create_catalog:
+        catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
+    else:
+        hint = "or add --create-catalog to create one there"
+        catalog = open_existing(args, init=True, create_hint=hint, event_format=HiveJsonMessages())
+    log.info("catalog %s, warehouse %s", describe(args.db_url), args.warehouse)
     progress = import_progress(sys.stderr, args.progress_interval)
     try:
         if args.spark:
@@ -136,27 +154,27 @@ def _import(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         catalog.close()
-    return 0
+    return EXIT_FAILED if view is not None and view.error else 0
 
 
 def _iceberg(args: argparse.Namespace) -> int:
     target = args.target
     if "/" in target or ":" in target or Path(target).is_dir():
         if args.name:
-            raise SystemExit("hudi-metastore: --name names a registered view: give DB.TABLE")
+            raise CommandError("--name names a registered view: give DB.TABLE", EXIT_USAGE)
         fs, base_path = uri_file_system(target)
         update = build_view(fs, base_path, args.metadata_dir)
         location = update.metadata.location if update.metadata else None
         _print_view(base_path, location, update.skipped, str(update.error) if update.error else None)
-        return 1 if update.error else 0
+        return EXIT_FAILED if update.error else 0
     database, table = _split(target)
-    catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
+    catalog = open_existing(args, init=True, event_format=HiveJsonMessages())
     try:
         view = catalog.iceberg_views.create(database, table, args.name, args.metadata_dir)
     finally:
         catalog.close()
     _print_view(f"{database}.{view.view}", view.metadata_location, view.skipped, view.error)
-    return 1 if view.error else 0
+    return EXIT_FAILED if view.error else 0
 
 
 def _print_view(name: str, location: str | None, skipped: Mapping[str, int], error: str | None) -> None:
@@ -169,9 +187,10 @@ def _print_view(name: str, location: str | None, skipped: Mapping[str, int], err
 
 def _timeline(args: argparse.Namespace) -> int:
     database, table = _split(args.table)
-    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    catalog = open_existing(args, init=False)
     try:
         instants = catalog.timeline.instants(database, table)
+        _require_hudi(catalog, database, table, instants)
     finally:
         catalog.close()
     rows = [
@@ -190,14 +209,12 @@ def _timeline(args: argparse.Namespace) -> int:
 
 def _snapshot(args: argparse.Namespace) -> int:
     database, table = _split(args.table)
-    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    catalog = open_existing(args, init=False)
     try:
+        instants = catalog.timeline.instants(database, table, [InstantState.COMPLETED])
+        _require_hudi(catalog, database, table, instants)
         slices = catalog.snapshot.latest_file_slices(database, table, args.partition, args.as_of)
-        completed = [
-            i.requested_time
-            for i in catalog.timeline.instants(database, table, [InstantState.COMPLETED])
-            if args.as_of is None or i.requested_time <= args.as_of
-        ]
+        completed = [i.requested_time for i in instants if args.as_of is None or i.requested_time <= args.as_of]
     finally:
         catalog.close()
     partitions = {
@@ -225,6 +242,19 @@ def _snapshot(args: argparse.Namespace) -> int:
             ],
         )
     return 0
+
+
+def _require_hudi(catalog: Catalog, database: str, table: str, instants: Sequence[Instant]) -> None:
+    """A table with no instant in the catalog that does not say it is a Hudi table (``hoodie.table.type``, or
+    Spark's provider ``hudi`` as hive sync sets it): ``CommandError``, rather than an empty listing."""
+    if instants:
+        return
+    parameters = catalog.tables.get(database, table).parameters
+    if TABLE_TYPE not in parameters and parameters.get(SPARK_PROVIDER, "").lower() != "hudi":
+        raise CommandError(
+            f"{database}.{table} is not a Hudi table: the catalog holds no Hudi timeline for it "
+            "(`hudi-metastore import PATH` registers one)"
+        )
 
 
 def _print_table(header: list[str], rows: Sequence[Sequence[object]]) -> None:

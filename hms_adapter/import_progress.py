@@ -1,4 +1,4 @@
-"""How ``hudi-metastore import`` shows its progress: a bar redrawn on a terminal's stderr, or, when stderr is
+"""How ``hudi-metastore import`` shows its progress: bars drawn by ``rich`` on a terminal's stderr, or, when stderr is
 not a terminal (a log file, a pipe), a log line every ``--progress-interval`` seconds. Both show the counts
 the importer reports (``hudi_catalog.services.import_progress``): instants decoded, then instants written
 and commits applied, with the rate and the time left."""
@@ -6,17 +6,17 @@ and commits applied, with the rate and the time left."""
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Callable
 from typing import TextIO
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
 from hudi_catalog.services.import_progress import ImportProgress
 
 log = logging.getLogger(__name__)
-
-BAR_WIDTH = 24
-REDRAW_SECONDS = 0.1
-"""The bar is redrawn at most this often (and always when a step completes)."""
 
 
 class _Step:
@@ -92,36 +92,52 @@ class _Steps(ImportProgress):
 
 
 class ProgressBar(_Steps):
-    """A bar on a terminal, one line per step, redrawn in place (``\\r``)::
+    """Bars on a terminal, drawn by ``rich`` to the terminal's width, one per step, each kept when done::
 
-    [########################] 120/120 instants decoded  812.4/s  0:00 left
-    [##########..............] 50/120 instants written, 48 commits applied  95.1/s  0:01 left
+    instants decoded  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 120/120                    0:00:01
+    instants written  ━━━━━━━━━━━━━━╸━━━━━━━━━━━━━━━━━━━  50/120 48 commits applied 0:00:01
     """
 
     def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(clock)
-        self.stream = stream
-        self._drawn = float("-inf")
-        self._line_open = False
+        self._bars = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[applied]}"),
+            TimeRemainingColumn(elapsed_when_finished=True),
+            console=Console(file=stream),
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self._stream = stream
+        self._moved: list[tuple[logging.StreamHandler, TextIO]] = []
+
+    def _start(self) -> None:
+        """Draws from now on; log lines written meanwhile go above the bars (through rich's stand-in for
+        stderr) instead of into them."""
+        self._bars.start()
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.StreamHandler) and handler.stream is self._stream:
+                self._moved.append((handler, handler.setStream(sys.stderr) or self._stream))
 
     def show(self, final: bool) -> None:
-        step, now = self.step, self.clock()
-        if step is None or (not final and now - self._drawn < REDRAW_SECONDS):
+        step = self.step
+        if step is None:
             return
-        self._drawn = now
-        filled = BAR_WIDTH if step.total == 0 else BAR_WIDTH * min(step.done, step.total) // step.total
-        timing = f"in {_duration(now - step.started)}" if final else f"{_duration(step.seconds_left(now))} left"
-        line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {step.counts()}  {step.rate(now):.1f}/s  {timing}"
-        self.stream.write(f"\r\x1b[K{line}" + ("\n" if final else ""))
-        self.stream.flush()
-        self._line_open = not final
+        if not self._tasks:
+            self._start()
+        task = self._tasks.get(step.verb)
+        if task is None:
+            task = self._tasks[step.verb] = self._bars.add_task(f"instants {step.verb}", total=step.total, applied="")
+        applied = f"{step.applied} commits applied" if step.verb == "written" else ""
+        self._bars.update(task, completed=step.done, applied=applied, refresh=final)
 
     def close(self) -> None:
-        """Ends a bar left part way (the import failed), so that the error starts on a line of its own."""
-        if self._line_open:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._line_open = False
+        """Stops the drawing (done, or the import failed), so that what follows starts on a line of its own."""
+        self._bars.stop()
+        for handler, stream in self._moved:
+            handler.setStream(stream)
+        self._moved.clear()
 
 
 class ProgressLog(_Steps):

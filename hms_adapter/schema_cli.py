@@ -8,12 +8,11 @@ brings it up) and 4 when it is ahead (a newer hudi-metastore made it).
 from __future__ import annotations
 
 import argparse
-import os
 
-from sqlalchemy.engine import make_url
-
-from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV
 from hudi_catalog.services.schema import DIALECTS, SchemaService, SchemaState, SchemaStatus, upgrade_sql
+
+from .catalog_access import missing_sqlite_file
+from .cli_options import add_db_url_option, add_log_level_option
 
 EXIT_CODES = {SchemaState.CURRENT: 0, SchemaState.BEHIND: 3, SchemaState.AHEAD: 4}
 
@@ -46,23 +45,15 @@ def add_commands(commands) -> dict:
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db-url",
-        default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
-        help=f"SQLAlchemy URL of the catalog database (env {DB_URL_ENV}; default {DB_URL_DEFAULT})",
-    )
-    parser.add_argument(
-        "--log-level",
-        default=os.environ.get("HUDI_METASTORE_LOG_LEVEL", "WARNING"),
-        help="INFO logs each migration applied",
-    )
+    add_db_url_option(parser)
+    add_log_level_option(parser, "WARNING", "INFO logs each migration applied")
 
 
 def _schema(args: argparse.Namespace) -> int:
     if args.schema_command == "sql" and args.dialect:
         print(upgrade_sql(args.dialect, args.from_version), end="")
         return 0
-    if _missing_sqlite_file(args.db_url):
+    if missing_sqlite_file(args.db_url) is not None:
         if args.schema_command == "status":
             _print_status(SchemaStatus.of_empty_database(), args.db_url)
             return EXIT_CODES[SchemaState.BEHIND]
@@ -87,16 +78,6 @@ def _schema(args: argparse.Namespace) -> int:
         start = "an empty database" if result.from_version is None else f"layout {result.from_version}"
         print(f"upgraded the catalog schema from {start} to layout {result.to_version}: {', '.join(result.applied)}")
     return 0
-
-
-def _missing_sqlite_file(db_url: str) -> bool:
-    """A SQLite URL naming a file that does not exist (connecting would create it)."""
-    url = make_url(db_url)
-    return (
-        url.get_backend_name() == "sqlite"
-        and url.database not in (None, "", ":memory:")
-        and not os.path.exists(url.database)
-    )
 
 
 def _print_status(status: SchemaStatus, where: str) -> None:

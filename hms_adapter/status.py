@@ -3,59 +3,66 @@ the call engines' health checks use), timed, and optionally the readiness probe 
 
 from __future__ import annotations
 
+import argparse
+import getpass
 import json
-import ssl
+import os
+import sys
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import urlparse
 
-from thriftpy2.rpc import make_client
 from thriftpy2.thrift import TException
 
-from .idl import hive
+from .client import ClientError, Security, connect
+
+PASSWORD_VARIABLE = "HUDI_METASTORE_PASSWORD"
+"""The environment variable holding the password of ``status --auth password``."""
 
 
 class StatusError(Exception):
     """The metastore did not answer, or answered that it is not ready; the message says what happened."""
 
 
-def check_metastore(
-    uri: str, timeout: float, tls_ca: str | None = None, client_certificate: tuple[str, str] | None = None
-) -> str:
-    """Call ``get_all_databases`` at ``thrift://host:port``; returns a line saying how long it took.
+def client_security(args: argparse.Namespace) -> Security:
+    """The connection ``status``'s options ask for; with ``--auth password``, the password is
+    ``HUDI_METASTORE_PASSWORD``, else asked for on a terminal, else the first line of standard input."""
+    if args.auth == "password" and not args.user:
+        raise StatusError("--auth password needs --user")
+    if args.user and args.auth != "password":
+        raise StatusError("--user goes with --auth password (Kerberos connects as the ticket's principal)")
+    return Security(
+        auth=args.auth,
+        user=args.user,
+        password=_password(args.user) if args.auth == "password" else None,
+        kerberos_service_principal=args.kerberos_service_principal,
+        tls_ca=args.tls_ca,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+    )
 
-    ``tls_ca``: connect over TLS, verifying the server with these CA certificates; ``client_certificate``:
-    the (certificate, key) PEM files to present to a server started with ``--tls-ca``."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "thrift" or not parsed.hostname or not parsed.port:
-        raise StatusError(f"{uri}: expected thrift://host:port")
-    if client_certificate is not None and not tls_ca:
-        raise StatusError("a client certificate is presented over TLS only: give --tls-ca too")
-    context = _tls_context(tls_ca, client_certificate) if tls_ca else None
+
+def _password(user: str) -> str:
+    if PASSWORD_VARIABLE in os.environ:
+        return os.environ[PASSWORD_VARIABLE]
+    if sys.stdin.isatty():
+        return getpass.getpass(f"password of {user}: ")
+    return sys.stdin.readline().rstrip("\n")
+
+
+def check_metastore(uri: str, timeout: float, security: Security | None = None) -> str:
+    """Call ``get_all_databases`` at ``thrift://host:port``, connected as ``security`` says; returns a line
+    saying how long it took."""
     started = time.perf_counter()
     try:
-        client = make_client(
-            hive.ThriftHiveMetastore, parsed.hostname, parsed.port, timeout=int(timeout * 1000), ssl_context=context
-        )
-        try:
+        with connect(uri, security, timeout) as client:
             databases = client.get_all_databases()
-        finally:
-            client.close()
+    except ClientError as error:
+        raise StatusError(f"{uri}: {error}") from error
     except (OSError, TException) as error:
         raise StatusError(f"{uri}: {type(error).__name__}: {error}") from error
     elapsed_ms = (time.perf_counter() - started) * 1000
     return f"get_all_databases answered in {elapsed_ms:.1f} ms ({len(databases)} databases visible)"
-
-
-def _tls_context(ca: str, client_certificate: tuple[str, str] | None) -> ssl.SSLContext:
-    try:
-        context = ssl.create_default_context(cafile=ca)
-        if client_certificate is not None:
-            context.load_cert_chain(*client_certificate)
-    except (OSError, ssl.SSLError) as error:
-        raise StatusError(f"cannot use the TLS files: {error}") from error
-    return context
 
 
 def check_readiness(url: str, timeout: float) -> str:

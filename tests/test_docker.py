@@ -111,10 +111,12 @@ def test_a_flag_the_subcommand_lacks_is_found():
 
 def cli_environment() -> set[str]:
     """The HUDI_METASTORE_* variables the CLI reads: the configuration's *_ENV names, and the ones hms_adapter
-    names itself."""
+    names itself (read in place, or named by an ``*_ENV`` constant)."""
     names = {value for key, value in vars(config).items() if key.endswith("_ENV") and isinstance(value, str)}
-    for module in (ROOT / "hms_adapter").glob("*cli.py"):
-        names |= set(re.findall(r"os\.environ\.get\(\"(HUDI_METASTORE_[A-Z0-9_]+)\"", module.read_text()))
+    for module in (ROOT / "hms_adapter").glob("*.py"):
+        text = module.read_text()
+        names |= set(re.findall(r"os\.environ\.get\(\"(HUDI_METASTORE_[A-Z0-9_]+)\"", text))
+        names |= set(re.findall(r"^[A-Z_]+_ENV = \"(HUDI_METASTORE_[A-Z0-9_]+)\"", text, re.MULTILINE))
     return names
 
 

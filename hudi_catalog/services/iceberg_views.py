@@ -158,7 +158,8 @@ class IcebergViewService:
     def create(self, database: str, table: str, name: str | None = None, metadata_dir: str | None = None) -> ViewResult:
         """Build the view of a Hudi table from scratch from its timeline in the catalog and register it (a
         view already there is replaced by the new version, its table uuid kept); the table keeps it from
-        then on.
+        then on. A view the table had under another name is dropped once this one is registered: the view
+        moves, no stale copy stays behind.
 
         Raises:
             NoSuchObjectError: no such table.
@@ -187,7 +188,11 @@ class IcebergViewService:
             builder.set_schema(create_schema)
         update, applied, error = self._apply(builder, instants, changes, block=True)
         self._mark_source(source, name, metadata_dir)
-        return self._publish(source, name, existing, update, applied, error, replace_existing=True)
+        result = self._publish(source, name, existing, update, applied, error, replace_existing=True)
+        previous = source.table.parameters.get(VIEW_PARAM)
+        if previous is not None and normalize(previous) != name:
+            self._drop_moved(source, normalize(previous))
+        return result
 
     def refresh(self, database: str, table: str) -> ViewResult | None:
         """Take the instants completed since the view's last one; ``None`` when the table has no view.
@@ -365,6 +370,17 @@ class IcebergViewService:
                 f"Table {view.qualified_name} already exists and is not the Iceberg view of {source.qualified_name}"
             )
         return view
+
+    def _drop_moved(self, source: _Source, name: str) -> None:
+        """Drop the view the table had as ``name`` before it moved (its metadata files stay: an engine may be
+        reading them); nothing when no such view is there any more."""
+        try:
+            if self._view_table(source, name) is None:
+                return
+            self.tables.drop(source.table.database, name, delete_data=False)
+        except (NoSuchObjectError, AlreadyExistsError, InvalidOperationError):  # gone, or not this table's view
+            return
+        log.info("%s: the Iceberg view moved from %s; %s dropped", source.qualified_name, name, name)
 
     def _mark_source(self, source: _Source, name: str, metadata_dir: str | None) -> None:
         wanted = {VIEW_PARAM: name} | ({METADATA_DIR_PARAM: metadata_dir} if metadata_dir else {})

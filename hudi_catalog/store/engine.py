@@ -134,6 +134,20 @@ def postgresql_url(url: str) -> str:
     return url
 
 
+def mysql_url(url: str) -> str:
+    """A MySQL/MariaDB URL with the driver this store bundles (PyMySQL): ``mysql://`` and ``mariadb://``
+    become ``mysql+pymysql://`` and ``mariadb+pymysql://``; a URL naming a driver is left as it is.
+
+    Example:
+        >>> mysql_url("mysql://hms@db:3306/metastore")
+        'mysql+pymysql://hms@db:3306/metastore'
+    """
+    for plain in ("mysql://", "mariadb://"):
+        if url.startswith(plain):
+            return f"{plain[:-3]}+pymysql://{url[len(plain) :]}"
+    return url
+
+
 def is_postgresql_url(url: str) -> bool:
     return url.startswith(("postgresql", "postgres://"))
 
@@ -153,8 +167,8 @@ def _server_store_engine(url: str, ping_after_idle: float, ping: Callable[[objec
 
 
 def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTER_IDLE_SECONDS) -> Engine:
-    """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql+pymysql://...`` or
-    ``postgresql://...``)."""
+    """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql://...`` or ``mariadb://...`` (PyMySQL),
+    ``postgresql://...`` (psycopg 3), or one naming its driver)."""
     if is_postgresql_url(url):
         return _server_store_engine(
             postgresql_url(url),
@@ -175,7 +189,7 @@ def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTE
         return engine
     if url.startswith(("mysql", "mariadb")):
         engine = _server_store_engine(
-            url,
+            mysql_url(url),
             ping_after_idle,
             _ping_mysql,
             pool_reset_on_return=None,

@@ -46,7 +46,7 @@ def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        assert f"catalog schema version {SCHEMA_VERSION} ready" in done.stdout
+        assert f"catalog schema layout {SCHEMA_VERSION} ready" in done.stdout
     tables = set(inspect(create_engine(db_url)).get_table_names())
     assert {
         "db",

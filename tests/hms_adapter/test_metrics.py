@@ -313,7 +313,7 @@ def test_status_command(served):
         timeout=60,
     )
     assert dead.returncode == 1
-    assert dead.stderr.startswith("failed: thrift://127.0.0.1:") and "Could not connect" in dead.stderr
+    assert dead.stderr.startswith("failed: thrift://127.0.0.1:") and "cannot connect to 127.0.0.1:" in dead.stderr
 
 
 def test_metrics_stay_off_by_default(tmp_path):

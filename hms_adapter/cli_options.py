@@ -1,0 +1,71 @@
+"""What every ``hudi-metastore`` parser shares: no abbreviated options, every option's default in ``--help``,
+and the options naming the catalog database (``--db-url``) and the log level."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import NoReturn
+
+from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV
+
+LOG_LEVEL_ENV = "HUDI_METASTORE_LOG_LEVEL"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Appends ``(default: X)`` to an option's help unless the help names its default already, or it has none
+    worth showing (``None``, a flag's ``False``, an empty list)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        empty = default is None or default is False or default == [] or default == argparse.SUPPRESS
+        shown = action.option_strings and not empty
+        if shown and "default" not in text:
+            text = f"{text} (default: %(default)s)" if text else "default: %(default)s"
+        return text
+
+
+class CliParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that refuses abbreviated options (``--prot`` is not ``--protocol``) and shows
+    defaults; ``add_subparsers`` makes its subcommands' parsers of this class too."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """A usage mistake in two lines (argparse prints the whole usage, some forty lines for ``serve``), exit 2."""
+        self.exit(2, f"{self.prog}: error: {message}\nsee `{self.prog} --help`\n")
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a log level: use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def add_db_url_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db-url",
+        default=os.environ.get(DB_URL_ENV, DB_URL_DEFAULT),
+        metavar="URL",
+        help=f"the catalog database: sqlite:///PATH, mysql://USER:PASS@HOST:3306/DB (MariaDB too), "
+        f"postgresql://USER:PASS@HOST:5432/DB; set {DB_URL_ENV} once instead of this option "
+        f"(default: ${DB_URL_ENV}, else {DB_URL_DEFAULT}, a file in the current folder)",
+    )
+
+
+def add_log_level_option(parser: argparse.ArgumentParser, default: str, what: str) -> None:
+    """``--log-level``: ``what`` says what the levels show; an unknown level (here or in the environment) is a
+    usage error, not a traceback."""
+    parser.add_argument(
+        "--log-level",
+        type=_log_level,
+        default=os.environ.get(LOG_LEVEL_ENV, default),
+        metavar="|".join(LOG_LEVELS),
+        help=f"{what}; DEBUG also prints the traceback of an error (env {LOG_LEVEL_ENV}; default {default})",
+    )
