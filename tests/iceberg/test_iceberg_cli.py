@@ -130,3 +130,19 @@ def test_an_import_rerun_brings_the_view_along(tmp_path):
     view = StaticTable.from_metadata(after)
     assert [s.summary["hudi.instant-time"] for s in view.snapshots()][-1] == later
     assert_same_rows(view.scan().to_arrow(), oracle_read(oracle(base)))
+
+
+def test_a_view_stopped_at_a_change_iceberg_cannot_express_exits_1_from_import_and_iceberg(tmp_path):
+    """The table registers; its view stops at the instant whose schema change Iceberg cannot express, and both
+    commands say so and exit 1 (``docs/cli.md``, exit codes)."""
+    base = unpack("sample_table_cow_v9_timebasedkeygen_epochmillis", tmp_path)
+    store = ["--db-url", f"sqlite:///{tmp_path / 'catalog.db'}", "--warehouse", str(tmp_path / "wh")]
+    imported = run(
+        "import", str(base), "--database", "lake", "--table", "t", "--iceberg-view", "--create-catalog", *store
+    )
+    again = run("iceberg", "lake.t", *store)
+    for done in (imported, again):
+        assert done.returncode == 1, (done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert "instants recorded" in imported.stdout
+    assert "stopped" in imported.stdout + imported.stderr and "stopped" in again.stdout + again.stderr
