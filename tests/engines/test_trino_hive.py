@@ -3,8 +3,9 @@ Metastore 2.3.10: one session of DDL, DML, queries, statistics, procedures and `
 grants runs on both, and every answer (rows in a canonical form, error names, what is left on disk) must be
 the same; all differences are listed before the test fails.
 
-One Trino serves four catalogs: ``hive`` and ``hive_sec`` (``hive.security=sql-standard``) on this server
-(on MariaDB), ``hive_ref`` and ``hive_ref_sec`` on Hive Metastore 2.3.10. The catalogs keep Trino's
+One Trino serves five catalogs: ``hive`` and ``hive_sec`` (``hive.security=sql-standard``) on this server
+(on MariaDB), ``hive_ref`` and ``hive_ref_sec`` on Hive Metastore 2.3.10, and ``hive_ref4`` on Hive Metastore
+4.0.1, against which the Hive connector session runs too. The catalogs keep Trino's
 defaults (no metastore cache, 9 retries, 10 s read timeout) besides the file system and the procedures they
 need. The server's DEBUG call log shows what Trino called for each statement: pruned SELECTs must be
 answered by the pruning calls, transactional writes must take a transaction, a lock and a write id, and the
@@ -32,6 +33,7 @@ from tests.support.sql_engines import (
     ServedMetastore,
     engines,
     grant_admin_role,
+    hive_metastore,
     hive_metastore_2_3,
     metastore_client,
     require_engine,
@@ -48,6 +50,10 @@ log = logging.getLogger(__name__)
 
 OURS, REF = "hive", "hive_ref"
 SEC, SEC_REF = "hive_sec", "hive_ref_sec"
+REF4 = "hive_ref4"  # the same session against Hive Metastore 4.0.1
+CLASSIC_HIVE_4 = {"metastore.metadata.transformer.class": " "}
+"""Hive Metastore 4 without its default transformer, which turns the managed tables of a client that states no
+capabilities (Trino) into insert-only transactional or external ones: as a platform serving Trino sets it."""
 OWNER, OTHER = "alice", "bob"  # alice holds the metastores' admin role (granted before the session)
 PROCEDURES = {"hive.allow-register-partition-procedure": "true"}
 SQL_STANDARD = {"hive.security": "sql-standard"}
@@ -182,11 +188,14 @@ def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
     work = tmp_path_factory.mktemp("trino-hive")
     # the located schema's folder (made by the metastore, deleted with the schema) and its parent
     located_ours, located_ref = work / "located-ours" / "s2", work / "located-ref" / "s2"
-    ours_port, ref_port = sql_engines.free_port(), sql_engines.free_port()
+    located_ref4 = work / "located-ref4" / "s2"
+    ours_port, ref_port, ref4_port = sql_engines.free_port(), sql_engines.free_port(), sql_engines.free_port()
     ours_uri, ref_uri = f"thrift://127.0.0.1:{ours_port}", f"thrift://127.0.0.1:{ref_port}"
+    ref4_uri = f"thrift://127.0.0.1:{ref4_port}"
     catalogs = {
         OURS: sql_engines.trino_hive_catalog(ours_uri, **PROCEDURES),
         REF: sql_engines.trino_hive_catalog(ref_uri, **PROCEDURES),
+        REF4: sql_engines.trino_hive_catalog(ref4_uri, **PROCEDURES),
         SEC: sql_engines.trino_hive_catalog(ours_uri, **SQL_STANDARD),
         SEC_REF: sql_engines.trino_hive_catalog(ref_uri, **SQL_STANDARD),
     }
@@ -198,7 +207,10 @@ def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
             served_metastore(work / "ours", db_url, "--data-root", f"file://{located_ours.parent}", port=ours_port)
         )
         ref: Any = stack.enter_context(hive_metastore_2_3(mysql_server_url, port=ref_port))
-        for uri in (ours_uri, ref_uri):
+        ref4: Any = stack.enter_context(
+            hive_metastore(mysql_server_url, "4.0.1", port=ref4_port, settings=CLASSIC_HIVE_4)
+        )
+        for uri in (ours_uri, ref_uri, ref4_uri):
             grant_admin_role(uri, OWNER)
         engine = starting.result()
         log.info("Trino and both metastores up in %.1f s", time.monotonic() - started)
@@ -208,6 +220,7 @@ def trino_hive(tmp_path_factory, mysql_server_url) -> Iterator[Trino]:
             SEC: EngineSide(SEC, ours.warehouse, located_ours, ours),
             REF: EngineSide(REF, ref_warehouse, located_ref),
             SEC_REF: EngineSide(SEC_REF, ref_warehouse, located_ref),
+            REF4: EngineSide(REF4, Path(ref4.log_dir).parent / "warehouse", located_ref4),
         }
         yield Trino(engine, ours, sides)
 
@@ -314,6 +327,24 @@ def test_hive_session_matches_hive_metastore(trino_hive):
     answered by the pruning calls, and dropped managed tables and schemas leave nothing on disk."""
     differences = _differences(trino_hive, OURS, REF, [(OWNER, SESSION)])
     assert not differences, "\n".join(differences)
+    assert trino_hive.sides[OURS].files() == [("<warehouse>/.", 0)]
+
+
+HIVE_4_DIFFERENT = {
+    "ALTER TABLE {c}.s2.events DROP COLUMN kind": "Hive 4 refuses it (HIVE_METASTORE_ERROR): dropping a column "
+    "before others moves their types, which hive.metastore.disallow.incompatible.col.type.changes refuses on "
+    "4.0.1 for every table; 2.3.10 and this server take it",
+    "SHOW COLUMNS FROM {c}.s2.events": "the column is still there on Hive 4",
+    "SELECT * FROM {c}.s2.events": "the same",
+}
+
+
+def test_hive_session_matches_hive_metastore_4(trino_hive):
+    """The same session against Hive Metastore 4.0.1, without its default transformer (``CLASSIC_HIVE_4``):
+    Trino's calls exist in both, and the answers are the same but for ``HIVE_4_DIFFERENT``."""
+    differences = _differences(trino_hive, OURS, REF4, [(OWNER, SESSION)])
+    expected = {f"[{OWNER}] {step}:" for step in HIVE_4_DIFFERENT}
+    assert {d.split("\n")[0] for d in differences} == expected, "\n".join(differences)
     assert trino_hive.sides[OURS].files() == [("<warehouse>/.", 0)]
 
 

@@ -132,9 +132,11 @@ def hive_metastore_2_3(mysql_server_url: str, port: int | None = None) -> Iterat
 
 
 @contextmanager
-def hive_metastore(mysql_server_url: str, version: str, port: int | None = None) -> Iterator[object]:
+def hive_metastore(
+    mysql_server_url: str, version: str, port: int | None = None, settings: dict[str, str] | None = None
+) -> Iterator[object]:
     """Apache Hive Metastore ``version`` (``benchmarks/peer.py``: 2.3.10 or 4.0.1) on a fresh MariaDB
-    database of its own, on ``port`` (a free one)."""
+    database of its own, on ``port`` (a free one), with ``settings`` added to its configuration."""
     peer = importlib.import_module("peer")
     try:
         peer.driver_jar()
@@ -142,7 +144,9 @@ def hive_metastore(mysql_server_url: str, version: str, port: int | None = None)
         skip_or_fail(f"the Hive Metastore peer needs the MariaDB JDBC driver: {e}")
     url = make_url(mysql_server_url).set(database=f"hms_peer_engines_{uuid.uuid4().hex[:12]}")
     try:
-        with peer.running_peer(db_url=url.render_as_string(hide_password=False), port=port, version=version) as running:
+        with peer.running_peer(
+            db_url=url.render_as_string(hide_password=False), port=port, version=version, settings=settings
+        ) as running:
             yield running
     except engines.EngineUnavailable as error:
         skip_or_fail(f"Hive Metastore {version} cannot run here: {error}")
