@@ -3,8 +3,8 @@ benchmarks, with catalog files pointing at metastores.
 
 The servers come from :mod:`engines` (Maven Central, pinned). :func:`running_engine` writes a node's
 configuration into a work folder, starts the server in the foreground of its own process group, waits until
-``/v1/info`` no longer says it is starting, and stops it on exit. Queries go over the engines' HTTP
-protocol with their Python clients (``trino``, ``presto-python-client``).
+``/v1/info`` no longer says it is starting and a ``SELECT 1`` runs, and stops it on exit. Queries go over the
+engines' HTTP protocol with their Python clients (``trino``, ``presto-python-client``).
 
 The catalog files are built by the functions below, the same text docs/engines.md shows with
 ``metastore-host:9083`` (``tests/engines/test_engine_docs.py`` checks that they agree).
@@ -219,13 +219,26 @@ def _wait_started(engine: SqlEngine) -> None:
             )
         try:
             with urllib.request.urlopen(f"{engine.url}/v1/info", timeout=2) as response:
-                if not json.load(response).get("starting", True):
+                if not json.load(response).get("starting", True) and _query_runs(engine):
                     return
         except (OSError, urllib.error.URLError, ValueError):
             pass
         if time.monotonic() > deadline:
             raise RuntimeError(f"{engine.package.name} did not start in {START_TIMEOUT_S} s (log: {engine.log_path})")
         time.sleep(1)
+
+
+def _query_runs(engine: SqlEngine) -> bool:
+    """Whether ``SELECT 1`` runs: a coordinator that no longer says it is starting may still have no node to
+    schedule on (its own worker registers a moment later: ``NO_NODES_AVAILABLE``)."""
+    header = {"X-Trino-User" if engine.package.name == "trino" else "X-Presto-User": "readiness"}
+    request = urllib.request.Request(f"{engine.url}/v1/statement", data=b"SELECT 1", headers=header, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answer = json.load(response)
+    while "nextUri" in answer and "error" not in answer:
+        with urllib.request.urlopen(urllib.request.Request(answer["nextUri"], headers=header), timeout=10) as response:
+            answer = json.load(response)
+    return "error" not in answer
 
 
 def _stop(process: subprocess.Popen) -> None:
