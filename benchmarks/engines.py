@@ -286,12 +286,19 @@ def install(package: ServerPackage) -> Path:
                 shutil.rmtree(plugin)
         if asm_jars:
             _replace_asm(top, asm_jars)
-        if home.exists():
-            shutil.rmtree(home)
-        top.rename(home)
-        shutil.rmtree(staging)
-        marker.write_text(artifact.sha256)
+        publish(top, staging, marker, artifact.sha256)
     return home
+
+
+def publish(top: Path, staging: Path, marker: Path, stamp: str) -> None:
+    """Move an engine assembled in ``top`` (inside ``staging``) to its home, ``marker``'s folder, replacing
+    what was there; ``stamp`` in ``marker`` says what the home now holds."""
+    home = marker.parent
+    if home.exists():
+        shutil.rmtree(home)
+    top.rename(home)
+    shutil.rmtree(staging)
+    marker.write_text(stamp)
 
 
 def _replace_asm(home: Path, jars: dict[str, Path]) -> None:

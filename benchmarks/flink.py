@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines import ENGINE_HOME, HADOOP_VERSION, LOG, EngineUnavailable, fetch, locked, resolve_hadoop
+from engines import ENGINE_HOME, HADOOP_VERSION, LOG, EngineUnavailable, fetch, locked, publish, resolve_hadoop
 
 VERSION = "1.20.0"
 LIBRARIES = (
@@ -88,11 +88,7 @@ def install() -> Flink:
         for jar in connector:
             shutil.copy(jar, top / "hive" / jar.name)
         resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
-        if home.exists():
-            shutil.rmtree(home)
-        top.rename(home)
-        shutil.rmtree(staging)
-        marker.write_text(stamp)
+        publish(top, staging, marker, stamp)
     return Flink(home)
 
 

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, resolve_hadoop
+from engines import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, publish, resolve_hadoop
 
 VERSION = "4.0.1"
 DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"
@@ -66,9 +66,5 @@ def install() -> HiveMetastore4:
         (top,) = staging.iterdir()
         resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
         shutil.copy(hdfs, top / "hadoop" / hdfs.name)
-        if home.exists():
-            shutil.rmtree(home)
-        top.rename(home)
-        shutil.rmtree(staging)
-        marker.write_text(stamp)
+        publish(top, staging, marker, stamp)
     return HiveMetastore4(home)
