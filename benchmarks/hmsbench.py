@@ -28,9 +28,10 @@ thrift://host:port`` measures a server already running. With no server option, `
 take turns at each partition count.
 
 Prints a markdown table per partition count (p50/p95/max per operation and server, the peer's columns
-named with its version, and the ratio of p50s ours/HMS when both run), then the whole result as JSON (or
-writes it to ``--json PATH``). ``--plot PATH`` draws the p50 of each operation against the partition count
-per server (PNG, needs matplotlib).
+named with its version, and when both run the ratio of p50s ours/HMS, the client's own time to decode our
+answer and that time over HMS's p50: the ratio a server answering in no time would reach), then the whole
+result as JSON (or writes it to ``--json PATH``). ``--plot PATH`` draws the p50 of each operation against
+the partition count per server (PNG, needs matplotlib).
 
 Usage: python benchmarks/hmsbench.py [--compare | --ours | --peer | --uri thrift://host:port]
        [--peer-version 2.3.10|4.0.1] [--partitions 1000,10000,100000] [--iterations 10] [--concurrency 8]
@@ -44,6 +45,7 @@ import datetime as dt
 import math
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -62,8 +64,8 @@ from bench_server import (  # noqa: E402
     start_targets,
 )
 
-OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/hmsbench_ours"
-PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
+OURS_URL = "mysql://root@127.0.0.1:3306/hmsbench_ours"
+PEER_URL = "mysql://root@127.0.0.1:3306/hms_peer"
 DB = "hmsbench"
 TABLE = "bench"
 START = dt.date(2020, 1, 1)
@@ -223,6 +225,7 @@ def summarize(results: list[dict], w: Workload) -> dict:
     answers."""
     samples: dict[str, list[float]] = {}
     first: dict[str, float] = {}
+    decoding: dict[str, list[float]] = {}
     concurrent: dict[str, dict] = {}
     errors: list[str] = []
     for r in results:
@@ -247,6 +250,8 @@ def summarize(results: list[dict], w: Workload) -> dict:
         op = op_of(label)
         samples.setdefault(op, []).extend(r["samples_ms"])
         first.setdefault(op, r["first_ms"])
+        if "decode_p50_ms" in r:
+            decoding.setdefault(op, []).append(r["decode_p50_ms"])
     missing = {op_of(label) for label, _, _ in w.calls} - set(samples) - {"setup"}
     missing = {op for op in missing if not op.startswith(("check:", "concurrent "))}
     ops = {}
@@ -260,6 +265,8 @@ def summarize(results: list[dict], w: Workload) -> dict:
             "samples": len(ordered),
             "total_ms": round(sum(ordered), 3),
         }
+        if op in decoding:  # the client's own share: decoding the answer (HmsCallTimer's decode_p50_ms)
+            ops[op]["client_decode_ms"] = round(statistics.median(decoding[op]), 3)
     return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
 
 
@@ -356,6 +363,7 @@ def markdown(result: dict) -> str:
             header += [f"{names[key]} p50 ms", f"{names[key]} p95 ms", f"{names[key]} max ms"]
         if pair:
             header.append(f"{names[pair[0]]}/{names[pair[1]]} p50")
+            header += ["client decoding ms", f"floor: decoding/{names[pair[1]]} p50"]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|---|" + "---:|" * (len(header) - 1))
         runs = {key: servers[key][str(n)] for key in keys}
@@ -367,6 +375,9 @@ def markdown(result: dict) -> str:
             if pair:
                 a, b = (runs[k]["ops"].get(op) for k in pair)
                 row.append(f"{a['p50_ms'] / b['p50_ms']:.2f}" if a and b and b["p50_ms"] > 0 else "")
+                decode = (a or {}).get("client_decode_ms")
+                row.append(fmt(decode) if decode is not None else "")
+                row.append(f"{decode / b['p50_ms']:.2f}" if decode is not None and b and b["p50_ms"] > 0 else "")
             lines.append("| " + " | ".join(row) + " |")
         concurrent = sorted({label for key in keys for label in runs[key]["concurrency"]})
         if concurrent:

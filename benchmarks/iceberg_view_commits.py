@@ -6,7 +6,7 @@ grows by one snapshot per commit); only the completing call (``transitionInstant
 real Thrift socket to a metaserver in this process, on SQLite (``--db-url``: an empty database of another
 store).
 
-    python benchmarks/iceberg_view_commits.py [--commits 40] [--db-url mysql+pymysql://root@127.0.0.1/bench]
+    python benchmarks/iceberg_view_commits.py [--commits 40] [--db-url mysql://root@127.0.0.1/bench]
 """
 
 from __future__ import annotations

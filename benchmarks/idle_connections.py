@@ -90,7 +90,7 @@ def _measure(client, seconds: float) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql+pymysql://root@127.0.0.1:3306/idlebench_hms")
+    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql://root@127.0.0.1:3306/idlebench_hms")
     parser.add_argument("--idle", type=int, default=2000)
     parser.add_argument("--partitions", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=2.0)

@@ -46,7 +46,7 @@ from bench_server import ensure_empty_database  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_ZIP = ROOT.parent / "shared" / "hudi-tables" / "sample_table_cow_v8_simplekeygen_nonhivestyle.zip"
-DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_import_bench"
+DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_import_bench"
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 KEPT_VERSIONS = 2
 

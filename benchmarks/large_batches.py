@@ -64,7 +64,7 @@ class OtherWriter(threading.Thread):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql+pymysql://root@127.0.0.1:3306/batchbench_hms")
+    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql://root@127.0.0.1:3306/batchbench_hms")
     parser.add_argument("--partitions", type=int, default=100_000)
     parser.add_argument("--with-locations", action="store_true")
     parser.add_argument("--writer-interval", type=float, default=0.1)

@@ -67,8 +67,8 @@ from bench_server import (  # noqa: E402
     start_targets,
 )
 
-OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_ours"
-PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/locksbench_peer"
+OURS_URL = "mysql://root@127.0.0.1:3306/locksbench_ours"
+PEER_URL = "mysql://root@127.0.0.1:3306/locksbench_peer"
 DB = "locksbench"
 ICEBERG_NS = "locksbench_ice"
 ROOT = Path(__file__).resolve().parents[1]

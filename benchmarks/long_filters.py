@@ -41,7 +41,7 @@ def _time(client, text: str, repeat: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql+pymysql://root@127.0.0.1:3306/filterbench_hms")
+    add_server_options(parser, "sqlite:///{home}/catalog.db", "mysql://root@127.0.0.1:3306/filterbench_hms")
     parser.add_argument("--sizes", type=int_list, default=[1000, 10_000, 100_000])
     parser.add_argument("--partitions", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)

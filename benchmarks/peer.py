@@ -15,7 +15,7 @@ with Apache Hive Metastore").
 
 Usable as a module (:func:`running_peer`) or on its own, serving until interrupted::
 
-    python benchmarks/peer.py [--version 2.3.10|4.0.1] [--port 9083] [--db-url mysql+pymysql://root@127.0.0.1:3306/hms_peer]
+    python benchmarks/peer.py [--version 2.3.10|4.0.1] [--port 9083] [--db-url mysql://root@127.0.0.1:3306/hms_peer]
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import hive4  # noqa: E402
 from bench_server import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port  # noqa: E402
 from java_client import JARS  # noqa: E402
 
-DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_peer"
+DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_peer"
 # where Debian's and Ubuntu's libmariadb-java put the driver, then Maven's local repository (mvn
 # dependency:get); HMS_PEER_JDBC_JAR overrides
 DRIVER_JARS = (

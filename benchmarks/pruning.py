@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import ensure_empty_database, free_port, peak_rss_mib, running_server  # noqa: E402
 from java_client import compile_timer, time_calls  # noqa: E402
 
-DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_bench"
+DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_bench"
 BATCH = 5000
 START = dt.date(2020, 1, 1)
 

@@ -45,7 +45,7 @@ from benchmarks.kdc import PrivateKdc, ensure_kerberos  # noqa: E402
 MODES = ("plaintext", "tls", "kerberos auth-conf")
 SERVICE = "hive/localhost"
 PASSWORD = "bench-pass"
-PEER_DB_URL = "mysql+pymysql://root@127.0.0.1:3306/securitybench_hms"
+PEER_DB_URL = "mysql://root@127.0.0.1:3306/securitybench_hms"
 
 
 def _free_port() -> int:

@@ -39,7 +39,7 @@ from hudi_catalog.store import schema
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import ensure_empty_database, free_port, peak_rss_mib, running_server  # noqa: E402
 
-DEFAULT_URL = "mysql+pymysql://root@127.0.0.1:3306/hms_snapshot_bench"
+DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_snapshot_bench"
 BATCH = 20_000
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 

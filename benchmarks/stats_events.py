@@ -51,8 +51,8 @@ from java_client import client_classpath, compile_timer, time_calls  # noqa: E40
 from hms_adapter.convert.column_stats import from_decimal  # noqa: E402
 from hms_adapter.idl import hive  # noqa: E402
 
-OURS_URL = "mysql+pymysql://root@127.0.0.1:3306/statsbench_ours"
-PEER_URL = "mysql+pymysql://root@127.0.0.1:3306/statsbench_peer"
+OURS_URL = "mysql://root@127.0.0.1:3306/statsbench_ours"
+PEER_URL = "mysql://root@127.0.0.1:3306/statsbench_peer"
 DB = "statsbench"
 TYPES = ["bigint", "double", "string", "decimal(18,4)", "date", "boolean", "int"]
 

@@ -35,7 +35,7 @@ def check_db_url(db_url: str) -> None:
             f"--db-url: {url.get_backend_name()!r} is not a catalog database; write {_URL_FORMS}", EXIT_USAGE
         )
     if "+" not in url.drivername:
-        return  # the store's own driver: PyMySQL, psycopg 3, sqlite3
+        return  # the store chooses the driver: mysqlclient or PyMySQL, psycopg 3, sqlite3
     try:
         url.get_dialect().import_dbapi()
     except (NoSuchModuleError, ImportError) as error:

@@ -139,22 +139,34 @@ def _receive(sock: socket.socket, size: int, closed: str) -> bytes:
     return bytes(data)
 
 
+_RECEIVE_SIZE = 65_536
+
+
 class _PlainTransport:
-    """Thrift's buffered transport on the socket. A server expecting SASL answers a plain call with a SASL
-    refusal (status ``BAD``), which is told as such rather than as a malformed answer."""
+    """Thrift's buffered transport on the socket: an answer arrives in as few ``recv`` calls as the socket
+    allows, not one per field. A server expecting SASL answers a plain call with a SASL refusal (status
+    ``BAD``), which is told as such rather than as a malformed answer."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._writes: list[bytes] = []
+        self._received = bytearray()
         self._answered = False
 
     def read(self, size: int) -> bytes:
-        data = _receive(
-            self._sock,
-            size,
-            "the server closed the connection without answering (a server with TLS needs --tls-ca; "
-            "one with --auth, the same --auth)",
-        )
+        while len(self._received) < size:
+            try:
+                chunk = self._sock.recv(max(_RECEIVE_SIZE, size - len(self._received)))
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                raise ClientError(
+                    "the server closed the connection without answering (a server with TLS needs --tls-ca; "
+                    "one with --auth, the same --auth)"
+                )
+            self._received += chunk
+        data = bytes(self._received[:size])
+        del self._received[:size]
         if not self._answered and data[:1] in (bytes([BAD]), bytes([ERROR])):
             raise ClientError(NO_SASL_HINT)
         self._answered = True

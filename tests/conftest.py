@@ -36,7 +36,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
 from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
 
-MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
+MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
 POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # the folders whose tests start JVMs (Spark, Hive Metastore 2.3.10, Java clients), a KDC or fault scenarios:

@@ -3,6 +3,8 @@
 #   MariaDB    at 127.0.0.1:3306, user root without password, database `test`;
 #   PostgreSQL at 127.0.0.1:5432, trust authentication on loopback and the local socket, roles `root` and
 #              `postgres`, database `test`.
+# With MariaDB comes MariaDB Connector/C's headers, a C compiler and pkg-config, which the MySQL driver mysqlclient
+# (the `mysql` extra, part of the `test` extra) is built with.
 # Installs mariadb-server / postgresql from Debian's packages only when missing, initialises their data
 # directories, starts them without systemd and waits until both answer. Idempotent: a server that already
 # answers is left running as it is (not restarted); settings already in place are not written again.
@@ -187,6 +189,14 @@ ensure_postgresql() {
     || fail "PostgreSQL runs but does not answer root at 127.0.0.1:$POSTGRESQL_PORT"
 }
 
+ensure_mysqlclient_build() {
+  # What `pip install mysqlclient` compiles against (it finds the library with pkg-config).
+  if ! pkg-config --exists libmariadb 2>/dev/null || ! command -v gcc >/dev/null 2>&1; then
+    note "installing MariaDB Connector/C's headers and a C compiler (to build mysqlclient)"
+    install_packages libmariadb-dev pkg-config gcc libc6-dev
+  fi
+}
+
 main() {
   # One run at a time: two concurrent runs would both try to start a stopped server. The servers started
   # below must not inherit descriptor 9, or they would hold the lock for as long as they run.
@@ -197,7 +207,7 @@ main() {
   local service
   for service in "${wanted[@]}"; do
     case "$service" in
-      mariadb) ensure_mariadb ;;
+      mariadb) ensure_mariadb && ensure_mysqlclient_build ;;
       postgresql) ensure_postgresql ;;
       *) fail "unknown service '$service' (mariadb, postgresql)" ;;
     esac

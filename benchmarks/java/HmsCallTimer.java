@@ -1,8 +1,11 @@
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -33,7 +36,9 @@ import org.apache.hadoop.hive.metastore.api.TableStatsRequest;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -48,7 +53,9 @@ import org.apache.thrift.transport.TTransportException;
  * size of the answer (partitions, names, or 1 for a single object) and {@code digest} the SHA-1 of the
  * answer's sorted items, one per line (see {@link #items}), so that a caller can check the answer without
  * reading it. {@code repeat} 0 makes one call with no warm-up, timed as the only sample: calls that change
- * the catalog are timed that way. A call that fails prints {@code {"label": ..., "error": "..."}} and the
+ * the catalog are timed that way. With {@code repeat} above 0 the line also has {@code decode_p50_ms}: the
+ * client's own share, the time its generated code takes to decode the answer (the bytes of one more call,
+ * decoded {@code repeat} times from memory): no server can answer this client faster. A call that fails prints {@code {"label": ..., "error": "..."}} and the
  * next line runs (on a new connection if the transport broke).
  *
  * <p>{@code label, repeat, concurrent, threads, method, args...} runs the call on {@code threads}
@@ -128,13 +135,110 @@ public final class HmsCallTimer {
     client.getInputProtocol().getTransport().close();
   }
 
+  /** No cap on message size: a table's whole partition list can exceed libthrift's default of 100 MB. */
+  private static final TConfiguration CONFIG =
+      new TConfiguration(Integer.MAX_VALUE, Integer.MAX_VALUE, TConfiguration.DEFAULT_RECURSION_DEPTH);
+
   private static ThriftHiveMetastore.Client connect(String host, int port) throws TTransportException {
-    // no cap on message size: a table's whole partition list can exceed libthrift's default of 100 MB
-    TConfiguration config = new TConfiguration(Integer.MAX_VALUE, Integer.MAX_VALUE,
-        TConfiguration.DEFAULT_RECURSION_DEPTH);
-    TSocket socket = new TSocket(config, host, port, 600_000);
+    TSocket socket = new TSocket(CONFIG, host, port, 600_000);
     socket.open();
-    return new ThriftHiveMetastore.Client(new TBinaryProtocol(socket));
+    return new ThriftHiveMetastore.Client(new TBinaryProtocol(new RecordingTransport(socket)));
+  }
+
+  /** The socket, keeping a copy of the bytes read while {@link #copy} is set (one answer). */
+  private static final class RecordingTransport extends TTransport {
+    private final TTransport socket;
+    ByteArrayOutputStream copy;
+
+    RecordingTransport(TTransport socket) {
+      this.socket = socket;
+    }
+
+    @Override
+    public int read(byte[] buf, int off, int len) throws TTransportException {
+      int n = socket.read(buf, off, len);
+      if (copy != null && n > 0) {
+        copy.write(buf, off, n);
+      }
+      return n;
+    }
+
+    @Override
+    public void write(byte[] buf, int off, int len) throws TTransportException {
+      socket.write(buf, off, len);
+    }
+
+    @Override
+    public void flush() throws TTransportException {
+      socket.flush();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return socket.isOpen();
+    }
+
+    @Override
+    public void open() throws TTransportException {
+      socket.open();
+    }
+
+    @Override
+    public void close() {
+      socket.close();
+    }
+
+    @Override
+    public TConfiguration getConfiguration() {
+      return socket.getConfiguration();
+    }
+
+    @Override
+    public void updateKnownMessageSize(long size) throws TTransportException {
+      socket.updateKnownMessageSize(size);
+    }
+
+    @Override
+    public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+      socket.checkReadBytesAvailable(numBytes);
+    }
+  }
+
+  /** The answer of one more {@code call}, as the bytes the client read. */
+  private static byte[] answerBytes(ThriftHiveMetastore.Client client, String[] call) throws Exception {
+    RecordingTransport transport = (RecordingTransport) client.getInputProtocol().getTransport();
+    transport.copy = new ByteArrayOutputStream();
+    try {
+      call(client, call);
+      return transport.copy.toByteArray();
+    } finally {
+      transport.copy = null;
+    }
+  }
+
+  /**
+   * The p50 of decoding {@code reply} (a binary-protocol answer) {@code repeat} times with the generated
+   * {@code recv_<method>}, after one warm-up.
+   */
+  private static double decodeP50(byte[] reply, int repeat) throws Exception {
+    ByteBuffer header = ByteBuffer.wrap(reply);
+    header.getInt(); // version and message type
+    int nameLength = header.getInt();
+    String method = new String(reply, 8, nameLength, StandardCharsets.UTF_8);
+    Arrays.fill(reply, 8 + nameLength, 12 + nameLength, (byte) 0); // the sequence id a fresh client expects
+    Method recv = ThriftHiveMetastore.Client.class.getMethod("recv_" + method);
+    List<Double> samples = new ArrayList<>();
+    for (int i = 0; i <= repeat; i++) {
+      ThriftHiveMetastore.Client decoder =
+          new ThriftHiveMetastore.Client(new TBinaryProtocol(new TMemoryInputTransport(CONFIG, reply)));
+      long started = System.nanoTime();
+      recv.invoke(decoder);
+      if (i > 0) {
+        samples.add((System.nanoTime() - started) / 1e6);
+      }
+    }
+    Collections.sort(samples);
+    return percentile(samples, 0.50);
   }
 
   private static String timed(ThriftHiveMetastore.Client client, String label, int repeat, String[] call)
@@ -154,11 +258,14 @@ public final class HmsCallTimer {
     List<String> items = items(answer);
     List<Double> sorted = new ArrayList<>(samples);
     Collections.sort(sorted);
+    String decode = repeat > 0
+        ? String.format(Locale.ROOT, ", \"decode_p50_ms\": %.3f", decodeP50(answerBytes(client, call), repeat))
+        : "";
     return String.format(Locale.ROOT,
         "{\"label\": %s, \"first_ms\": %.3f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f, "
-            + "\"result\": %d, \"digest\": \"%s\", \"samples_ms\": %s}",
+            + "\"result\": %d, \"digest\": \"%s\"%s, \"samples_ms\": %s}",
         quote(label), firstMs, percentile(sorted, 0.50), percentile(sorted, 0.95),
-        sorted.get(sorted.size() - 1), size(answer, items), digest(items), json(samples));
+        sorted.get(sorted.size() - 1), size(answer, items), digest(items), decode, json(samples));
   }
 
   private static String concurrent(String host, int port, String label, int repeat, int threads, String[] call)

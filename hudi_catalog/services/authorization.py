@@ -148,6 +148,8 @@ class AuthorizationService:
             return
         if user is None:
             raise AccessDeniedError(f"Permission denied: an unauthenticated caller may not {operation}")
+        if self._open_to_every_user(action, target):  # decided without reading the database
+            return
         with self.ctx.store.read() as conn:
             roles = self._roles_of(conn, user, groups)
             if self._is_admin(conn, user, roles):
@@ -158,6 +160,16 @@ class AuthorizationService:
                 f"Permission denied: Principal {Principal(user)} does not have following privileges for operation "
                 f"{operation} [[{needed}] on Object {target}]"
             )
+
+    def _open_to_every_user(self, action: Operation, target: SecuredObject) -> bool:
+        """Whether any authenticated user may do ``action`` to ``target``: reading the catalog, a database
+        (and, with ``owner``, anything), creating in the catalog (and, with ``owner``, anywhere)."""
+        privileges = self.policy.mode is AccessMode.PRIVILEGES
+        if action is Operation.READ:
+            return not privileges or target.type in (ObjectType.GLOBAL, ObjectType.DATABASE)
+        if action is Operation.CREATE:
+            return not privileges or target.type is ObjectType.GLOBAL
+        return False
 
     def _missing(
         self,
@@ -170,19 +182,14 @@ class AuthorizationService:
     ) -> str | None:
         """What ``user`` (a member of ``roles`` and ``groups``) lacks to do ``action`` to ``target`` (None:
         nothing)."""
-        privileges = self.policy.mode is AccessMode.PRIVILEGES
         if action is Operation.ADMIN:
             return "ADMIN PRIVILEGE"
-        if action is Operation.READ and (not privileges or target.type in (ObjectType.GLOBAL, ObjectType.DATABASE)):
-            return None
-        if action is Operation.CREATE and (not privileges or target.type is ObjectType.GLOBAL):
-            return None
         owner = self._owner(conn, target)
         if owner is None:  # no such object
             return None
         if self._owns(owner.owner_name, owner.owner_type, user, roles):
             return None
-        wanted = action.privilege if privileges else None
+        wanted = action.privilege if self.policy.mode is AccessMode.PRIVILEGES else None
         if action is Operation.CREATE:
             wanted = "CREATE"
         if wanted is not None and wanted in self._held(conn, self._holders(user, roles, groups), target):

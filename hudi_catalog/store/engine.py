@@ -7,6 +7,7 @@ writers queue on the database lock instead of failing when they upgrade a read l
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sqlite3
 import time
@@ -112,7 +113,12 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 def _ping_mysql(dbapi_connection) -> None:
-    dbapi_connection.ping(reconnect=False)
+    """Raises when the connection is dead. Never reconnects: a new session would lack the settings made on
+    connect (PyMySQL reconnects unless told not to; mysqlclient does not)."""
+    if type(dbapi_connection).__module__.startswith("pymysql"):
+        dbapi_connection.ping(reconnect=False)
+    else:
+        dbapi_connection.ping()
 
 
 def _ping_postgresql(dbapi_connection) -> None:
@@ -134,17 +140,26 @@ def postgresql_url(url: str) -> str:
     return url
 
 
-def mysql_url(url: str) -> str:
-    """A MySQL/MariaDB URL with the driver this store bundles (PyMySQL): ``mysql://`` and ``mariadb://``
-    become ``mysql+pymysql://`` and ``mariadb+pymysql://``; a URL naming a driver is left as it is.
+def mysql_driver() -> str:
+    """The driver of ``mysql://`` and ``mariadb://`` URLs: mysqlclient (``mysqldb``, MariaDB's C client
+    library; the ``mysql`` extra) when it is installed, else PyMySQL (pure Python, always installed).
+    mysqlclient answers a call's statements in about half PyMySQL's time (``benchmarks/call_layers.py``)."""
+    return "mysqldb" if importlib.util.find_spec("MySQLdb") is not None else "pymysql"
+
+
+def mysql_url(url: str, driver: str | None = None) -> str:
+    """A MySQL/MariaDB URL with a driver: ``mysql://`` and ``mariadb://`` get ``driver`` (``mysql_driver()``
+    when None); a URL naming a driver is left as it is.
 
     Example:
-        >>> mysql_url("mysql://hms@db:3306/metastore")
+        >>> mysql_url("mysql://hms@db:3306/metastore", "pymysql")
         'mysql+pymysql://hms@db:3306/metastore'
+        >>> mysql_url("mariadb+pymysql://hms@db:3306/metastore", "mysqldb")
+        'mariadb+pymysql://hms@db:3306/metastore'
     """
     for plain in ("mysql://", "mariadb://"):
         if url.startswith(plain):
-            return f"{plain[:-3]}+pymysql://{url[len(plain) :]}"
+            return f"{plain[:-3]}+{driver or mysql_driver()}://{url[len(plain) :]}"
     return url
 
 
@@ -167,8 +182,8 @@ def _server_store_engine(url: str, ping_after_idle: float, ping: Callable[[objec
 
 
 def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTER_IDLE_SECONDS) -> Engine:
-    """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql://...`` or ``mariadb://...`` (PyMySQL),
-    ``postgresql://...`` (psycopg 3), or one naming its driver)."""
+    """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql://...`` or ``mariadb://...``
+    (``mysql_driver()``), ``postgresql://...`` (psycopg 3), or one naming its driver)."""
     if is_postgresql_url(url):
         return _server_store_engine(
             postgresql_url(url),
@@ -225,7 +240,7 @@ def is_duplicate_key(error: IntegrityError) -> bool:
     """Whether a unique or primary key refused the row (not a foreign key, a NOT NULL or a CHECK)."""
     original = error.orig
     code = original.args[0] if original is not None and original.args else None
-    if isinstance(code, int):  # MySQL/MariaDB (PyMySQL): the server's error number
+    if isinstance(code, int):  # MySQL/MariaDB (either driver): the server's error number
         return code in _MYSQL_DUPLICATE_KEY
     state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
     if isinstance(state, str):  # PostgreSQL drivers

@@ -253,15 +253,17 @@ def write_parameters(conn: Connection, tbl_id: int, parameters_by_part: Mapping[
 
 
 def delete_ids(conn: Connection, tbl_id: int, part_ids: Sequence[int]) -> None:
-    """Delete partitions of one table with everything that hangs off them."""
+    """Delete partitions of one table with everything that hangs off them: their parameters, key values,
+    column statistics, files and grants go by their foreign keys' ``ON DELETE CASCADE`` (in the same
+    statement, not one round trip each); replaced file groups, which have none, explicitly."""
     if part_ids:
         partitions_changed(conn, tbl_id)
     for chunk in chunks(part_ids):
-        conn.execute(delete(schema.partition_params).where(schema.partition_params.c.part_id.in_(chunk)))
-        conn.execute(delete(schema.part_col_stats).where(schema.part_col_stats.c.part_id.in_(chunk)))
-        conn.execute(delete(schema.partition_key_val).where(_kv.part_id.in_(chunk)))
-        conn.execute(delete(schema.files).where(schema.files.c.part_id.in_(chunk)))
-        conn.execute(delete(schema.replaced_file_group).where(schema.replaced_file_group.c.part_id.in_(chunk)))
+        conn.execute(
+            delete(schema.replaced_file_group).where(
+                schema.replaced_file_group.c.tbl_id == tbl_id, schema.replaced_file_group.c.part_id.in_(chunk)
+            )
+        )
         conn.execute(delete(schema.partitions).where(_p.part_id.in_(chunk)))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy import Connection, Row, and_, delete, insert, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, select, update
 
+from ..catalog_scope import current_catalog
 from ..errors import NoSuchTableError, StorageError
 from ..hudi.properties import TABLE_VERSION
 from ..model import Column, Table, TableKeys, TableMeta
@@ -29,12 +30,46 @@ def _locked(query):
     return query.with_for_update(of=_t)
 
 
+def _named(query):
+    """``query`` restricted to the table its bound ``database``, ``catalog`` and ``name`` parameters name."""
+    return query.where(
+        _d.name == bindparam("database"), _d.cat_name == bindparam("catalog"), _t.name == bindparam("name")
+    )
+
+
+def _by_name(database: str, name: str) -> dict[str, str]:
+    return {"database": database, "catalog": current_catalog(), "name": name}
+
+
+_s, _p = schema.schema.c, schema.tbl_params.c
+# Built once, the statements every table or partition call starts with: building a statement's expression
+# and its cache key cost more than running it.
+_TABLE_BY_NAME = _named(_table_query())
+_LOCKED_TABLE_BY_NAME = _locked(_TABLE_BY_NAME)
+_TABLE_KEYS = _named(
+    select(
+        _t.tbl_id,
+        _t.name,
+        _d.name.label("db_name"),
+        _s.name.label("key_name"),
+        _s.type,
+        _s.comment,
+        _p.param_value.label("hudi_version"),
+        _t.partitions_revision,
+    ).select_from(
+        schema.tbl.join(schema.db, _d.db_id == _t.db_id)
+        .outerjoin(
+            schema.schema,
+            and_(_s.tbl_id == _t.tbl_id, _s.version == _t.schema_version, _s.is_partition_col.is_(True)),
+        )
+        .outerjoin(schema.tbl_params, and_(_p.tbl_id == _t.tbl_id, _p.param_key == TABLE_VERSION))
+    )
+).order_by(_s.position)
+
+
 def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row:
     """The ``tbl`` row (plus ``db_name``); ``NoSuchTableError`` with Hive's text when missing."""
-    query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
-    if lock:
-        query = _locked(query)
-    row = conn.execute(query).first()
+    row = find_row(conn, database, name, lock)
     if row is None:
         raise NoSuchTableError(f"{database}.{name} table not found")
     return row
@@ -43,29 +78,7 @@ def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> R
 def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     """The table's id, names, partition keys, Hudi table version and partitions revision in one query;
     ``NoSuchTableError`` when missing."""
-    s, p = schema.schema.c, schema.tbl_params.c
-    rows = conn.execute(
-        select(
-            _t.tbl_id,
-            _t.name,
-            _d.name.label("db_name"),
-            s.name.label("key_name"),
-            s.type,
-            s.comment,
-            p.param_value.label("hudi_version"),
-            _t.partitions_revision,
-        )
-        .select_from(
-            schema.tbl.join(schema.db, _d.db_id == _t.db_id)
-            .outerjoin(
-                schema.schema,
-                and_(s.tbl_id == _t.tbl_id, s.version == _t.schema_version, s.is_partition_col.is_(True)),
-            )
-            .outerjoin(schema.tbl_params, and_(p.tbl_id == _t.tbl_id, p.param_key == TABLE_VERSION))
-        )
-        .where(_d.name == database, in_scope(), _t.name == name)
-        .order_by(s.position)
-    ).all()
+    rows = conn.execute(_TABLE_KEYS, _by_name(database, name)).all()
     if not rows:
         raise NoSuchTableError(f"{database}.{name} table not found")
     keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
@@ -87,8 +100,8 @@ def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
 
 def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row | None:
     """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
-    query = _table_query().where(_d.name == database, in_scope(), _t.name == name)
-    return conn.execute(_locked(query) if lock else query).first()
+    query = _LOCKED_TABLE_BY_NAME if lock else _TABLE_BY_NAME
+    return conn.execute(query, _by_name(database, name)).first()
 
 
 def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:

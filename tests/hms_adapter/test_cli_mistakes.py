@@ -52,7 +52,7 @@ def test_a_database_that_does_not_exist_says_which_create_database_to_run(
 @pytest.mark.parametrize(
     "url, code, hint",
     [
-        ("mysql+mysqldb://root@127.0.0.1:3306/test", 2, "mysql://USER@HOST:3306/DB"),
+        ("mysql+mysqlconnector://root@127.0.0.1:3306/test", 2, "mysql://USER@HOST:3306/DB"),
         ("oracle+nothing://u@h/db", 2, "is not a catalog database"),
         ("foo://x/y", 2, "is not a catalog database"),
         ("metastore.db", 2, "sqlite:///metastore.db"),
@@ -64,7 +64,7 @@ def test_a_url_that_names_no_usable_database_says_the_form_to_write(url, code, h
         assert_one_clear_line(run(*command, "--db-url", url, cwd=tmp_path), code, hint)
 
 
-def test_mysql_and_mariadb_urls_use_the_bundled_driver(mysql_server_url, tmp_path):
+def test_mysql_and_mariadb_urls_need_no_driver_named(mysql_server_url, tmp_path):
     for scheme in ("mysql", "mariadb"):
         url = make_url(mysql_server_url).set(drivername=scheme).render_as_string(hide_password=False)
         done = run("schema", "status", "--db-url", url, cwd=tmp_path)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import func, insert, select
 
+from hudi_catalog.store import schema
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, file_uri, make_database, make_partition, make_table
 
@@ -402,6 +404,49 @@ def test_drop_partition_deletes_its_directory(client, tdir):
     assert client.get_partition_names("db", "t", -1) == []
     assert not (tdir / "ds=a").exists(), "the emptied parent directory goes too"
     assert tdir.is_dir()
+
+
+def test_a_dropped_partition_leaves_no_rows_behind(client, tdir, catalog):
+    """Its parameters, key values, column statistics and files go with it (by the foreign keys' cascades),
+    dropped alone or in a batch, on every store."""
+    client.add_partitions([part([ds, "1"], params={"p": ds}) for ds in ("a", "b", "c")])
+    for ds in ("a", "b", "c"):
+        statistics = hive.ColumnStatistics(
+            hive.ColumnStatisticsDesc(isTblLevel=False, dbName="db", tableName="t", partName=f"ds={ds}/hr=1"),
+            [
+                hive.ColumnStatisticsObj(
+                    "id", "bigint", hive.ColumnStatisticsData(longStats=hive.LongColumnStatsData(0, 1))
+                )
+            ],
+        )
+        assert client.update_partition_column_statistics(statistics) is True
+    with catalog.store.write() as conn:
+        ids = dict(conn.execute(select(schema.partitions.c.part_name, schema.partitions.c.part_id)).all())
+        tbl_id = conn.execute(select(schema.partitions.c.tbl_id)).scalars().first()
+        conn.execute(
+            insert(schema.files),
+            [
+                {"tbl_id": tbl_id, "part_id": i, "name": f"f{i}.parquet", "file_id": f"g{i}", "instant_ts": "1"}
+                for i in ids.values()
+            ],
+        )
+    hanging = (schema.partition_params, schema.partition_key_val, schema.part_col_stats, schema.files)
+
+    def rows_of(part_id: int) -> list[int]:
+        with catalog.store.read() as conn:
+            return [conn.execute(select(func.count()).where(t.c.part_id == part_id)).scalar_one() for t in hanging]
+
+    # parameters (its own and Hive's), two key values, a column's statistics, a file
+    assert [rows_of(i)[1:] for i in ids.values()] == [[2, 1, 1]] * 3
+    assert all(rows_of(i)[0] >= 1 for i in ids.values())
+    client.drop_partition("db", "t", ["a", "1"], True)
+    client.drop_partitions_req(
+        hive.DropPartitionsRequest(
+            dbName="db", tblName="t", parts=hive.RequestPartsSpec(names=["ds=b/hr=1", "ds=c/hr=1"]), deleteData=True
+        )
+    )
+    assert client.get_partition_names("db", "t", -1) == []
+    assert [rows_of(i) for i in ids.values()] == [[0, 0, 0, 0]] * 3
 
 
 def test_drop_partition_without_delete_data_keeps_the_directory(client, tdir):

@@ -64,3 +64,7 @@ def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
     assert run["errors"] == []
     assert OPERATIONS <= set(run["ops"])
     assert {c["threads"] for c in run["concurrency"].values()} == {2}
+    # the client's own share of each read, timed by decoding the answer's bytes; none for calls timed once
+    partitions = run["ops"]["getPartitions (all)"]
+    assert 0 < partitions["client_decode_ms"] <= partitions["p50_ms"] * 2
+    assert "client_decode_ms" not in run["ops"]["dropPartition"]
