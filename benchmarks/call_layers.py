@@ -50,6 +50,7 @@ from hms_adapter.passwords import set_password  # noqa: E402
 from hudi_catalog.store.engine import mysql_driver  # noqa: E402
 
 DEFAULT_URL = "mysql://root@127.0.0.1:3306/call_layers"
+DRIVER_NAMES = {"mysqldb": "mysqlclient", "pymysql": "PyMySQL"}
 USER, PASSWORD = "bench", "bench-password"
 
 
@@ -68,7 +69,7 @@ def configurations(home: Path) -> list[Configuration]:
     set_password(passwords, USER, PASSWORD)
     password_options = ["--auth", "password", "--password-file", passwords, "--allow-plaintext-passwords"]
     by_password = Security(auth="password", user=USER, password=PASSWORD)
-    default = mysql_driver()
+    default = DRIVER_NAMES[mysql_driver()]
     return [
         Configuration("PyMySQL", driver="pymysql"),
         Configuration(default),
@@ -263,8 +264,8 @@ def main() -> None:
         print(f"| {row['configuration']} | {row['p50_us']:.0f} | {row['p90_us']:.0f} |")
     print(f"\ngetMetaConf on the {rows[1]['configuration']} server (no catalog database): p50 {floor:.0f} µs\n")
 
-    default = mysql_driver()
-    drivers = {"PyMySQL": "pymysql", default: None} if default != "pymysql" else {"PyMySQL": None}
+    default = DRIVER_NAMES[mysql_driver()]
+    drivers = {"PyMySQL": "pymysql", default: None} if default != "PyMySQL" else {"PyMySQL": None}
     steps = {}
     for index, (name, driver) in enumerate(drivers.items()):
         url = with_driver(database_url(args.db_url, 100 + index), driver)
