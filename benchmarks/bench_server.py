@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -49,6 +50,12 @@ def ensure_empty_database(url: str) -> None:
         cur.execute(f"DROP DATABASE IF EXISTS {parsed.database}")
         cur.execute(f"CREATE DATABASE {parsed.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     conn.close()
+
+
+def percentile(sorted_samples: list[float], p: float) -> float:
+    """The nearest-rank ``p`` percentile (0 < p <= 1) of samples sorted in ascending order."""
+    index = math.ceil(p * len(sorted_samples)) - 1
+    return sorted_samples[max(0, min(index, len(sorted_samples) - 1))]
 
 
 def free_port() -> int:

@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_server import ensure_empty_database, free_port, ours  # noqa: E402
+from bench_server import ensure_empty_database, free_port, ours, percentile  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from thriftpy2.protocol import TBinaryProtocol  # noqa: E402
 from thriftpy2.thrift import TMessageType  # noqa: E402
@@ -100,11 +100,6 @@ def database_url(url: str, index: int) -> str:
     return parsed.set(database=f"{parsed.database}_{index}").render_as_string(hide_password=False)
 
 
-def p(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
-
-
 def served(args: argparse.Namespace, home: Path) -> tuple[list[dict], float]:
     """Part 1: per configuration, p50 and p90 of get_database in µs; and the plain server's getMetaConf p50."""
     configs = configurations(home)
@@ -133,11 +128,18 @@ def served(args: argparse.Namespace, home: Path) -> tuple[list[dict], float]:
             started = time.perf_counter()
             plain.getMetaConf("hive.metastore.try.direct.sql")
             floor.append(time.perf_counter() - started)
+    for spent in (*times, floor):
+        spent.sort()
     rows = [
-        {"configuration": c.name, "calls": len(t), "p50_us": p(t, 0.5) * 1e6, "p90_us": p(t, 0.9) * 1e6}
-        for c, t in zip(configs, times)
+        {
+            "configuration": config.name,
+            "calls": len(spent),
+            "p50_us": percentile(spent, 0.5) * 1e6,
+            "p90_us": percentile(spent, 0.9) * 1e6,
+        }
+        for config, spent in zip(configs, times)
     ]
-    return rows, p(floor, 0.5) * 1e6
+    return rows, percentile(floor, 0.5) * 1e6
 
 
 def timed(action: Callable[[], object], loops: int) -> float:

@@ -61,6 +61,7 @@ from bench_server import (  # noqa: E402
     emit_json,
     int_list,
     peak_rss_mib,
+    percentile,
     start_targets,
 )
 
@@ -213,11 +214,6 @@ def workload(
 
 def op_of(label: str) -> str:
     return label.split("#")[0]
-
-
-def percentile(sorted_samples: list[float], p: float) -> float:
-    index = math.ceil(p * len(sorted_samples)) - 1
-    return sorted_samples[max(0, min(index, len(sorted_samples) - 1))]
 
 
 def summarize(results: list[dict], w: Workload) -> dict:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
-import math
 import multiprocessing
 import os
 import shutil
@@ -64,6 +63,7 @@ from bench_server import (  # noqa: E402
     add_server_options,
     emit_json,
     int_list,
+    percentile,
     start_targets,
 )
 
@@ -161,11 +161,9 @@ class CpuMeter:
 # -- running client processes ------------------------------------------------------------------------------
 
 
-def percentile(samples: list[float], p: float) -> float | None:
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    return ordered[max(0, min(math.ceil(p * len(ordered)) - 1, len(ordered) - 1))]
+def percentile_of(samples: list[float], p: float) -> float | None:
+    """``bench_server.percentile`` of unsorted samples; None when there are none."""
+    return percentile(sorted(samples), p) if samples else None
 
 
 def ms(seconds: float | None) -> float | None:
@@ -272,10 +270,10 @@ def uncontended(target: Target, clients: int, seconds: float, warmup: int = 20, 
         "pairs": pairs,
         "wall_s": round(wall, 2),
         "pairs_per_s": round(pairs / wall, 1) if wall > 0 else None,
-        "lock_p50_ms": ms(percentile(lock_s, 0.5)),
-        "lock_p95_ms": ms(percentile(lock_s, 0.95)),
-        "unlock_p50_ms": ms(percentile(unlock_s, 0.5)),
-        "unlock_p95_ms": ms(percentile(unlock_s, 0.95)),
+        "lock_p50_ms": ms(percentile_of(lock_s, 0.5)),
+        "lock_p95_ms": ms(percentile_of(lock_s, 0.95)),
+        "unlock_p50_ms": ms(percentile_of(unlock_s, 0.5)),
+        "unlock_p95_ms": ms(percentile_of(unlock_s, 0.95)),
         "per_client_pairs": [len(r.get("lock_s", [])) for r in reports],
         "load_1m_before": load,
         "errors": errors_of(reports),
@@ -353,14 +351,14 @@ def handoff(target: Target, writers: int, seconds: float, poll_ms: float, hold_m
         "hold_ms": hold_ms,
         "handoffs": len(inside),
         "handoffs_per_s": round(len(inside) / seconds, 1),
-        "handoff_p50_ms": ms(percentile(gaps, 0.5)),
-        "handoff_p95_ms": ms(percentile(gaps, 0.95)),
-        "acquire_wait_p50_ms": ms(percentile(waits, 0.5)),
-        "acquire_wait_p95_ms": ms(percentile(waits, 0.95)),
+        "handoff_p50_ms": ms(percentile_of(gaps, 0.5)),
+        "handoff_p95_ms": ms(percentile_of(gaps, 0.95)),
+        "acquire_wait_p50_ms": ms(percentile_of(waits, 0.5)),
+        "acquire_wait_p95_ms": ms(percentile_of(waits, 0.95)),
         "check_lock_calls": len(check_s),
         "check_lock_per_acquisition": round(sum(h[4] for h in inside) / len(inside), 2) if inside else None,
-        "check_lock_p50_ms": ms(percentile(check_s, 0.5)),
-        "check_lock_p95_ms": ms(percentile(check_s, 0.95)),
+        "check_lock_p50_ms": ms(percentile_of(check_s, 0.5)),
+        "check_lock_p95_ms": ms(percentile_of(check_s, 0.95)),
         "per_writer_handoffs": [sum(1 for h in inside if h[5] == r.get("client")) for r in reports],
         "overlaps": overlaps,
         "load_1m_before": load,
@@ -470,8 +468,8 @@ def iceberg(target: Target, writers: int, seconds: float, work: Path, args) -> d
         "appends": len(append_s),
         "wall_s": round(wall, 2),
         "appends_per_s": round(len(append_s) / wall, 2) if wall > 0 else None,
-        "append_p50_ms": ms(percentile(append_s, 0.5)),
-        "append_p95_ms": ms(percentile(append_s, 0.95)),
+        "append_p50_ms": ms(percentile_of(append_s, 0.5)),
+        "append_p95_ms": ms(percentile_of(append_s, 0.95)),
         "failed_appends": sum(r.get("failures", 0) for r in reports),
         "snapshots": snapshots,
         "load_1m_before": load,
