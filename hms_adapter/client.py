@@ -125,17 +125,23 @@ def _mechanism(security: Security, host: str) -> _Mechanism | None:
     raise ClientError(f"unknown authentication {security.auth!r} (none, password, kerberos)")
 
 
+def _receive_some(sock: socket.socket, most: int, closed: str) -> bytes:
+    """What one ``recv`` gives, up to ``most`` bytes; ``ClientError(closed)`` when the connection has ended
+    (or was reset)."""
+    try:
+        chunk = sock.recv(most)
+    except ConnectionResetError:
+        chunk = b""
+    if not chunk:
+        raise ClientError(closed)
+    return chunk
+
+
 def _receive(sock: socket.socket, size: int, closed: str) -> bytes:
     """Exactly ``size`` bytes; ``ClientError(closed)`` when the connection ends (or is reset) first."""
     data = bytearray()
     while len(data) < size:
-        try:
-            chunk = sock.recv(size - len(data))
-        except ConnectionResetError:
-            chunk = b""
-        if not chunk:
-            raise ClientError(closed)
-        data += chunk
+        data += _receive_some(sock, size - len(data), closed)
     return bytes(data)
 
 
@@ -155,16 +161,12 @@ class _PlainTransport:
 
     def read(self, size: int) -> bytes:
         while len(self._received) < size:
-            try:
-                chunk = self._sock.recv(max(_RECEIVE_SIZE, size - len(self._received)))
-            except ConnectionResetError:
-                chunk = b""
-            if not chunk:
-                raise ClientError(
-                    "the server closed the connection without answering (a server with TLS needs --tls-ca; "
-                    "one with --auth, the same --auth)"
-                )
-            self._received += chunk
+            self._received += _receive_some(
+                self._sock,
+                max(_RECEIVE_SIZE, size - len(self._received)),
+                "the server closed the connection without answering (a server with TLS needs --tls-ca; "
+                "one with --auth, the same --auth)",
+            )
         data = bytes(self._received[:size])
         del self._received[:size]
         if not self._answered and data[:1] in (bytes([BAD]), bytes([ERROR])):
