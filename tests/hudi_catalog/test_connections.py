@@ -1,5 +1,5 @@
 """Connections to a database server (MariaDB, PostgreSQL): a pooled connection the server closed while it sat
-idle is replaced, not handed out; a transaction the server ended, or lost to another in a deadlock, fails
+idle is replaced, not handed out (through either MySQL driver); a transaction the server ended, or lost to another in a deadlock, fails
 with a transient error (so the call may run again); a write transaction left idle is ended by the server, so
 its row locks do not outlive a client that was cut off."""
 
@@ -10,6 +10,7 @@ import time
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.engine import make_url
 
 from hudi_catalog import Catalog, config
 from hudi_catalog.errors import StorageError, TransientStorageError
@@ -21,10 +22,14 @@ _CONNECTION_ID = {"mysql": "SELECT CONNECTION_ID()", "postgresql": "SELECT pg_ba
 _KILL = {"mysql": "KILL CONNECTION {}", "postgresql": "SELECT pg_terminate_backend({})"}
 
 
-@pytest.fixture(params=["mysql", "postgresql"])
+@pytest.fixture(params=["mysql", "mysql+pymysql", "postgresql"])
 def server_db_url(request) -> str:
-    """An empty database on each server store."""
-    return request.getfixturevalue(f"{request.param}_db_url")
+    """An empty database on each server store, on MariaDB through its default driver and through PyMySQL."""
+    store, _, driver = request.param.partition("+")
+    url = request.getfixturevalue(f"{store}_db_url")
+    if driver:
+        url = make_url(url).set(drivername=request.param).render_as_string(hide_password=False)
+    return url
 
 
 def _store_kind(store: Store) -> str:

@@ -2,7 +2,8 @@
 and PyMySQL otherwise, and a URL may name either. The rest of the suite runs on the default one; here a
 catalog on each is driven over the Thrift socket through what differs between drivers: text in every plane
 of Unicode, binary values (the cached wire encodings of partitions), the error numbers the store classifies
-(a duplicate key, a value too large, a connection killed mid-transaction) and a dead pooled connection."""
+(a duplicate key, a value out of range). A connection the server ended, mid-transaction or in the pool, is
+tested on both drivers in ``test_connections.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sqlalchemy.engine import make_url
 
 from hms_adapter.event_messages import HiveJsonMessages
 from hudi_catalog import Catalog
-from hudi_catalog.errors import AlreadyExistsError, InvalidInputError, TransientStorageError
+from hudi_catalog.errors import AlreadyExistsError, InvalidInputError
 from hudi_catalog.model import Database
 from hudi_catalog.store import schema
 from hudi_catalog.store.engine import Store, mysql_driver
@@ -76,37 +77,10 @@ def test_text_and_binary_values_round_trip(driver_catalog):
         running.stop()
 
 
-def test_errors_are_classified_alike(driver_catalog, driver_url):
+def test_errors_are_classified_alike(driver_catalog):
     driver_catalog.databases.create(Database("dup"))
     with pytest.raises(AlreadyExistsError):
         driver_catalog.databases.create(Database("dup"))
     with pytest.raises(InvalidInputError):  # a number out of the column's range: the database refuses it
         with driver_catalog.store.write() as conn:
             conn.execute(update(schema.db).where(schema.db.c.name == "dup").values(create_time=2**70))
-
-    store = Store(driver_url, ping_after_idle=3600.0)
-    try:
-        with store.read() as conn:
-            victim = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar_one()
-        with pytest.raises(TransientStorageError):
-            with store.read() as conn:
-                with driver_catalog.store.write() as admin:
-                    admin.exec_driver_sql(f"KILL CONNECTION {int(victim)}")
-                conn.exec_driver_sql("SELECT 1")
-    finally:
-        store.dispose()
-
-
-def test_a_pooled_connection_the_server_closed_is_replaced(driver_url):
-    store = Store(driver_url, ping_after_idle=0.0)
-    try:
-        with store.read() as conn:
-            first = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar_one()
-        admin = Store(driver_url)
-        with admin.write() as conn:
-            conn.exec_driver_sql(f"KILL CONNECTION {int(first)}")
-        admin.dispose()
-        with store.read() as conn:
-            assert conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar_one() != first
-    finally:
-        store.dispose()
