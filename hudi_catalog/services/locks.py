@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 MAX_COMPONENTS = 100_000
 """Components one request may hold."""
 
+CHECK_HEARTBEAT_EVERY_MS = 1000
+"""A ``check_lock`` records its lock's heartbeat only when the last one is older than this: waiters poll
+every few milliseconds, and a write (a durable commit) per poll would load the database for nothing."""
+
 
 def lock_name(lock_id: int) -> str:
     """Hive's rendering of a lock id in messages."""
@@ -116,7 +120,8 @@ class LockService:
             return LockStatus(lock_id, self._try_grant(conn, lock_id, mine, now))
 
     def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> Sequence[Row]:
-        """The lock's rows, after its heartbeat (its transaction's, for a lock in one)."""
+        """The lock's rows, after its heartbeat (its transaction's, for a lock in one; none when the lock's
+        last is younger than ``CHECK_HEARTBEAT_EVERY_MS``)."""
         cutoff = self.txns.cutoff_ms(now)
         mine = lock_store.rows_of(conn, lock_id, cutoff)
         if not mine:
@@ -125,6 +130,8 @@ class LockService:
         if txn_id:
             self.txns.require_open(conn, txn_id)
             txn_store.heartbeat(conn, txn_id, txn_id, now, cutoff)
+        elif mine[0].last_heartbeat_ms > max(cutoff, now - CHECK_HEARTBEAT_EVERY_MS):
+            pass  # alive, and heartbeated moments ago
         elif not lock_store.heartbeat(conn, lock_id, now, cutoff):
             lock_store.delete_locks(conn, [lock_id])
             raise NoSuchLockError(f"No such lock {lock_name(lock_id)}")

@@ -2,7 +2,8 @@
 
 A lock outside a transaction whose last heartbeat is older than the caller's cutoff counts as gone even
 before a sweep deletes it: every read here takes the cutoff. The statements of the frequent calls (lock,
-check, unlock, heartbeat) are built once.
+check, unlock, heartbeat) are built once and run on the driver's cursor (``driver_sql``): a lock and its
+unlock are four tiny statements, and SQLAlchemy's execution around each cost more CPU than the statement.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from sqlalchemy.orm import aliased
 
 from ..locks.model import HeldLock, LockRequest, LockState, LockTarget, LockType
 from . import schema
+from .driver_sql import DriverStatement
+from .widths import check_widths
 
 _l = schema.hive_lock.c
 BATCH = 1000
@@ -60,12 +63,19 @@ def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: in
         }
         for position, c in enumerate(request.components, start=1)
     ]
+    check_widths(schema.hive_lock.name, rows)
+    if len(rows) == 1:
+        _INSERT.execute(conn, rows[0])
+        return
     for start in range(0, len(rows), BATCH):
-        conn.execute(insert(schema.hive_lock), rows[start : start + BATCH])
+        _INSERT.execute_many(conn, rows[start : start + BATCH])
+
+
+_INSERT = DriverStatement(insert(schema.hive_lock))
 
 
 _blocker = aliased(schema.hive_lock, name="blocker")
-_OWN_ROWS = (
+_OWN_ROWS = DriverStatement(
     select(schema.hive_lock, _blocker.c.lock_id.label("blocker_alive"))
     .outerjoin(
         _blocker,
@@ -81,14 +91,24 @@ _OWN_ROWS = (
 
 
 def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> Sequence[Row]:
-    """The lock's components, each with ``blocker_alive``: the id of the live lock it waits for, if any."""
-    return conn.execute(_OWN_ROWS, {"lock_id": lock_id, "cutoff": cutoff_ms}).all()
+    """The lock's components in order, each with ``blocker_alive``: the id of the live lock it waits for, if
+    any."""
+    return _OWN_ROWS.execute(conn, {"lock_id": lock_id, "cutoff": cutoff_ms}).rows
 
 
 _NEAR = select(
     _l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type
 ).where(_l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine"))
 _NEAR_TABLES = _NEAR.where(or_(_l.tbl_name.is_(None), _l.tbl_name.in_(bindparam("tables", expanding=True))))
+_NEAR_ONE_TABLE = DriverStatement(
+    select(_l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type).where(
+        _l.db_name == bindparam("database"),
+        or_(_l.tbl_name.is_(None), _l.tbl_name == bindparam("table")),
+        _live(),
+        _l.lock_id != bindparam("mine"),
+    )
+)
+"""The common request (Hudi's, Iceberg's, a Hive statement's table lock): one table or its partitions."""
 
 
 def live_rows_near(
@@ -97,6 +117,12 @@ def live_rows_near(
     """The live components of other locks that may overlap ``targets``: in their databases, and, unless a
     target is a whole database, on their tables or database-wide."""
     targets = list(targets)
+    tables = {(t.database, t.table) for t in targets}
+    if len(tables) == 1:
+        ((database, table),) = tables
+        if table is not None:
+            params = {"database": database, "table": table, "cutoff": cutoff_ms, "mine": except_lock}
+            return _NEAR_ONE_TABLE.execute(conn, params).rows
     params = {"databases": sorted({t.database for t in targets}), "cutoff": cutoff_ms, "mine": except_lock}
     if any(t.table is None for t in targets):
         return conn.execute(_NEAR, params).all()
@@ -105,7 +131,7 @@ def live_rows_near(
     ).all()
 
 
-_ACQUIRE = (
+_ACQUIRE = DriverStatement(
     update(schema.hive_lock)
     .where(_l.lock_id == bindparam("lock"))
     .values(
@@ -115,7 +141,7 @@ _ACQUIRE = (
 
 
 def acquire(conn: Connection, lock_id: int, now_ms: int) -> None:
-    conn.execute(_ACQUIRE, {"lock": lock_id, "now": now_ms})
+    _ACQUIRE.execute(conn, {"lock": lock_id, "now": now_ms})
 
 
 def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by_component: int) -> None:
@@ -130,7 +156,7 @@ def set_blocked(conn: Connection, lock_id: int, component: int, by_lock: int, by
     )
 
 
-_HEARTBEAT = (
+_HEARTBEAT = DriverStatement(
     update(schema.hive_lock)
     .where(_l.lock_id == bindparam("lock"), _live())
     .values(last_heartbeat_ms=bindparam("now"), heartbeat_count=_l.heartbeat_count + 1)
@@ -139,7 +165,7 @@ _HEARTBEAT = (
 
 def heartbeat(conn: Connection, lock_id: int, now_ms: int, cutoff_ms: int) -> bool:
     """Record a heartbeat of a live lock; False when there is no such lock (or it expired)."""
-    return conn.execute(_HEARTBEAT, {"lock": lock_id, "now": now_ms, "cutoff": cutoff_ms}).rowcount > 0
+    return _HEARTBEAT.execute(conn, {"lock": lock_id, "now": now_ms, "cutoff": cutoff_ms}).rowcount > 0
 
 
 def expired_ids(conn: Connection, cutoff_ms: int) -> list[int]:
@@ -160,14 +186,16 @@ def delete_of_txns(conn: Connection, txn_ids: Sequence[int]) -> None:
         conn.execute(delete(schema.hive_lock).where(_l.txn_id.in_(txn_ids[start : start + BATCH])))
 
 
-_DELETE_RELEASABLE = delete(schema.hive_lock).where(
-    _l.lock_id == bindparam("lock_id"), or_(_l.txn_id == 0, _l.state == int(LockState.WAITING))
+_DELETE_RELEASABLE = DriverStatement(
+    delete(schema.hive_lock).where(
+        _l.lock_id == bindparam("lock_id"), or_(_l.txn_id == 0, _l.state == int(LockState.WAITING))
+    )
 )
 
 
 def delete_waiting_or_free(conn: Connection, lock_id: int) -> int:
     """Delete a lock outside a transaction, or a transaction's lock still waiting; the rows deleted."""
-    return conn.execute(_DELETE_RELEASABLE, {"lock_id": lock_id}).rowcount
+    return _DELETE_RELEASABLE.execute(conn, {"lock_id": lock_id}).rowcount
 
 
 def count_by_state(conn: Connection, cutoff_ms: int) -> dict[LockState, int]:

@@ -10,18 +10,19 @@ from __future__ import annotations
 from sqlalchemy import Connection, bindparam, func, select, update
 
 from . import schema
+from .driver_sql import DriverStatement
 
 _s = schema.id_sequence.c
 
 
-_ADVANCE_RETURNING = (
+_ADVANCE_RETURNING = DriverStatement(
     update(schema.id_sequence)
     .where(_s.name == bindparam("counter"))
     .values(next_value=_s.next_value + bindparam("count"))
     .returning(_s.next_value)
 )
 # MySQL/MariaDB have no UPDATE ... RETURNING: LAST_INSERT_ID(expr) hands the new value back in the reply
-_ADVANCE_MYSQL = (
+_ADVANCE_MYSQL = DriverStatement(
     update(schema.id_sequence)
     .where(_s.name == bindparam("counter"))
     .values(next_value=func.last_insert_id(_s.next_value + bindparam("count")))
@@ -31,23 +32,25 @@ _ADVANCE_MYSQL = (
 def take(conn: Connection, name: str, count: int = 1) -> int:
     """Reserve ``count`` consecutive values of counter ``name`` in one statement; returns the first.
 
-    The counter's row stays locked until the transaction ends, so a second caller waits for it.
+    The counter's row stays locked until the transaction ends, so a second caller waits for it. Runs on the
+    driver's cursor (``driver_sql``): every lock takes one.
     """
     params = {"counter": name, "count": count}
     if conn.dialect.name in ("mysql", "mariadb"):
-        after = conn.execute(_ADVANCE_MYSQL, params).lastrowid
+        after = _ADVANCE_MYSQL.execute(conn, params).lastrowid
     else:
-        after = conn.execute(_ADVANCE_RETURNING, params).scalar_one()
+        ((after,),) = _ADVANCE_RETURNING.execute(conn, params).rows
     return after - count
 
 
-_LOCK_ROW = select(_s.next_value).where(_s.name == bindparam("counter")).with_for_update()
+_LOCK_ROW = DriverStatement(select(_s.next_value).where(_s.name == bindparam("counter")).with_for_update())
 
 
 def lock_counter(conn: Connection, name: str) -> int:
     """Lock counter ``name``'s row for the rest of the transaction (a mutex across servers); returns the next
     value it would hand out."""
-    return conn.execute(_LOCK_ROW, {"counter": name}).scalar_one()
+    ((next_value,),) = _LOCK_ROW.execute(conn, {"counter": name}).rows
+    return next_value
 
 
 def current(conn: Connection, name: str) -> int:

@@ -198,6 +198,26 @@ def test_a_lock_not_heartbeated_expires_and_unblocks_the_next_writer(db_url, war
         catalog.close()
 
 
+def test_a_waiter_polling_check_lock_records_a_heartbeat_at_most_once_a_second(catalog, clock):
+    catalog.locks.lock(request((EX, "d.t")))
+    waiter = catalog.locks.lock(request((EX, "d.t")))
+
+    def recorded() -> tuple[int, int]:
+        waiting = catalog.locks.show()[1]
+        return waiting.last_heartbeat_ms, waiting.heartbeat_count
+
+    locked_at, _ = recorded()
+    for _ in range(3):
+        clock.advance(0.3)
+        assert catalog.locks.check(waiter.lock_id).state == WAITING
+    assert recorded() == (locked_at, 0)
+    clock.advance(0.2)  # 1.1 s since the lock was taken
+    assert catalog.locks.check(waiter.lock_id).state == WAITING
+    assert recorded() == (locked_at + 1100, 1)
+    catalog.locks.heartbeat(waiter.lock_id)  # an explicit heartbeat is always recorded
+    assert recorded() == (locked_at + 1100, 2)
+
+
 def test_a_transaction_not_heartbeated_is_aborted_with_its_locks(db_url, warehouse):
     catalog = Catalog.open(db_url, str(warehouse), txn_timeout=5)
     clock = Clock()

@@ -1,0 +1,113 @@
+"""Statements on the driver's cursor (``store.driver_sql``), on every store: rows by label, rows matched
+(not only changed) by an UPDATE, the store's error classification for driver errors, a lost connection
+replaced, and refusal of what only SQLAlchemy's execution can run."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Boolean, Column, Integer, MetaData, Table, bindparam, delete, insert, select, update
+
+from hudi_catalog.errors import AlreadyExistsError, TransientStorageError, ValueTooLongError
+from hudi_catalog.locks.model import LockComponent, LockRequest, LockTarget, LockType
+from hudi_catalog.store import locks as lock_store
+from hudi_catalog.store import schema
+from hudi_catalog.store.driver_sql import DriverStatement
+from hudi_catalog.store.engine import Store
+
+_l = schema.hive_lock.c
+_INSERT = DriverStatement(insert(schema.hive_lock))
+_STATE = DriverStatement(
+    select(_l.lock_id, _l.state, (_l.component * 10).label("tenfold")).where(_l.lock_id == bindparam("lock_id"))
+)
+_TOUCH = DriverStatement(update(schema.hive_lock).where(_l.lock_id == bindparam("lock_id")).values(state=1))
+_CONNECTION_ID = {"mysql": "SELECT CONNECTION_ID()", "postgresql": "SELECT pg_backend_pid()"}
+_KILL = {"mysql": "KILL CONNECTION {}", "postgresql": "SELECT pg_terminate_backend({})"}
+
+
+@pytest.fixture
+def store(db_url):
+    store = Store(db_url)
+    store.init_schema()
+    yield store
+    store.dispose()
+
+
+def _row(lock_id: int, component: int = 1, **values) -> dict:
+    return {
+        "lock_id": lock_id,
+        "component": component,
+        "txn_id": 0,
+        "db_name": "d",
+        "tbl_name": "t",
+        "part_name": None,
+        "state": 1,
+        "lock_type": 3,
+        "last_heartbeat_ms": 5,
+        "acquired_at_ms": 5,
+        "heartbeat_count": 0,
+        "user_name": "u",
+        "host_name": "h",
+        "agent_info": None,
+        "blocked_by_lock": None,
+        "blocked_by_component": None,
+        **values,
+    }
+
+
+def test_rows_come_back_by_label_and_an_update_counts_the_rows_it_matched(store):
+    with store.write() as conn:
+        _INSERT.execute_many(conn, [_row(7, 1), _row(7, 2)])
+    with store.write() as conn:
+        rows = _STATE.execute(conn, {"lock_id": 7}).rows
+        # state is already 1: MySQL counts such rows only as matched, and callers test "found" by the count
+        touched = _TOUCH.execute(conn, {"lock_id": 7}).rowcount
+    assert sorted((r.lock_id, r.state, r.tenfold) for r in rows) == [(7, 1, 10), (7, 1, 20)]
+    assert touched == 2
+
+
+def test_a_driver_error_is_classified_as_the_store_classifies_it(store):
+    with store.write() as conn:
+        _INSERT.execute(conn, _row(8))
+    with pytest.raises(AlreadyExistsError):
+        with store.write() as conn:
+            _INSERT.execute(conn, _row(9))
+            _INSERT.execute(conn, _row(8))
+    with store.read() as conn:  # the failed transaction left nothing behind
+        assert _STATE.execute(conn, {"lock_id": 9}).rows == []
+
+
+def test_a_lock_checks_the_widths_of_its_values(store):
+    too_long = LockRequest([LockComponent(LockType.EXCLUSIVE, LockTarget("d", "t" * 300))], "u", "h")
+    with pytest.raises(ValueTooLongError):
+        with store.write() as conn:
+            lock_store.insert_lock(conn, 1, too_long, 0, lock_store.Decision(granted=True))
+
+
+def test_a_lost_connection_fails_as_transient_and_is_replaced(store, db_url):
+    if store.dialect == "sqlite":
+        pytest.skip("an embedded SQLite database has no connection to lose")
+    kind = "postgresql" if store.dialect == "postgresql" else "mysql"
+    with pytest.raises(TransientStorageError):
+        with store.read() as conn:
+            victim = conn.exec_driver_sql(_CONNECTION_ID[kind]).scalar_one()
+            killer = Store(db_url)
+            try:
+                with killer.write() as admin:
+                    admin.exec_driver_sql(_KILL[kind].format(int(victim)))
+            finally:
+                killer.dispose()
+            _STATE.execute(conn, {"lock_id": 1})
+    with store.read() as conn:
+        assert conn.exec_driver_sql(_CONNECTION_ID[kind]).scalar_one() != victim
+        assert _STATE.execute(conn, {"lock_id": 1}).rows == []
+
+
+def test_what_needs_sqlalchemys_execution_is_refused(store):
+    flags = Table("flags", MetaData(), Column("id", Integer, primary_key=True), Column("on", Boolean))
+    expanding = DriverStatement(delete(schema.hive_lock).where(_l.lock_id.in_(bindparam("ids", expanding=True))))
+    with store.read() as conn:
+        with pytest.raises(ValueError, match="expanding"):
+            expanding.execute(conn, {"ids": [1, 2]})
+        if store.dialect == "sqlite":  # SQLite stores booleans as integers: SQLAlchemy converts them
+            with pytest.raises(ValueError, match="bind processor"):
+                DriverStatement(insert(flags)).execute(conn, {"id": 1, "on": True})
