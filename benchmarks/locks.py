@@ -15,7 +15,12 @@ binary protocol over a buffered socket transport, as PyIceberg and most Python c
    holder's ``unlock`` returning to the next holder receiving ACQUIRED (``time.monotonic`` stamps taken in
    the writer processes; CLOCK_MONOTONIC is one clock for every process of a Linux machine). Mutual
    exclusion is checked: no ACQUIRED answer may come before the previous holder started its ``unlock``.
-3. **PyIceberg appends.** ``--iceberg-writers 1,4`` processes append 10-row batches to one Iceberg table
+3. **The SQL floor** (``--floor``, with ``--ours``/``--compare``): C client processes send this server's
+   own statements of a lock + unlock pair (draw the id from the ``lock`` counter, which is the grant mutex;
+   read the live locks near the table; insert the lock; commit; delete it; commit) straight to its MariaDB
+   database through mysqlclient, no metastore between: the pairs/s the database allows this design, which
+   no server code can beat.
+4. **PyIceberg appends.** ``--iceberg-writers 1,4`` processes append 10-row batches to one Iceberg table
    through PyIceberg's ``HiveCatalog`` (which takes the Hive table lock for every commit) on a local
    ``file:`` warehouse, for ``--iceberg-seconds``; a commit that fails after PyIceberg's own retries is
    retried after a refresh. Reported: acknowledged appends per second and the p50 of an append.
@@ -31,7 +36,8 @@ Prints one markdown table (ours/HMS ratios when both run), then the result as JS
 ``--json PATH``).
 
 Usage: python benchmarks/locks.py [--compare | --ours | --peer | --uri thrift://host:port] [--seconds 10]
-       [--clients 1,8] [--handoff-writers 8] [--poll-ms 10] [--iceberg-writers 1,4] [--json locks.json]
+       [--clients 1,8] [--handoff-writers 8] [--poll-ms 10] [--floor] [--iceberg-writers 1,4]
+       [--json locks.json]
 """
 
 from __future__ import annotations
@@ -368,7 +374,70 @@ def handoff(target: Target, writers: int, seconds: float, poll_ms: float, hold_m
     return out
 
 
-# -- 3. PyIceberg appends ----------------------------------------------------------------------------------
+# -- 3. the SQL floor ----------------------------------------------------------------------------------------
+
+# this server's statements of a lock + unlock pair on MariaDB (hudi_catalog/store/sequences.py and locks.py)
+_FLOOR_TAKE = "UPDATE id_sequence SET next_value=LAST_INSERT_ID(id_sequence.next_value + %s) WHERE id_sequence.name = %s"
+_FLOOR_NEAR = (
+    "SELECT lock_id, component, txn_id, db_name, tbl_name, part_name, state, lock_type FROM hive_lock "
+    "WHERE db_name = %s AND (tbl_name IS NULL OR tbl_name = %s) AND (txn_id != 0 OR last_heartbeat_ms >= %s) "
+    "AND lock_id != %s"
+)
+_FLOOR_INSERT = (
+    "INSERT INTO hive_lock (lock_id, component, txn_id, db_name, tbl_name, part_name, state, lock_type, "
+    "last_heartbeat_ms, acquired_at_ms, heartbeat_count, user_name, host_name, agent_info, blocked_by_lock, "
+    "blocked_by_component) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_FLOOR_DELETE = "DELETE FROM hive_lock WHERE hive_lock.lock_id = %s AND (hive_lock.txn_id = %s OR hive_lock.state = %s)"
+
+
+def _floor_client(db_url: str, table: str, warmup: int, ready) -> dict:
+    import MySQLdb
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    connection = MySQLdb.connect(
+        host=url.host or "127.0.0.1", port=url.port or 3306, user=url.username or "root", database=url.database
+    )
+    cursor = connection.cursor()
+
+    def pair() -> None:
+        now = int(time.time() * 1000)
+        cursor.execute(_FLOOR_TAKE, (1, "lock"))
+        lock_id = cursor.lastrowid - 1
+        cursor.execute(_FLOOR_NEAR, (DB, table, now - 300_000, 0))
+        cursor.fetchall()
+        row = (lock_id, 1, 0, DB, table, None, 1, 3, now, now, 0, "floor", "floor", None, None, None)
+        cursor.execute(_FLOOR_INSERT, row)
+        connection.commit()
+        cursor.execute(_FLOOR_DELETE, (lock_id, 0, 2))
+        connection.commit()
+
+    for _ in range(warmup):
+        pair()
+    begin, end = ready()
+    pairs, last = 0, begin
+    while time.monotonic() < end:
+        pair()
+        pairs += 1
+        last = time.monotonic()
+    connection.close()
+    return {"pairs": pairs, "last": last}
+
+
+def sql_floor(db_url: str, clients: int, seconds: float) -> dict:
+    reports, begin = run_clients(_floor_client, lambda i: (db_url, f"floor{i}", 20), clients, seconds)
+    wall = max((r["last"] for r in reports if "last" in r), default=begin) - begin
+    pairs = sum(r.get("pairs", 0) for r in reports)
+    return {
+        "clients": clients,
+        "pairs": pairs,
+        "pairs_per_s": round(pairs / wall, 1) if wall > 0 else None,
+        "errors": errors_of(reports),
+    }
+
+
+# -- 4. PyIceberg appends ----------------------------------------------------------------------------------
 
 
 def import_pyiceberg():
@@ -508,6 +577,7 @@ ROWS = [
     ("handoff", "check_lock p50 / p95 ms", ("check_lock_p50_ms", "check_lock_p95_ms"), "{:.2f}", False),
     ("handoff", "check_lock calls per acquisition", "check_lock_per_acquisition", "{:.2f}", None),
     ("handoff", "machine CPU busy %", "machine_busy_pct", "{:.0f}", None),
+    ("floor", "lock + unlock pairs/s, the statements alone", "pairs_per_s", "{:,.0f}", None),
     ("iceberg", "appends/s", "appends_per_s", "{:.2f}", True),
     ("iceberg", "append p50 / p95 ms", ("append_p50_ms", "append_p95_ms"), "{:,.0f}", False),
     ("iceberg", "appends failed after PyIceberg's retries", "failed_appends", "{:,}", None),
@@ -547,6 +617,7 @@ def markdown(result: dict) -> str:
             )
             for _ in range(1 if settings["handoff_writers"] else 0)
         ]
+        + [("floor", str(c), f"SQL floor, {c} client{'s' * (c > 1)}") for c in settings["clients"] if settings["floor"]]
         + [("iceberg", str(w), f"PyIceberg, {w} writer{'s' * (w > 1)}, one table") for w in settings["iceberg_writers"]]
     )
     for section, sub, title in sections:
@@ -607,6 +678,11 @@ def source_commit() -> str | None:
 
 def run_target(target: Target, args, work: Path) -> dict:
     out: dict = {}
+    if args.floor and target.key == "ours":
+        out["floor"] = {}
+        for clients in args.clients:
+            print(f"SQL floor, {clients} client(s) ...", file=sys.stderr, flush=True)
+            out["floor"][str(clients)] = sql_floor(args.ours_db_url, clients, args.seconds)
     if args.warmup_seconds > 0:
         print(f"{target.key}: warm-up ({args.warmup_seconds:g} s) ...", file=sys.stderr, flush=True)
         uncontended(target, 2, args.warmup_seconds, tag="warm")
@@ -649,6 +725,11 @@ def main() -> int:
     parser.add_argument("--poll-ms", type=float, default=10, help="check_lock interval while WAITING (default 10)")
     parser.add_argument("--hold-ms", type=float, default=1, help="how long a writer holds the lock (default 1)")
     parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also time ours' lock + unlock statements sent straight to its database (the SQL floor)",
+    )
+    parser.add_argument(
         "--iceberg-writers",
         type=int_list,
         default=[1, 4],
@@ -679,6 +760,7 @@ def main() -> int:
             "handoff_writers": args.handoff_writers,
             "poll_ms": args.poll_ms,
             "hold_ms": args.hold_ms,
+            "floor": args.floor,
             "iceberg_writers": args.iceberg_writers,
             "iceberg_seconds": args.iceberg_seconds,
             "iceberg_catalog": iceberg_props(args) if args.iceberg_writers else None,
@@ -716,7 +798,12 @@ def main() -> int:
     failed = any(
         run.get("errors")
         for runs in result["servers"].values()
-        for run in [*runs.get("uncontended", {}).values(), runs.get("handoff", {}), *runs.get("iceberg", {}).values()]
+        for run in [
+            *runs.get("uncontended", {}).values(),
+            runs.get("handoff", {}),
+            *runs.get("floor", {}).values(),
+            *runs.get("iceberg", {}).values(),
+        ]
     )
     return 1 if failed else 0
 
