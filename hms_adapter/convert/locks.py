@@ -18,8 +18,7 @@ from ..idl import hive
 
 
 def from_thrift_lock_request(rqst) -> LockRequest:
-    """A ``LockRequest`` of any Hive version (Hive 4's extra fields do not change what is locked). Names are
-    lower-cased as Hive does, partition names included."""
+    """A ``LockRequest`` of any Hive version (Hive 4's extra fields do not change what is locked)."""
     if rqst is None:
         raise InvalidObjectError("A lock request is required")
     return LockRequest(
@@ -38,9 +37,9 @@ def _from_thrift_component(component) -> LockComponent:
         lock_type = LockType(component.type)
     except ValueError:
         raise InvalidObjectError(f"Unknown lock type {component.type!r}") from None
-    table = component.tablename.lower() if component.tablename else None
-    partition = component.partitionname.lower() if component.partitionname and table else None
-    return LockComponent(lock_type, LockTarget(component.dbname.lower(), table, partition))
+    table = component.tablename or None
+    partition = component.partitionname if component.partitionname and table else None
+    return LockComponent(lock_type, LockTarget(component.dbname, table, partition))
 
 
 def to_thrift_show_locks_element(held: HeldLock):

@@ -40,11 +40,18 @@ class TxnState(IntEnum):
 class LockTarget:
     """What a lock component covers: a database, a table of it, or a partition of that table. Two targets
     overlap when they name the same database, and the same table and partition wherever both name one (a
-    database lock covers its tables, a table lock its partitions)."""
+    database lock covers its tables, a table lock its partitions). Names are lower-cased here, partition
+    names included, as Hive 3+ does: ``O.T`` and ``o.t`` are one object whoever builds the target."""
 
     database: str
     table: str | None = None
     partition: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("database", "table", "partition"):
+            value = getattr(self, name)
+            if value is not None and not value.islower():
+                object.__setattr__(self, name, value.lower())
 
     @property
     def level(self) -> LockLevel:

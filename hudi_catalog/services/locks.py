@@ -183,14 +183,13 @@ class LockService:
         partition: str | None = None,
         txn_id: int | None = None,
     ) -> list[HeldLock]:
-        """The live locks' components, optionally of one database, table, partition or transaction."""
+        """The live locks' components, optionally of one database, table, partition or transaction (names
+        compared as ``LockTarget`` stores them, lower-cased)."""
         with self.ctx.store.read() as conn:
             return lock_store.listing(
                 conn,
                 self.txns.cutoff_ms(self.txns.now_ms()),
-                database.lower() if database else None,
-                table.lower() if table else None,
-                partition.lower() if partition else None,
+                *(name.lower() if name else None for name in (database, table, partition)),
                 txn_id or None,
             )
 

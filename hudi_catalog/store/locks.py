@@ -23,9 +23,10 @@ _l = schema.hive_lock.c
 BATCH = 1000
 
 
-def _live(cutoff=bindparam("cutoff")):
-    """Locks in a transaction (which lives as long as the transaction), or heartbeated since ``cutoff``."""
-    return or_(_l.txn_id != 0, _l.last_heartbeat_ms >= cutoff)
+def _live(cutoff=bindparam("cutoff"), locks=schema.hive_lock):
+    """Locks (rows of ``locks``, ``hive_lock`` or an alias of it) in a transaction (which lives as long as
+    the transaction), or heartbeated since ``cutoff``."""
+    return or_(locks.c.txn_id != 0, locks.c.last_heartbeat_ms >= cutoff)
 
 
 @dataclass
@@ -82,7 +83,7 @@ _OWN_ROWS = DriverStatement(
         and_(
             _blocker.c.lock_id == _l.blocked_by_lock,
             _blocker.c.component == _l.blocked_by_component,
-            or_(_blocker.c.txn_id != 0, _blocker.c.last_heartbeat_ms >= bindparam("cutoff")),
+            _live(locks=_blocker),
         ),
     )
     .where(_l.lock_id == bindparam("lock_id"))
