@@ -379,7 +379,9 @@ def handoff(target: Target, writers: int, seconds: float, poll_ms: float, hold_m
 # -- 3. the SQL floor ----------------------------------------------------------------------------------------
 
 # this server's statements of a lock + unlock pair on MariaDB (hudi_catalog/store/sequences.py and locks.py)
-_FLOOR_TAKE = "UPDATE id_sequence SET next_value=LAST_INSERT_ID(id_sequence.next_value + %s) WHERE id_sequence.name = %s"
+_FLOOR_TAKE = (
+    "UPDATE id_sequence SET next_value=LAST_INSERT_ID(id_sequence.next_value + %s) WHERE id_sequence.name = %s"
+)
 _FLOOR_NEAR = (
     "SELECT lock_id, component, txn_id, db_name, tbl_name, part_name, state, lock_type FROM hive_lock "
     "WHERE db_name = %s AND (tbl_name IS NULL OR tbl_name = %s) AND (txn_id != 0 OR last_heartbeat_ms >= %s) "

@@ -32,7 +32,8 @@ from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
 from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
-from .services.events import EventLog, EventService
+from .services.event_log import EventLog
+from .services.events import EventService
 from .services.functions import FunctionService
 from .services.hive_sync_follow import HiveSyncFollower
 from .services.iceberg_views import IcebergViewService, ViewSettings

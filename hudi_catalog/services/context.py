@@ -14,7 +14,7 @@ from ..pruning.parse import FilterLimits
 from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
-from .events import EventLog
+from .event_log import EventLog
 from .read_cache import CacheMemory, RevisionCache
 
 

@@ -1,91 +1,28 @@
-"""Notification events: written with each change (``EventLog``), read by consumers (``EventService``).
+"""Reading notification events (``EventService``); each change writes its own with ``event_log.EventLog``.
 
-Event ids come from one counter in the catalog database, taken in the changing transaction as its last
-statements, so ids are gap-free and increase in commit order across every process and server on the
-database (writers queue on the counter's row only for the moment before they commit). Events older than the
-time to live are removed by ``EventService.remove_expired`` (the server runs it every minute).
+Events older than the time to live are removed by ``EventService.remove_expired`` (the server runs it every
+minute).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
 
 from .. import config
 from ..errors import NoSuchPartitionError
-from ..events import AcidWrite, CatalogEvent, EventFormat, EventType, NamesFormat, StoredEvent
+from ..events import AcidWrite, CatalogEvent, EventType, StoredEvent
 from ..model import Partition, Table
 from ..names import normalize
-from ..observability import IGNORED, CatalogObserver
 from ..partition_names import make_partition_name
 from ..store import events as event_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
-from ..store.engine import before_commit, transaction_state
-
-if TYPE_CHECKING:
-    from .context import ServiceContext
+from .context import ServiceContext
 
 log = logging.getLogger(__name__)
-
-
-class LoggedEvents:
-    """The events one transaction logs; their ids are known once it commits."""
-
-    def __init__(self) -> None:
-        self.events: list[CatalogEvent] = []
-        self.first_id: int | None = None
-
-    @property
-    def ids(self) -> list[int]:
-        if self.first_id is None:
-            raise RuntimeError("the events are logged when their transaction commits")
-        return list(range(self.first_id, self.first_id + len(self.events)))
-
-
-class EventLog:
-    """Writes events in the caller's transaction, rendered by the catalog's ``EventFormat``.
-
-    Events are kept until the transaction's block ends and written as its last statements
-    (``store.engine.before_commit``): the counter's row lock, which every writer needs, is held only for the
-    moment before the commit, and never while the transaction waits for another lock.
-    """
-
-    _KEY = "events"
-
-    def __init__(self, message_format: EventFormat | None = None, observer: CatalogObserver = IGNORED) -> None:
-        self.format: EventFormat = message_format or NamesFormat()
-        self.observer = observer
-
-    def emit(self, conn: Connection, event: CatalogEvent, now: int) -> LoggedEvents:
-        """Log ``event`` when the transaction commits."""
-        return self.emit_all(conn, [event], now)
-
-    def emit_all(self, conn: Connection, events: Sequence[CatalogEvent], now: int) -> LoggedEvents:
-        """Log ``events`` in order, with consecutive ids, when the transaction commits; the handle gives their
-        ids after it did."""
-        state = transaction_state(conn)
-        logged = state.get(self._KEY)
-        if logged is None:
-            logged = state[self._KEY] = LoggedEvents()
-            before_commit(conn, lambda c: self._write(c, logged))
-        logged.events.extend(replace(e, timestamp=e.timestamp or now) for e in events)
-        return logged
-
-    def _write(self, conn: Connection, logged: LoggedEvents) -> None:
-        if logged.events:
-            logged.first_id = event_store.append(
-                conn,
-                [
-                    (e.timestamp, e.type.value, e.db_name, e.table_name, self.format.render(e), self.format.name)
-                    for e in logged.events
-                ],
-            )
-            self.observer.events_logged(len(logged.events))
 
 
 class EventService:

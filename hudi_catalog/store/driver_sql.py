@@ -11,15 +11,16 @@ is invalidated, as SQLAlchemy itself does.
 What such a statement gives up, and so where it may be used:
 - no bind or result processors: only statements whose parameters need none (integers, strings);
 - no expanding ``IN`` lists: a fixed number of parameters;
-- no ``before_cursor_execute`` events: an INSERT or UPDATE checks its values' widths itself
-  (``widths.check_widths``), and statement counters built on that event do not see it.
+- ``before_cursor_execute`` listeners are told of it without an execution context (statement counters
+  see it), so the width guard, which needs one, does not: an INSERT or UPDATE checks its values' widths
+  itself (``widths.check_widths``).
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
-from contextlib import suppress
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,8 @@ class DriverStatement:
         dbapi_connection = conn.connection.dbapi_connection
         cursor = dbapi_connection.cursor()
         try:
+            if conn.dispatch.before_cursor_execute:
+                conn.dispatch.before_cursor_execute(conn, cursor, compiled.sql, args, None, many)
             try:
                 if many:
                     cursor.executemany(compiled.sql, args)
