@@ -18,12 +18,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pymysql
+from bench_base import HIVE_2_3, PEER_VERSIONS, free_port
 from sqlalchemy.engine import make_url
-
-HIVE_2_3 = "2.3.10"
-HIVE_4 = "4.0.1"
-PEER_VERSIONS = (HIVE_2_3, HIVE_4)
-"""The versions of Apache Hive Metastore that ``peer.py`` runs."""
 
 
 def ensure_empty_database(url: str) -> None:
@@ -56,12 +52,6 @@ def percentile(sorted_samples: list[float], p: float) -> float:
     """The nearest-rank ``p`` percentile (0 < p <= 1) of samples sorted in ascending order."""
     index = math.ceil(p * len(sorted_samples)) - 1
     return sorted_samples[max(0, min(index, len(sorted_samples) - 1))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def peak_rss_mib(pid: int) -> float:

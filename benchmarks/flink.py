@@ -7,8 +7,8 @@ digest. Of the Hive connectors, Maven Central serves ``flink-sql-connector-hive-
 bundle cannot load a table with a primary key (its Hive 2 shim answers an immutable set of NOT NULL columns,
 to which ``HiveTableUtil`` then adds the key's), so the connector is assembled as Flink's documentation
 describes for a Hive 3.1 installation: ``flink-connector-hive_2.12``, ``hive-exec`` 3.1.3, ``libfb303`` and
-``antlr-runtime`` (pinned in ``engines.PINNED``), on Hadoop 3.3.6 (``engines.resolve_hadoop``). The libraries
-match the connector's version, 1.20.0.
+``antlr-runtime`` (pinned in ``maven_artifacts.PINNED``), on Hadoop 3.3.6 (``maven_artifacts.resolve_hadoop``).
+The libraries match the connector's version, 1.20.0.
 
 Assembled once per machine into ``ENGINE_HOME/flink-1.20.0`` (``lib/``, ``hive/``, ``hadoop/``)::
 
@@ -25,7 +25,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines import ENGINE_HOME, HADOOP_VERSION, LOG, EngineUnavailable, fetch, locked, publish, resolve_hadoop
+from maven_artifacts import (
+    ENGINE_HOME,
+    HADOOP_VERSION,
+    LOG,
+    EngineUnavailable,
+    fetch,
+    locked,
+    publish,
+    resolve_hadoop,
+)
 
 VERSION = "1.20.0"
 LIBRARIES = (
@@ -34,7 +43,7 @@ LIBRARIES = (
 )
 """Flink's ``lib/`` jars, from PyPI (the sdist PyFlink installs them from)."""
 HIVE_CONNECTOR = ("flink-connector-hive_2.12", "hive-exec", "libfb303", "antlr-runtime")
-"""The connector and Hive 3.1.3's client, as Flink documents for Hive 3.1 (``engines.PINNED``)."""
+"""The connector and Hive 3.1.3's client, as Flink documents for Hive 3.1 (``maven_artifacts.PINNED``)."""
 NAME = "flink"
 """The name of Flink for ``engines.py fetch``."""
 JAVA = 17

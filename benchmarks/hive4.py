@@ -2,7 +2,7 @@
 
 4.0.1 is the newest 4.x whose standalone metastore server is on Maven Central (``hive-standalone-metastore-
 server`` 4.1.0 and 4.2.0 were refused on 2026-11-26). Its binary distribution
-(``org.apache.hive:hive-standalone-metastore-server:4.0.1:tar.gz:bin``, pinned in ``engines.PINNED``) holds
+(``org.apache.hive:hive-standalone-metastore-server:4.0.1:tar.gz:bin``, pinned in ``maven_artifacts.PINNED``) holds
 the server, its libraries and the schema scripts, but no Hadoop, which the server expects from the machine's
 Hadoop installation. Hadoop 3.3.6 is put beside it instead: ``hadoop-common``, ``hadoop-hdfs-client`` and
 ``hadoop-mapreduce-client-core`` with their dependencies (resolved by Maven from a generated POM), and
@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, publish, resolve_hadoop
+from maven_artifacts import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, publish, resolve_hadoop
 
 VERSION = "4.0.1"
 DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import hive4
 import pyspark
-from bench_server import HIVE_4
+from bench_base import HIVE_4
 
 SOURCE = Path(__file__).parent / "java" / "HmsCallTimer.java"
 JARS = Path(pyspark.__file__).parent / "jars"

@@ -42,7 +42,7 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hive4  # noqa: E402
-from bench_server import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port  # noqa: E402
+from bench_base import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port  # noqa: E402
 from java_client import JARS  # noqa: E402
 
 DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_peer"

@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import enum
 import logging
-import socket
 import struct
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, NoReturn, Protocol
-
-if TYPE_CHECKING:
-    from .channel import Channel
+from typing import NoReturn, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +57,16 @@ class Qop(enum.IntFlag):
             for flag, name in ((Qop.AUTH, "auth"), (Qop.AUTH_INT, "auth-int"), (Qop.AUTH_CONF, "auth-conf"))
             if flag & self
         ]
+
+
+class ClientSocket(Protocol):
+    """Where negotiation answers and frames go: a socket, or the server's ``channel.Channel`` around one."""
+
+    def send(self, data: bytes) -> int: ...
+
+    def sendall(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class SecurityLayer(Protocol):
@@ -105,7 +111,7 @@ class SaslServerTransport:
     through its negotiation holds no serving thread; it is dropped ``NEGOTIATION_TIMEOUT_SECONDS`` after it
     connected."""
 
-    def __init__(self, sock: socket.socket | Channel, mechanisms: MechanismFactories) -> None:
+    def __init__(self, sock: ClientSocket, mechanisms: MechanismFactories) -> None:
         self.sock = sock
         self.layer: SecurityLayer | None = None
         self.mechanism: SaslMechanism | None = None

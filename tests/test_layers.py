@@ -75,3 +75,51 @@ def test_the_read_source_lives_with_the_catalog():
     }
     assert users == {"hms_adapter/hudi_cli.py"}  # `import --spark`, imported only when asked for
     assert ("hudi_catalog/spark/reader.py", "hudi_catalog.read_source") in imports_of("hudi_catalog")
+
+
+def _module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
+    """Module -> the modules of ``packages`` it imports anywhere in its file (type-only and function-level
+    imports included: a circle through them still ties the modules together). ``from package import
+    module`` counts as importing the module; the benchmarks import each other by bare name."""
+    files = {}
+    for package in packages:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {module: set() for module in files}
+    for module, path in files.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            else:
+                continue
+            for name in names:
+                for candidate in (name, f"benchmarks.{name}"):
+                    if candidate in files and candidate != module:
+                        graph[module].add(candidate)
+    return graph
+
+
+def test_no_two_modules_import_each_other_directly_or_through_others():
+    graph = _module_graph(("hudi_catalog", "hms_adapter", "benchmarks"))
+    circles = []
+    for start in graph:  # a module reaching itself again through the modules it imports
+        seen, todo = set(), list(graph[start])
+        while todo:
+            module = todo.pop()
+            if module == start:
+                circles.append(start)
+                break
+            if module not in seen:
+                seen.add(module)
+                todo.extend(graph[module])
+    assert circles == []
+    assert "hudi_catalog.services.event_log" in graph["hudi_catalog.services.context"]  # the graph is real
+    assert "benchmarks.bench_base" in graph["benchmarks.peer"]

@@ -100,7 +100,7 @@ def _answer(process: subprocess.Popen) -> dict | None:
 
 
 def require_spark_writers(artifacts: list[str]) -> tuple[list[Path], Path, Path]:
-    """The jars of ``artifacts`` (names of ``engines.ARTIFACTS``), the environment's Python and a Java home
+    """The jars of ``artifacts`` (names of ``maven_artifacts.ARTIFACTS``, which ``engines`` fetches), the environment's Python and a Java home
     for the Spark writers; skips (fails in CI) when they cannot be had."""
     try:
         return (
