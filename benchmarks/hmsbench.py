@@ -12,6 +12,12 @@ For each partition count N (``--partitions 1000,10000,100000``), on each server:
 5. K timed alterPartition calls (one partition, one parameter changed), then dropPartition of 100
    partitions one by one, then dropTable and dropDatabase, each timed.
 
+With two servers the reads take turns: ``--rounds`` R (3) rounds of ``--iterations``/R calls of each read,
+ours then the peer in one round and the other way round in the next, so that load from elsewhere on the
+machine falls on both alike; the other phases (loading, the concurrent calls, the changes) run on one
+server and then the other. Each phase is one Java process (one connection), whose first call of each
+operation is its unreported warm-up.
+
 Every answer is checked (sizes, and names through a digest of the sorted answer: database, table, table
 names, partition names, partition values, the altered parameter, what is left after the drops); a wrong
 answer or a failed call is reported and the run goes on. Calls are made by Hive's Java Thrift client
@@ -34,8 +40,8 @@ result as JSON (or writes it to ``--json PATH``). ``--plot PATH`` draws the p50 
 the partition count per server (PNG, needs matplotlib).
 
 Usage: python benchmarks/hmsbench.py [--compare | --ours | --peer | --uri thrift://host:port]
-       [--peer-version 2.3.10|4.0.1] [--partitions 1000,10000,100000] [--iterations 10] [--concurrency 8]
-       [--plot docs/hmsbench.png]
+       [--peer-version 2.3.10|4.0.1] [--partitions 1000,10000,100000] [--iterations 10] [--rounds 3]
+       [--concurrency 8] [--plot docs/hmsbench.png]
 """
 
 from __future__ import annotations
@@ -108,15 +114,25 @@ class Expect:
     items: list[str] | None = None
 
 
+PHASES = ("load", "reads", "concurrency", "changes")
+"""A run's phases, in order; the reads are the phase that is repeated in rounds."""
+
+
 @dataclass
 class Workload:
-    """The calls of one run (one server, one partition count) and what each must answer."""
+    """The calls of one run (one server, one partition count), by phase, and what each must answer."""
 
-    calls: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    phases: dict[str, list[tuple[str, int, list[str]]]] = field(default_factory=lambda: {p: [] for p in PHASES})
     expect: dict[str, Expect] = field(default_factory=dict)
+    phase: str = PHASES[0]
+    """The phase ``add`` adds to."""
+
+    @property
+    def calls(self) -> list[tuple[str, int, list[str]]]:
+        return [call for phase in PHASES for call in self.phases[phase]]
 
     def add(self, label: str, repeat: int, call: list[str], expect: Expect | None = None) -> None:
-        self.calls.append((label, repeat, call))
+        self.phases[self.phase].append((label, repeat, call))
         if expect is not None:
             self.expect[label] = expect
 
@@ -130,8 +146,10 @@ def workload(
     concurrency: list[int],
     concurrent_calls: int,
     prefix: str = "",
+    rounds: int = 1,
 ) -> Workload:
-    """The hbench-style calls on a table of ``n`` partitions; ``prefix`` labels a warm-up run."""
+    """The hbench-style calls on a table of ``n`` partitions; ``prefix`` labels a warm-up run. The reads are
+    made ``iterations`` times in all when their phase is run ``rounds`` times."""
     w = Workload()
     table_location = f"{location}/tables/{TABLE}"
     parts = [values(i) for i in range(n)]
@@ -183,13 +201,16 @@ def workload(
         "getPartition": (jc.get_partition(db, TABLE, target), [items(target)]),
     }
     assert list(reads) == READS
+    w.phase = "reads"
     for op, (call, expected) in reads.items():
-        w.add(f"{prefix}{op}", iterations, call, Expect(len(expected), expected))
+        w.add(f"{prefix}{op}", math.ceil(iterations / rounds), call, Expect(len(expected), expected))
 
+    w.phase = "concurrency"
     for threads in concurrency:
         for op in ("getTable", "getPartitionsByFilter (1 partition)"):
             w.add(f"{prefix}concurrent {op} x{threads}", concurrent_calls, jc.concurrent(threads, reads[op][0]))
 
+    w.phase = "changes"
     w.add(f"{prefix}alterPartition", iterations, jc.alter_partition(db, TABLE, table_location, target))
     w.add(
         f"{prefix}check: altered partition",
@@ -266,46 +287,76 @@ def summarize(results: list[dict], w: Workload) -> dict:
     return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
 
 
-def run_one(classes: Path, classpath: str, target: Target, n: int, args, location: str) -> dict:
-    """The workload on ``target`` with ``n`` partitions, after the warm-up workload."""
-    warm = workload(48, f"{DB}_warmup", f"{location}/warmup", 2, args.batch, [], 0, prefix="warmup: ")
-    main = workload(n, DB, location, args.iterations, args.batch, args.concurrency, args.concurrent_calls)
-    batches = sum(1 for label, _, _ in main.calls if label.startswith("addPartitions"))
+@dataclass
+class Run:
+    """One server's run at one partition count: its workloads, and the results and time of its phases so
+    far."""
+
+    target: Target
+    n: int
+    warm: Workload
+    main: Workload
+    results: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_phase(classes: Path, classpath: str, run: Run, calls: list, args) -> None:
+    """``calls`` on ``run``'s server, in one Java process; their results are added to the run's."""
     started = time.perf_counter()
+    batches = sum(1 for label, _, _ in run.main.calls if label.startswith("addPartitions"))
 
     def progress(r: dict) -> None:
-        label = r["label"]
+        label, key, elapsed = r["label"], run.target.key, run.seconds + time.perf_counter() - started
         if label.startswith("addPartitions") and (int(label.split("#")[1]) + 1) % 10 == 0:
-            print(
-                f"  {target.key} n={n:,}: {int(label.split('#')[1]) + 1}/{batches} batches added "
-                f"({time.perf_counter() - started:.0f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
+            done = int(label.split("#")[1]) + 1
+            print(f"  {key} n={run.n:,}: {done}/{batches} batches added ({elapsed:.0f} s)", file=sys.stderr, flush=True)
         elif not label.startswith(("addPartitions", "dropPartition", "warmup")):
-            print(
-                f"  {target.key} n={n:,}: {label} done ({time.perf_counter() - started:.0f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(f"  {key} n={run.n:,}: {label} done ({elapsed:.0f} s)", file=sys.stderr, flush=True)
 
-    results = jc.time_calls(
+    run.results += jc.time_calls(
         classes,
-        target.host,
-        target.port,
-        warm.calls + main.calls,
+        run.target.host,
+        run.target.port,
+        calls,
         errors="return",
         timeout=args.timeout,
         progress=progress,
         classpath=classpath,
     )
-    summary = summarize([r for r in results if r["label"].startswith("warmup: ")], warm)
-    out = summarize([r for r in results if not r["label"].startswith("warmup: ")], main)
-    out["errors"] = [f"warm-up {e}" for e in summary["errors"]] + out["errors"]
-    out["wall_s"] = round(time.perf_counter() - started, 1)
-    if target.pid is not None:
-        out["peak_rss_mib"] = round(peak_rss_mib(target.pid))
-    return out
+    run.seconds += time.perf_counter() - started
+
+
+def run_size(classes: Path, classpath: str, targets: list[Target], n: int, args, work: str) -> dict[str, dict]:
+    """The workload at ``n`` partitions on every server, after the warm-up workload: each phase on one
+    server after the other, the reads in ``args.rounds`` rounds whose order alternates. Returns each
+    server's summary by its key."""
+    runs = []
+    for target in targets:
+        location = f"file:{work}/{target.key.replace('/', '_').replace(':', '_')}/{n}"
+        warm = workload(48, f"{DB}_warmup", f"{location}/warmup", 2, args.batch, [], 0, prefix="warmup: ")
+        main = workload(
+            n, DB, location, args.iterations, args.batch, args.concurrency, args.concurrent_calls, rounds=args.rounds
+        )
+        runs.append(Run(target, n, warm, main))
+    for run in runs:
+        print(f"{run.target.key}: {n:,} partitions ...", file=sys.stderr, flush=True)
+        run_phase(classes, classpath, run, run.warm.calls + run.main.phases["load"], args)
+    for round_number in range(args.rounds):
+        for run in runs if round_number % 2 == 0 else runs[::-1]:
+            run_phase(classes, classpath, run, run.main.phases["reads"], args)
+    for phase in ("concurrency", "changes"):
+        for run in runs:
+            run_phase(classes, classpath, run, run.main.phases[phase], args)
+    summaries = {}
+    for run in runs:
+        warm_up = summarize([r for r in run.results if r["label"].startswith("warmup: ")], run.warm)
+        out = summarize([r for r in run.results if not r["label"].startswith("warmup: ")], run.main)
+        out["errors"] = [f"warm-up {e}" for e in warm_up["errors"]] + out["errors"]
+        out["wall_s"] = round(run.seconds, 1)
+        if run.target.pid is not None:
+            out["peak_rss_mib"] = round(peak_rss_mib(run.target.pid))
+        summaries[run.target.key] = out
+    return summaries
 
 
 # -- servers -----------------------------------------------------------------------------------------------
@@ -478,6 +529,9 @@ def main() -> int:
         help="partition counts, comma-separated (default 1000,10000,100000)",
     )
     parser.add_argument("--iterations", type=int, default=10, help="timed calls per read (default %(default)s)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds the reads are split into, servers taking turns (default 3)"
+    )
     parser.add_argument("--batch", type=int, default=1000, help="partitions per add_partitions (default %(default)s)")
     parser.add_argument(
         "--concurrency",
@@ -492,8 +546,8 @@ def main() -> int:
     args = parser.parse_args()
     # SIGTERM unwinds like Ctrl-C, so that the servers started here are stopped
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    if args.iterations < 1:
-        parser.error("--iterations must be at least 1")
+    if args.iterations < 1 or args.rounds < 1:
+        parser.error("--iterations and --rounds must be at least 1")
     if args.plot:
         import matplotlib  # noqa: F401  (fail now rather than after the run)
 
@@ -504,6 +558,7 @@ def main() -> int:
         "settings": {
             "partitions": args.partitions,
             "iterations": args.iterations,
+            "rounds": args.rounds,
             "batch": args.batch,
             "concurrency": args.concurrency,
             "concurrent_calls": args.concurrent_calls,
@@ -519,10 +574,8 @@ def main() -> int:
             for target in targets:
                 result["servers"][target.key] = {}
             for n in args.partitions:
-                for target in targets:
-                    print(f"{target.key}: {n:,} partitions ...", file=sys.stderr, flush=True)
-                    location = f"file:{work}/{target.key.replace('/', '_').replace(':', '_')}/{n}"
-                    result["servers"][target.key][str(n)] = run_one(classes, classpath, target, n, args, location)
+                for key, summary in run_size(classes, classpath, targets, n, args, work).items():
+                    result["servers"][key][str(n)] = summary
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result["wall_s"] = round(time.perf_counter() - started, 1)

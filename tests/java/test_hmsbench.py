@@ -1,5 +1,5 @@
 """``benchmarks/hmsbench.py`` on hudi-metastore, small: every call of the workload answers correctly through
-Hive 2.3.10's Java client, with one server process and with ``--workers 2``."""
+Hive 2.3.10's Java client, with one server process and with ``--workers 2``, the reads in rounds."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
             "250",
             "--iterations",
             "2",
+            "--rounds",
+            "2",
             "--batch",
             "100",
             "--concurrency",
@@ -64,6 +66,8 @@ def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
     assert run["errors"] == []
     assert OPERATIONS <= set(run["ops"])
     assert {c["threads"] for c in run["concurrency"].values()} == {2}
+    # the reads were made in two rounds of one call each (after each round's warm-up call)
+    assert run["ops"]["getTable"]["samples"] == run["ops"]["alterPartition"]["samples"] == 2
     # the client's own share of each read, timed by decoding the answer's bytes; none for calls timed once
     partitions = run["ops"]["getPartitions (all)"]
     assert 0 < partitions["client_decode_ms"] <= partitions["p50_ms"] * 2
