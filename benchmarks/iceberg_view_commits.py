@@ -24,8 +24,8 @@ from thriftpy2.rpc import make_client
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import metaserver_writer as writer  # noqa: E402
-from hms_adapter.cli import make_metaserver  # noqa: E402
 from hms_adapter.idl import metaserver as ms  # noqa: E402
+from hms_adapter.serving import make_metaserver  # noqa: E402
 from hudi_catalog import Catalog  # noqa: E402
 from hudi_catalog.services.iceberg_views import ViewSettings  # noqa: E402
 

@@ -1,10 +1,12 @@
 """What every ``hudi-metastore`` parser shares: no abbreviated options, every option's default in ``--help``,
-and the options naming the catalog database (``--db-url``) and the log level."""
+the options naming the catalog database (``--db-url``) and the log level, and the types of numeric
+options."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import NoReturn
 
 from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV
@@ -69,3 +71,24 @@ def add_log_level_option(parser: argparse.ArgumentParser, default: str, what: st
         metavar="|".join(LOG_LEVELS),
         help=f"{what}; DEBUG also prints the traceback of an error (env {LOG_LEVEL_ENV}; default {default})",
     )
+
+
+def _number(convert: Callable[[str], float], what: str, zero_allowed: bool) -> Callable[[str], float]:
+    """An argparse type: ``convert`` of the text, positive (or zero when ``zero_allowed``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if value < 0 or (value == 0 and not zero_allowed):
+            raise argparse.ArgumentTypeError(f"must be {'at least 0' if zero_allowed else 'positive'}: {text!r}")
+        return value
+
+    return parse
+
+
+positive_seconds = _number(float, "a number of seconds", zero_allowed=False)
+seconds = _number(float, "a number of seconds", zero_allowed=True)
+positive_count = _number(int, "a whole number", zero_allowed=False)
+count = _number(int, "a whole number", zero_allowed=True)

@@ -29,9 +29,9 @@ from thriftpy2.protocol import TBinaryProtocolFactory
 from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
 
-from hms_adapter.cli import make_server
 from hms_adapter.event_messages import HiveJsonMessages
 from hms_adapter.idl import IDL_DIR
+from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
 from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
@@ -312,8 +312,8 @@ def hive3_metastore(server):
 @pytest.fixture
 def metaserver_client(catalog):
     """A client of Hudi's metaserver protocol, served over ``catalog`` on a free port."""
-    from hms_adapter.cli import make_metaserver
     from hms_adapter.idl import metaserver
+    from hms_adapter.serving import make_metaserver
 
     server = make_metaserver(catalog, "127.0.0.1", 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from hms_adapter.cli import make_server
 from hms_adapter.server import ServingLimits
+from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
 from tests.hms_adapter.serve_process import closed_by_server, serve_process  # noqa: F401  (a fixture)
 

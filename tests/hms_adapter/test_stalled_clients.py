@@ -11,9 +11,9 @@ import threading
 import time
 
 from hms_adapter import server as server_module
-from hms_adapter.cli import make_server
 from hms_adapter.passwords import PasswordFile, PlainMechanism
 from hms_adapter.server import ServingLimits
+from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
 from tests.hms_adapter.serve_process import (  # noqa: F401  (serve_process: a fixture)
     SASL_START,

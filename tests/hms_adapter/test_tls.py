@@ -18,8 +18,8 @@ import pytest
 from thriftpy2.rpc import make_client
 from thriftpy2.transport import TTransportException
 
-from hms_adapter.cli import make_metaserver, make_server
 from hms_adapter.idl import metaserver
+from hms_adapter.serving import make_metaserver, make_server
 from hms_adapter.tls import ServerTls, TlsFiles
 from tests.conftest import hive, skip_or_fail
 from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port

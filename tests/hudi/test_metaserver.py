@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 import pytest
 from thriftpy2.rpc import make_client
 
-from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
+from hms_adapter.serving import make_metaserver
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.hudi.storage import open_path
 from hudi_catalog.model import InstantState

@@ -16,8 +16,8 @@ from pyiceberg.exceptions import NoSuchTableError
 from pyiceberg.table import StaticTable
 from thriftpy2.rpc import make_client
 
-from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
+from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.hudi.storage import open_path

@@ -21,8 +21,8 @@ from pyiceberg.table import StaticTable
 from thriftpy2.rpc import make_client
 
 from benchmarks import metaserver_writer as writer
-from hms_adapter.cli import make_metaserver
 from hms_adapter.idl import metaserver as ms
+from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.services import iceberg_views

@@ -27,8 +27,8 @@ require_module("pyspark")
 from hudi import HudiFileGroupReader, HudiReadOptions, HudiTableBuilder
 from pyspark.sql import SparkSession
 
-from hms_adapter.cli import make_metaserver
 from hms_adapter.metaserver_client import MetaserverSource
+from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.errors import InvalidFilterError, NoSuchObjectError, UnsupportedReadError
 from hudi_catalog.hudi.partition_paths import partition_values

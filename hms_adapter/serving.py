@@ -1,0 +1,314 @@
+"""Wiring ``hudi-metastore serve``: from its options to a catalog, its Thrift ports (``make_server``,
+``make_metaserver``), the background tasks, the operations port and, with ``--workers``, the worker
+processes (``serve_command``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import ssl
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+from hudi_catalog import Catalog
+from hudi_catalog.authorization import AccessMode, AccessPolicy
+from hudi_catalog.catalog import EventCleaner, SnapshotSyncer
+from hudi_catalog.observability import IGNORED
+from hudi_catalog.pruning.parse import FilterLimits
+from hudi_catalog.retries import RetryPolicy
+from hudi_catalog.services.delegation_tokens import TokenLifetimes
+from hudi_catalog.services.iceberg_views import ViewSettings
+
+from .audit import AuditLog
+from .authentication import check_options, exposure_warning, sasl_mechanisms, user_names
+from .descriptors import fit_max_connections
+from .event_messages import HiveJsonMessages
+from .handler import MetastoreHandler
+from .idl import hive, metaserver
+from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
+from .ops_http import OpsServer, forget_process, fresh_metrics_directory
+from .processor import CallRecorder, MetastoreProcessor
+from .sasl import MechanismFactories
+from .server import ServingLimits, ThriftServer
+from .tls import ServerTls, TlsFiles
+from .workers import WorkerPool, install_stop_handlers, reserve_port
+
+log = logging.getLogger("hudi_metastore")
+
+
+def make_server(
+    catalog: Catalog,
+    host: str,
+    port: int,
+    transport: str = "buffered",
+    protocol: str = "binary",
+    reuse_port: bool = False,
+    tls: ServerTls | None = None,
+    audit: AuditLog | None = None,
+    sasl: MechanismFactories | None = None,
+    user_name: Callable[[str], str] = str,
+    limits: ServingLimits = ServingLimits(),
+    on_call: CallRecorder | None = None,
+) -> ThriftServer:
+    """The Hive Metastore port; ``user_name`` maps authenticated principals to user names; ``on_call``
+    hears of each call (metrics)."""
+    handler = MetastoreHandler(catalog, user_name=user_name)
+    processor = MetastoreProcessor(hive.ThriftHiveMetastore, handler, audit=audit, on_call=on_call)
+    return ThriftServer(processor, host, port, transport, protocol, reuse_port, tls=tls, sasl=sasl, limits=limits)
+
+
+def make_metaserver(
+    catalog: Catalog,
+    host: str,
+    port: int,
+    reuse_port: bool = False,
+    tls: ServerTls | None = None,
+    audit: AuditLog | None = None,
+    limits: ServingLimits = ServingLimits(),
+    on_call: CallRecorder | None = None,
+    on_commit: Callable[[], None] = lambda: None,
+) -> ThriftServer:
+    """Hudi's metaserver protocol, as its clients speak it: binary protocol over a socket."""
+    processor = MetastoreProcessor(
+        metaserver.ThriftHoodieMetaserver,
+        MetaserverHandler(catalog, on_commit),
+        METASERVER_PREFERENCES,
+        audit=audit,
+        on_call=on_call,
+    )
+    return ThriftServer(
+        processor, host, port, "buffered", "binary", reuse_port, name="Hudi metaserver", tls=tls, limits=limits
+    )
+
+
+def _serving_limits(args: argparse.Namespace) -> ServingLimits:
+    return ServingLimits(
+        args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size, args.threads
+    )
+
+
+def _token_lifetimes(args: argparse.Namespace) -> TokenLifetimes:
+    return TokenLifetimes(args.token_renew_interval, args.token_max_lifetime, args.token_key_update_interval)
+
+
+def _tls(args: argparse.Namespace) -> ServerTls | None:
+    """The TLS of ``serve``'s options; ``SystemExit`` with a message when they do not go together."""
+    if not (args.tls_cert or args.tls_key or args.tls_ca):
+        return None
+    if not (args.tls_cert and args.tls_key):
+        raise SystemExit("hudi-metastore: --tls-cert and --tls-key go together (and --tls-ca needs them)")
+    try:
+        return ServerTls(TlsFiles(args.tls_cert, args.tls_key, args.tls_ca))
+    except (OSError, ssl.SSLError) as error:
+        raise SystemExit(f"hudi-metastore: cannot use the TLS files: {error}") from None
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """``hudi-metastore serve``: check the options, then serve in this process or in ``--workers`` ones."""
+    if args.workers < 1:
+        print("hudi-metastore: --workers must be at least 1", file=sys.stderr)
+        return 2
+    _tls(args)  # bad TLS or authentication options stop here, before any worker starts
+    check_options(args)
+    warning = exposure_warning(args)
+    if warning:
+        log.warning(warning)
+    # before prometheus_client is imported, by this process or the workers it forks
+    with fresh_metrics_directory() if args.metrics_port is not None else nullcontext() as directory:
+        if args.workers == 1:
+            return _serve_process(args, metrics_directory=directory)
+        return _serve_workers(args, directory)
+
+
+def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: Path) -> OpsServer:
+    return OpsServer(args.metrics_host or args.host, args.metrics_port, catalog, metrics_directory)
+
+
+def _port_error(args: argparse.Namespace, error: OSError) -> int:
+    metrics = "" if args.metrics_port is None else f", metrics {args.metrics_host or args.host}:{args.metrics_port}"
+    print(
+        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}): "
+        f"{error}; choose others with --port / --metaserver-port / --metrics-port, or --no-metaserver",
+        file=sys.stderr,
+    )
+    return 1
+
+
+class _BackgroundTask(Protocol):
+    """A thread of work beside the serving: event clean-up, snapshot sync, connection gauge."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def _serve_process(
+    args: argparse.Namespace, worker: int | None = None, ready=None, metrics_directory: Path | None = None
+) -> int:
+    """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given.
+    With ``--metrics-port``, records metrics (in ``metrics_directory``, which a single process also serves
+    over HTTP; a worker's supervisor serves it otherwise)."""
+    tls = _tls(args)
+    recording = args.metrics_port is not None
+    if recording:
+        from . import metrics  # only now: prometheus_client reads the metrics directory when first imported
+    # a worker's supervisor has made the schema ready already
+    catalog = Catalog.open(
+        args.db_url,
+        args.warehouse,
+        init=worker is None,
+        snapshot_sync=args.snapshot_sync,
+        txn_timeout=args.txn_timeout,
+        event_format=HiveJsonMessages(),
+        event_ttl=args.event_ttl,
+        token_lifetimes=_token_lifetimes(args),
+        access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
+        filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
+        retry_policy=RetryPolicy(args.db_retry_budget),
+        data_roots=args.data_root,
+        upgrade_schema=args.upgrade_schema,
+        observer=metrics.PrometheusObserver() if recording else IGNORED,
+        iceberg_views=ViewSettings(args.iceberg_views, args.iceberg_view_suffix, args.iceberg_metadata_root),
+        cache_max_bytes=args.cache_max_bytes,
+        max_batch_partitions=args.max_batch_partitions,
+    )
+    sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
+    # with several workers one of them applies pending instants and removes old events: the work is per
+    # database, not per process
+    background: list[_BackgroundTask] = [EventCleaner(catalog)] if not worker else []
+    if args.snapshot_sync == "async" and not worker:
+        background.append(SnapshotSyncer(catalog))
+    # every process: a commit answers without waiting for its Iceberg view, which this process's thread updates
+    background.append(catalog.iceberg_views.updates_in_background())
+    reuse_port = worker is not None
+    try:
+        audit = AuditLog(args.audit_log) if args.audit_log else None
+        limits = _serving_limits(args)
+        ports = 1 if args.no_metaserver else 2
+        limits = replace(limits, max_connections=fit_max_connections(limits.max_connections, ports))
+        on_call = metrics.record_call if recording else None
+        server = make_server(
+            catalog,
+            args.host,
+            args.port,
+            args.transport,
+            args.protocol,
+            reuse_port,
+            tls,
+            audit,
+            sasl,
+            user_names(args),
+            limits,
+            on_call,
+        )
+        hudi_server = (
+            None
+            if args.no_metaserver
+            else make_metaserver(
+                catalog,
+                args.host,
+                args.metaserver_port,
+                reuse_port,
+                tls,
+                audit,
+                limits,
+                on_call,
+                metrics.record_metaserver_commit if recording else lambda: None,
+            )
+        )
+        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+    except OSError as error:  # a port in use: say which, without a traceback
+        catalog.close()
+        return _port_error(args, error)
+    if recording:
+        servers = [server] if hudi_server is None else [server, hudi_server]
+        background.append(metrics.ConnectionGauge(lambda: sum(s.open_connections for s in servers)))
+
+    def _stop(signum, _frame) -> None:
+        log.info("received signal %d, stopping", signum)
+        server.stop()
+        if hudi_server is not None:
+            hudi_server.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    log.info(
+        "catalog database %s, warehouse %s",
+        catalog.store.engine.url.render_as_string(hide_password=True),
+        catalog.warehouse.root,
+    )
+    if hudi_server is not None:
+        threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
+    for task in background:
+        task.start()
+    if ops is not None:
+        ops.start()
+    if ready is not None:
+        ready.set()
+    else:
+        _print_listening(args.host, server.port, None if hudi_server is None else hudi_server.port)
+    server.serve_forever()
+    if ops is not None:
+        ops.stop()
+    for task in background:
+        task.stop()
+    catalog.close()
+    return 0
+
+
+def _print_listening(host: str, port: int, metaserver_port: int | None, workers: int = 1) -> None:
+    if metaserver_port is not None:
+        print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{host}:{metaserver_port}", flush=True)
+    suffix = f" ({workers} worker processes)" if workers > 1 else ""
+    print(f"hudi-metastore listening on thrift://{host}:{port}{suffix}", flush=True)
+
+
+def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> int:
+    """``--workers N``: reserve the ports, create or migrate the schema once, then run N server processes;
+    with ``--metrics-port`` this process serves the workers' metrics and the health probes."""
+    try:
+        reserved = [reserve_port(args.host, args.port)]
+        if not args.no_metaserver:
+            reserved.append(reserve_port(args.host, args.metaserver_port))
+    except OSError as error:
+        return _port_error(args, error)
+    args.port = reserved[0].getsockname()[1]
+    if not args.no_metaserver:
+        args.metaserver_port = reserved[1].getsockname()[1]
+    # schema ready before the workers start
+    catalog = Catalog.open(args.db_url, args.warehouse, upgrade_schema=args.upgrade_schema)
+    try:
+        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+    except OSError as error:
+        catalog.close()
+        return _port_error(args, error)
+    if ops is None:
+        catalog.close()  # kept open only to answer the probes and count locks
+
+    def run_worker(index: int, ready) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):  # not the supervisor's handlers: the worker sets its own
+            signal.signal(signum, signal.SIG_DFL)
+        for sock in reserved:
+            sock.close()
+        sys.exit(_serve_process(args, worker=index, ready=ready))
+
+    pool = WorkerPool(run_worker, args.workers, on_exit=forget_process if ops is not None else lambda pid: None)
+    install_stop_handlers(pool)
+    if not pool.start():
+        return 1
+    if ops is not None:
+        ops.start()
+    _print_listening(args.host, args.port, None if args.no_metaserver else args.metaserver_port, args.workers)
+    code = pool.supervise()
+    if ops is not None:
+        ops.stop()
+        catalog.close()
+    for sock in reserved:
+        sock.close()
+    return code
