@@ -7,15 +7,18 @@ but expires the snapshots of the instants before its earliest retained one, whos
 Each manifest lists files of one Hudi partition: all of them, or, in a partition of more than
 ``MANIFEST_TARGET_FILES`` files, those whose file group id hashes to its bucket. An instant rewrites the
 manifests of the file groups it touched (their files added, superseded or replaced: live files as
-``EXISTING``, the ones it removed as ``DELETED``) and the manifest list; every other manifest is reused by
-path. Nothing of the previous metadata is changed: manifests and manifest lists get new names, and the new
-metadata version is written last.
+``EXISTING``, copied as bytes, the ones it removed as ``DELETED``) and the manifest list's blocks of the
+partitions it touched; every other manifest is reused by path. An instant that only opens new file groups in a
+partition appends a manifest there instead (see :data:`APPENDED_MANIFESTS_MAX`). Nothing of the previous
+metadata is changed: manifests and manifest lists get new names, and the new metadata version is written last.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
+import itertools
 import json
 import logging
 import uuid
@@ -28,16 +31,22 @@ from typing import Any
 from pyarrow import fs as pafs
 
 from ..hudi.file_names import BaseFileName
+from .avro_file import Block
 from .changes import InstantChanges, TableInfo
 from .errors import IcebergViewError, SchemaEvolutionError
+from .manifest_codec import ManifestEntry, entry_header
 from .manifests import (
-    ADDED,
     DELETED,
     EXISTING,
-    data_file,
+    Carried,
+    ListedManifest,
+    ManifestList,
+    added_entry,
+    encode_partition,
     manifest_file,
     read_manifest,
     read_manifest_list,
+    read_manifest_records,
     write_manifest,
     write_manifest_list,
 )
@@ -63,6 +72,15 @@ MANIFEST_TARGET_FILES = 256
 """A partition's files are spread over ``2**level`` manifests by a hash of their file group id, ``level`` the
 smallest that keeps each at about this many files: a commit rewrites the manifests of the file groups it
 touched, a few hundred entries each, however large the partition."""
+APPENDED_MANIFESTS_MAX = 8
+"""An instant that only opens new file groups in a partition (a fast append) writes their entries to a manifest
+of their own, the partition's other manifests untouched; a partition holds at most this many such manifests:
+the next instant that touches it otherwise, or that would add one more, merges them into its bucket manifests
+(as Iceberg's ``commit.manifest-merge.enabled`` with a ``min-count-to-merge``, per partition)."""
+MANIFEST_LIST_SLOTS = 64
+"""The manifest list is written in blocks, one per slot (a hash of a manifest's partition): a commit re-encodes
+the blocks of the partitions it touched and copies the others as they are."""
+_FILE_IDS_SEARCHED = 16
 _NOT_PARQUET = "{ext} base files: the view lists Parquet base files only"
 
 
@@ -91,9 +109,10 @@ class ViewUpdate:
 
 @dataclass
 class _Partition:
-    """One partition's entries while an instant is applied."""
+    """One manifest's entries while an instant is applied: decoded ones, then ones copied as they were."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[ManifestEntry] = field(default_factory=list)
+    carried: Carried = field(default_factory=Carried)
     added_files: int = 0
     deleted_files: int = 0
     added_records: int = 0
@@ -199,75 +218,118 @@ class ViewBuilder:
         schema = self._schema_for(changes.schema, footers.values())
         spec = self._spec_for(schema)
         sequence = int(self._data["last-sequence-number"]) + 1
-        current = self._current_manifests()
         self._fs.create_dir(self._dir, recursive=True)
-        partitions = sorted({p for p, _ in added} | {p for p, ids in changes.replaced_file_ids.items() if ids})
-        written: dict[str, dict[str, Any]] = {}
+        new_files: dict[str, dict[str, Footer]] = {}
+        for (path, name), footer in footers.items():
+            new_files.setdefault(path, {})[name] = footer
+        partitions = sorted(set(new_files) | {p for p, ids in changes.replaced_file_ids.items() if ids})
+        listed = self._current_list()
+        slots = {_slot(_partition_key(path)) for path in partitions}
+        current = {slot: {str(_manifest_key(m.path)): m for m in listed.manifests(slot)} for slot in slots}
+        by_partition: dict[str, dict[str, ListedManifest]] = {}
+        for in_slot in current.values():
+            for key, listed_manifest in in_slot.items():
+                by_partition.setdefault(_ManifestKey.parse(key).partition, {})[key] = listed_manifest
+        written: dict[str, ListedManifest] = {}
         dropped: set[str] = set()
         totals = _Partition()
         changed_partitions = 0
-        by_partition: dict[str, dict[str, dict[str, Any]]] = {}
-        for key, listed in current.items():
-            by_partition.setdefault(_ManifestKey.parse(key).partition, {})[key] = listed
         for path in partitions:
-            new_files = {name: footers[path, name] for p, name in added if p == path}
             mine = by_partition.get(_partition_key(path), {})
-            parts, replaced = self._rewrite_partition(path, mine, new_files, changes, schema, spec, snapshot_id)
+            values = spec.values(path, list(self._table.partition_fields))
+            context = _PartitionContext(path, values, encode_partition(spec, values), schema, spec, snapshot_id)
+            files = new_files.get(path, {})
+            replaced: set[str] = set()
+            if self._appends(path, mine, files, changes):
+                parts = {str(_ManifestKey.appended(_partition_key(path), snapshot_id)): self._added(context, files)}
+            else:
+                parts, replaced = self._rewrite_partition(context, mine, files, changes)
             dropped |= replaced
             changed_partitions += 1 if parts else 0
             for key, part in parts.items():
                 manifest = f"{self._dir}/manifest-{key}-{snapshot_id}-{uuid.uuid4()}.avro"  # never reused
-                length = write_manifest(self._fs, manifest, part.entries, schema, spec)
-                written[key] = manifest_file(manifest, length, spec, part.entries, snapshot_id, sequence)
+                length = write_manifest(self._fs, manifest, part.entries, part.carried, schema, spec)
+                written[key] = manifest_file(
+                    manifest, length, spec, values, part.entries, part.carried, snapshot_id, sequence
+                )
                 self._manifests_written.append(manifest)
                 _accumulate(totals, part)
-        manifests = [
-            m
-            for key, m in current.items()
-            if key not in dropped and key not in written and m["added_files_count"] + m["existing_files_count"] > 0
-        ] + list(written.values())
-        self._add_snapshot(changes, snapshot_id, sequence, manifests, totals, changed_partitions, schema)
+        self._add_snapshot(
+            changes,
+            snapshot_id,
+            sequence,
+            _next_list(listed, current, written, dropped),
+            totals,
+            changed_partitions,
+            schema,
+        )
+
+    @staticmethod
+    def _appends(path: str, mine: dict[str, ListedManifest], files: dict[str, Footer], changes: InstantChanges) -> bool:
+        """Whether the instant's files in partition ``path`` go to a manifest of their own (a fast append): it
+        only opened new file groups there, the partition has manifests already, and fewer than
+        :data:`APPENDED_MANIFESTS_MAX` appended ones."""
+        new_groups = set(changes.new_file_groups.get(path, ()))
+        return (
+            bool(files)
+            and bool(mine)
+            and not changes.replaced_file_ids.get(path)
+            and all(_file_id(name) in new_groups for name in files)
+            and sum(1 for key in mine if _ManifestKey.parse(key).is_appended) < APPENDED_MANIFESTS_MAX
+        )
 
     def _rewrite_partition(
         self,
-        path: str,
-        mine: dict[str, dict[str, Any]],
+        context: _PartitionContext,
+        mine: dict[str, ListedManifest],
         new_files: dict[str, Footer],
         changes: InstantChanges,
-        schema: Schema,
-        spec: PartitionSpec,
-        snapshot_id: int,
     ) -> tuple[dict[str, _Partition], set[str]]:
         """A touched partition's new manifests (by key, those with entries) and the keys of those of its
         current manifests (``mine``) they replace. The partition's files are spread over ``2**level``
         manifests by a hash of their file group id; only the manifests of the file groups the instant touched
-        are rewritten, unless the partition has grown past its level, when all of them are spread anew (once
-        per doubling)."""
+        are rewritten, with the files of the partition's appended manifests merged in, unless the partition has
+        grown past its level, when all of them are spread anew (once per doubling)."""
+        path = context.partition_path
         partition = _partition_key(path)
-        level_now = max((_ManifestKey.parse(key).level for key in mine), default=0)
-        live = sum(m["added_files_count"] + m["existing_files_count"] for m in mine.values())
+        keys = {key: _ManifestKey.parse(key) for key in mine}
+        appended = [key for key, parsed in keys.items() if parsed.is_appended]
+        level_now = max((parsed.level for parsed in keys.values() if not parsed.is_appended), default=0)
+        live = sum(m.live_files for m in mine.values())
         # the files it lists now (a new partition: the ones added), not counting this instant's: a new file
         # that supersedes its group's older version adds none, and telling which do would mean reading all
         level = max(level_now, _level_for(live if mine else len(new_files)))
-        touched = {_file_id(name) or name for name in new_files} | set(changes.replaced_file_ids.get(path, ()))
+        merged = [entry for key in appended for entry in self._live_entries(mine[key], context)]
+        new_ids = {name: _file_id(name) or name for name in new_files}
+        touched = set(new_ids.values()) | set(changes.replaced_file_ids.get(path, ()))
+        touched |= {_file_id(entry.file_path) or entry.file_path for entry in merged}
         if level == level_now:
             buckets = {_bucket(file_id, level) for file_id in touched}
-            previous = [m for key, m in mine.items() if _ManifestKey.parse(key).bucket in buckets]
         else:
             buckets = set(range(1 << level))
-            previous = list(mine.values())
-        entries: dict[int, list[dict[str, Any]]] = {bucket: [] for bucket in buckets}
-        for manifest in previous:
-            for entry in self._live_entries(manifest):
-                file_path = entry["data_file"]["file_path"]
-                entries[_bucket(_file_id(file_path) or file_path, level)].append(entry)
+        replaced = set(appended) | {
+            key
+            for key, parsed in keys.items()
+            if not parsed.is_appended and (parsed.bucket in buckets or level != level_now)
+        }
+        entries: dict[int, list[ManifestEntry]] = {bucket: [] for bucket in buckets}
+        carried: dict[int, list[ListedManifest]] = {bucket: [] for bucket in buckets}
+        for entry in merged:
+            entries[_bucket(_file_id(entry.file_path) or entry.file_path, level)].append(entry)
+        for key in sorted(replaced - set(appended)):
+            if level == level_now:  # its entries stay in its bucket: copied, not decoded
+                carried[keys[key].bucket].append(mine[key])
+                continue
+            for entry in self._live_entries(mine[key], context):
+                entries[_bucket(_file_id(entry.file_path) or entry.file_path, level)].append(entry)
+        added: dict[int, dict[str, Footer]] = {bucket: {} for bucket in buckets}
+        for name, footer in new_files.items():
+            added[_bucket(new_ids[name], level)][name] = footer
         parts: dict[str, _Partition] = {}
         for bucket in sorted(buckets):
-            mine_new = {n: f for n, f in new_files.items() if _bucket(_file_id(n) or n, level) == bucket}
-            part = self._rewrite(path, entries[bucket], mine_new, changes, schema, spec, snapshot_id)
-            if part.entries:
+            part = self._rewrite(context, entries[bucket], carried[bucket], added[bucket], changes)
+            if part.entries or part.carried.records:
                 parts[str(_ManifestKey(partition, level, bucket))] = part
-        replaced = {m_key for m_key in mine if _ManifestKey.parse(m_key).bucket in buckets or level != level_now}
         return parts, replaced
 
     def _parquet_files(self, changes: InstantChanges) -> list[tuple[str, str]]:
@@ -286,62 +348,95 @@ class ViewBuilder:
 
     def _rewrite(
         self,
-        partition_path: str,
-        live: list[dict[str, Any]],
+        context: _PartitionContext,
+        live: list[ManifestEntry],
+        carried_from: list[ListedManifest],
         new_files: dict[str, Footer],
         changes: InstantChanges,
-        schema: Schema,
-        spec: PartitionSpec,
-        snapshot_id: int,
     ) -> _Partition:
-        """A manifest's entries: the files added, the ``live`` ones kept, the ones removed deleted."""
-        part = _Partition()
-        new_paths = {self._file_path(partition_path, name) for name in new_files}
-        removed_ids = set(changes.replaced_file_ids.get(partition_path, ())) | {_file_id(n) for n in new_files}
+        """A manifest's entries: the files added, the ``live`` ones and those of the manifests ``carried_from``
+        kept, the ones removed deleted."""
+        path_of = context.partition_path
+        new_paths = {self._file_path(path_of, name) for name in new_files}
+        removed_ids = set(changes.replaced_file_ids.get(path_of, ())) | {_file_id(n) for n in new_files}
+        part = self._added(context, new_files)
+        for manifest in carried_from:
+            live.extend(self._carry(manifest, context, removed_ids, part.carried))
         for entry in live:
-            path = entry["data_file"]["file_path"]
-            if path in new_paths:
+            if not _may_have_file_id(entry.file_path, removed_ids):
+                part.entries.append(entry)
+                continue
+            if entry.file_path in new_paths:
                 continue  # written again by this instant: the new entry replaces it
-            if _file_id(path) in removed_ids:
-                entry.update(status=DELETED, snapshot_id=snapshot_id)
+            if _file_id(entry.file_path) in removed_ids:
+                entry.status = DELETED
+                entry.snapshot_id = context.snapshot_id
                 part.deleted_files += 1
-                part.deleted_records += entry["data_file"]["record_count"]
-                part.removed_size += entry["data_file"]["file_size_in_bytes"]
+                part.deleted_records += entry.record_count
+                part.removed_size += entry.file_size
             part.entries.append(entry)
-        values = spec.values(partition_path, list(self._table.partition_fields))
+        return part
+
+    def _carry(
+        self, manifest: ListedManifest, context: _PartitionContext, removed_ids: set[str | None], carried: Carried
+    ) -> list[ManifestEntry]:
+        """Copy the live entries of ``manifest`` into ``carried`` as ``EXISTING``, their inherited ids and
+        sequence numbers explicit, without decoding them; returns, decoded, those that may be of a file group in
+        ``removed_ids`` (the caller decides what becomes of them)."""
+        counts = manifest.counts
+        files = counts.added_files_count + counts.existing_files_count
+        rows = counts.added_rows_count + counts.existing_rows_count
+        decoder, records = read_manifest_records(self._fs, manifest.path, context.spec, context.partition)
+        few = None not in removed_ids and len(removed_ids) <= _FILE_IDS_SEARCHED
+        suspects = _records_naming(records, removed_ids) if few else None
+        decoded = []
+        fields_before, header, unchanged = None, b"", False
+        for index, raw in enumerate(records):
+            fields, end = decoder.header(raw)
+            if fields[0] == DELETED:
+                continue
+            if suspects is not None:
+                suspect = index in suspects
+            else:
+                suspect = _may_have_file_id(decoder.file_path(raw, end), removed_ids)
+            if suspect:
+                entry = _existing(decoder.decode(raw), counts.sequence_number, counts.added_snapshot_id)
+                decoded.append(entry)
+                files -= 1
+                rows -= entry.record_count
+                continue
+            if fields is not fields_before:
+                _, snapshot_id, sequence, file_sequence = fields_before = fields
+                header = entry_header(
+                    EXISTING,
+                    counts.added_snapshot_id if snapshot_id is None else snapshot_id,
+                    counts.sequence_number if sequence is None else sequence,
+                    counts.sequence_number if file_sequence is None else file_sequence,
+                )
+                unchanged = header == raw[:end]
+            carried.records.append(raw if unchanged else header + raw[end:])
+        carried.add(files, rows, counts.min_sequence_number)
+        return decoded
+
+    def _added(self, context: _PartitionContext, new_files: dict[str, Footer]) -> _Partition:
+        """The ``ADDED`` entries of a partition's new files, in name order."""
+        part = _Partition()
         for footer in (new_files[name] for name in sorted(new_files)):
-            record = data_file(footer.path, values, footer, column_metrics(footer, schema))
-            part.entries.insert(
-                part.added_files,
-                {
-                    "status": ADDED,
-                    "snapshot_id": snapshot_id,
-                    "sequence_number": None,
-                    "file_sequence_number": None,
-                    "data_file": record,
-                },
-            )
+            metrics = column_metrics(footer, context.schema)
+            part.entries.append(added_entry(footer.path, context.partition, footer, metrics, context.snapshot_id))
             part.added_files += 1
             part.added_records += footer.record_count
             part.added_size += footer.file_size
         return part
 
-    def _live_entries(self, manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
+    def _live_entries(self, manifest: ListedManifest, context: _PartitionContext) -> list[ManifestEntry]:
         """A reused manifest's live entries as ``EXISTING``, their inherited ids and sequence numbers explicit."""
-        if manifest is None:
-            return []
-        entries = []
-        for entry in read_manifest(self._fs, manifest["manifest_path"]):
-            if entry["status"] == DELETED:
-                continue
-            for key in ("sequence_number", "file_sequence_number"):
-                if entry[key] is None:
-                    entry[key] = manifest["sequence_number"]
-            if entry["snapshot_id"] is None:
-                entry["snapshot_id"] = manifest["added_snapshot_id"]
-            entry["status"] = EXISTING
-            entries.append(entry)
-        return entries
+        counts = manifest.counts
+        return [
+            _existing(entry, counts.sequence_number, counts.added_snapshot_id)
+            for entry in read_manifest(self._fs, manifest.path, context.spec, context.partition)
+            if entry.status != DELETED
+        ]
 
     # -- schema and spec ---------------------------------------------------------------------------------
 
@@ -398,13 +493,14 @@ class ViewBuilder:
 
     # -- snapshots ---------------------------------------------------------------------------------------
 
-    def _current_manifests(self) -> dict[str, dict[str, Any]]:
-        """The current snapshot's manifests by partition key (in the manifest's name)."""
+    def _current_list(self) -> ManifestList:
+        """The current snapshot's manifest list (empty when there is none)."""
         snapshot = self._snapshot(self._data["current-snapshot-id"])
         if snapshot is None:
-            return {}
-        manifests = read_manifest_list(self._fs, snapshot["manifest-list"])
-        return {m["manifest_path"].rsplit("/", 1)[-1].split("-")[1]: m for m in manifests}
+            return ManifestList({}, None)
+        return read_manifest_list(
+            self._fs, snapshot["manifest-list"], lambda path: _slot(_manifest_key(path).partition)
+        )
 
     def _snapshot(self, snapshot_id: int) -> dict[str, Any] | None:
         return next((s for s in self._data["snapshots"] if s["snapshot-id"] == snapshot_id), None)
@@ -414,7 +510,7 @@ class ViewBuilder:
         changes: InstantChanges,
         snapshot_id: int,
         sequence: int,
-        manifests: list[dict[str, Any]],
+        manifests: ManifestList,
         totals: _Partition,
         changed_partitions: int,
         schema: Schema,
@@ -567,19 +663,73 @@ def _summary(
 @dataclass(frozen=True)
 class _ManifestKey:
     """Which files a manifest lists, written into its name: a partition's (by a hash of its path), those of
-    its file groups whose id hashes to ``bucket`` among ``2**level``."""
+    its file groups whose id hashes to ``bucket`` among ``2**level``; or, for a manifest appended by snapshot
+    ``appended_by``, the file groups that snapshot opened in the partition."""
 
     partition: str
     level: int
     bucket: int
+    appended_by: int | None = None
+
+    @classmethod
+    def appended(cls, partition: str, snapshot_id: int) -> _ManifestKey:
+        return cls(partition, 0, 0, snapshot_id)
+
+    @property
+    def is_appended(self) -> bool:
+        return self.appended_by is not None
 
     def __str__(self) -> str:
+        if self.appended_by is not None:
+            return f"{self.partition}.a.{self.appended_by}"
         return f"{self.partition}.{self.level}.{self.bucket}"
 
     @classmethod
     def parse(cls, key: str) -> _ManifestKey:
         partition, level, bucket = key.split(".")
+        if level == "a":
+            return cls.appended(partition, int(bucket))
         return cls(partition, int(level), int(bucket))
+
+
+def _manifest_key(path: str) -> _ManifestKey:
+    """The key in a manifest's name (``manifest-<key>-<snapshot id>-<uuid>.avro``)."""
+    return _ManifestKey.parse(path.rsplit("/", 1)[-1].split("-")[1])
+
+
+def _slot(partition_key: str) -> int:
+    """The manifest list block of a partition's manifests."""
+    return int(partition_key[:8], 16) % MANIFEST_LIST_SLOTS
+
+
+@dataclass(frozen=True)
+class _PartitionContext:
+    """What the manifests of one partition touched by an instant are written with."""
+
+    partition_path: str
+    values: dict[str, Any]
+    partition: bytes
+    schema: Schema
+    spec: PartitionSpec
+    snapshot_id: int
+
+
+def _next_list(
+    listed: ManifestList,
+    current: dict[int, dict[str, ListedManifest]],
+    written: dict[str, ListedManifest],
+    dropped: set[str],
+) -> ManifestList:
+    """The new snapshot's manifest list: the blocks of the touched slots (``current``) re-encoded without the
+    manifests ``dropped`` or left with no live file, with those ``written``; every other block as it was."""
+    blocks = dict(listed.blocks)
+    new_by_slot: dict[int, list[ListedManifest]] = {}
+    for key, manifest in written.items():
+        new_by_slot.setdefault(_slot(_ManifestKey.parse(key).partition), []).append(manifest)
+    for slot, manifests in current.items():
+        kept = [m for key, m in manifests.items() if key not in dropped and key not in written and m.live_files]
+        blocks[slot] = Block.encode([m.raw for m in kept + new_by_slot.get(slot, [])])
+    return ManifestList(blocks, listed.sync)
 
 
 def _level_for(files: int) -> int:
@@ -602,6 +752,42 @@ def _bucket(file_id: str, level: int) -> int:
 def _partition_key(partition_path: str) -> str:
     """The key of a partition's manifests (in their names): a hash, since paths hold ``/`` and ``=``."""
     return hashlib.sha1(partition_path.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+
+
+def _existing(entry: ManifestEntry, sequence_number: int, snapshot_id: int) -> ManifestEntry:
+    """A live entry carried into a new manifest: ``EXISTING``, with the sequence numbers and snapshot id it
+    inherited from its manifest made explicit."""
+    if entry.sequence_number is None:
+        entry.sequence_number = sequence_number
+    if entry.file_sequence_number is None:
+        entry.file_sequence_number = sequence_number
+    if entry.snapshot_id is None:
+        entry.snapshot_id = snapshot_id
+    entry.status = EXISTING
+    return entry
+
+
+def _records_naming(records: list[bytes], file_ids: set[str | None]) -> set[int]:
+    """The indexes of the encoded entries whose bytes hold ``/<file id>_`` for one of ``file_ids``: every entry
+    whose path is of one of them, and perhaps a few others (the caller checks the decoded path). One search of
+    the manifest's bytes per file id, rather than one per entry."""
+    data = b"".join(records)
+    starts = list(itertools.accumulate((len(raw) for raw in records), initial=0))
+    found = set()
+    for file_id in file_ids:
+        pattern = f"/{file_id}_".encode()
+        pos = data.find(pattern)
+        while pos != -1:
+            found.add(bisect.bisect_right(starts, pos) - 1)
+            pos = data.find(pattern, pos + 1)
+    return found
+
+
+def _may_have_file_id(path: str, file_ids: set[str | None]) -> bool:
+    """Whether the file at ``path`` may be of one of ``file_ids``: a file id has no ``_``, so a base file's id is
+    the text of its name before the first ``_`` (cheaper to test than parsing the name)."""
+    name = path[path.rfind("/") + 1 :]
+    return name[: name.find("_")] in file_ids or name in file_ids
 
 
 def _file_id(path: str) -> str | None:

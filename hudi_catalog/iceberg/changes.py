@@ -43,6 +43,9 @@ class InstantChanges:
         added_base_files: partition path -> names of the base files it wrote (a file of a file group the view
             already lists supersedes that group's older version).
         replaced_file_ids: partition path -> ids of the file groups it replaced (insert overwrite, clustering).
+        new_file_groups: partition path -> ids of the file groups its base files opened (Hudi's ``prevCommit``
+            is ``null``): the view lists no older file of theirs, so a partition where the instant only opened
+            file groups takes them as a fast append. A file group left out is treated as possibly existing.
         schema: the writer's Avro schema (JSON text), if the instant recorded one.
         operation: Hudi's operation type (``upsert``, ``insert_overwrite``, ``cluster``, ...), if recorded.
         earliest_retained: a clean: the earliest instant whose files the clean kept; snapshots of earlier
@@ -55,6 +58,7 @@ class InstantChanges:
     completion_time: str
     added_base_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     replaced_file_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    new_file_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     schema: str | None = None
     operation: str | None = None
     earliest_retained: str | None = None

@@ -59,18 +59,22 @@ def instant_changes(instant: InstantFile, metadata: InstantMetadata) -> InstantC
     completion = instant.completion_time or instant.requested_time
     if isinstance(metadata, CommitMetadata) and instant.action.writes_data:
         added: dict[str, list[str]] = {}
+        opened: dict[str, list[str]] = {}
         logs = 0
         for stat in metadata.write_stats:
             if stat.is_log:
                 logs += 1
-            elif BaseFileName.try_parse(stat.file_name) is not None:
+            elif (name := BaseFileName.try_parse(stat.file_name)) is not None:
                 added.setdefault(stat.partition_path, []).append(stat.file_name)
+                if stat.prev_commit is None:
+                    opened.setdefault(stat.partition_path, []).append(name.file_id)
         return InstantChanges(
             instant_time=instant.requested_time,
             action=instant.action.value,
             completion_time=completion,
             added_base_files={p: tuple(names) for p, names in added.items()},
             replaced_file_ids={p: tuple(ids) for p, ids in metadata.replaced_file_ids.items() if ids},
+            new_file_groups={p: tuple(ids) for p, ids in opened.items()},
             schema=metadata.schema,
             operation=metadata.operation_type,
             skipped={LOG_FILES_SKIPPED: logs} if logs else {},

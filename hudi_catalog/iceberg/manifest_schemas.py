@@ -40,9 +40,9 @@ def partition_record(spec: PartitionSpec) -> dict[str, Any]:
     }
 
 
-def manifest_entry_schema(spec: PartitionSpec) -> dict[str, Any]:
-    """``manifest_entry`` with its ``data_file`` (``r2``) for files of ``spec``."""
-    data_file = {
+def data_file_schema(spec: PartitionSpec) -> dict[str, Any]:
+    """``data_file`` (``r2``) for files of ``spec``."""
+    return {
         "type": "record",
         "name": "r2",
         "fields": [
@@ -64,6 +64,10 @@ def manifest_entry_schema(spec: PartitionSpec) -> dict[str, Any]:
             _field("sort_order_id", 140, "int", optional=True),
         ],
     }
+
+
+def manifest_entry_schema(spec: PartitionSpec) -> dict[str, Any]:
+    """``manifest_entry`` with its ``data_file`` (``r2``) for files of ``spec``."""
     return {
         "type": "record",
         "name": "manifest_entry",
@@ -72,7 +76,7 @@ def manifest_entry_schema(spec: PartitionSpec) -> dict[str, Any]:
             _field("snapshot_id", 1, "long", optional=True),
             _field("sequence_number", 3, "long", optional=True),
             _field("file_sequence_number", 4, "long", optional=True),
-            _field("data_file", 2, data_file),
+            _field("data_file", 2, data_file_schema(spec)),
         ],
     }
 

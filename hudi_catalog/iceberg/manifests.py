@@ -1,9 +1,11 @@
-"""Manifests and manifest lists: Avro files written and read with fastavro.
+"""Manifests and manifest lists: Avro files the view writes record by record (``manifest_codec.py``) into
+containers of its own (``avro_file.py``), so that a commit copies what it does not change as bytes.
 
-A manifest holds the entries of one Hudi partition's data files (the view keeps one manifest per partition);
-its Avro file metadata carries the table schema, the partition spec, the format version and the content
-(``data``). Entries are Avro records as fastavro writes and reads them; partition values are kept in
-Iceberg's physical form (days, microseconds), whatever the Avro reader turned them into.
+A manifest holds entries of one Hudi partition's data files; its Avro file metadata carries the table schema,
+the partition spec, the format version and the content (``data``). A manifest list is written in blocks, one
+per *slot* (a hash of the partition a manifest lists, chosen by the caller): a commit inflates and re-encodes
+the blocks of the slots it touched and copies the others still compressed. Files the view did not write (or
+wrote before it kept record lengths) are read with fastavro and re-encoded once.
 """
 
 from __future__ import annotations
@@ -11,15 +13,28 @@ from __future__ import annotations
 import functools
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
 import fastavro
 from pyarrow import fs as pafs
 
+from .avro_file import Block, read_container, write_container
 from .errors import ViewMetadataError
-from .manifest_schemas import MANIFEST_FILE_SCHEMA, manifest_entry_schema
+from .manifest_codec import (
+    EntryDecoder,
+    ManifestCounts,
+    ManifestEntry,
+    decode_manifest_counts,
+    encode_data_file,
+    encode_entry,
+    encode_manifest_file,
+    encode_record,
+    manifest_path,
+)
+from .manifest_schemas import MANIFEST_FILE_SCHEMA, data_file_schema, manifest_entry_schema, partition_record
 from .parquet_footer import ColumnMetrics, Footer
 from .partitions import PartitionSpec
 from .schema import Schema
@@ -28,36 +43,44 @@ from .serialization import to_bytes
 EXISTING, ADDED, DELETED = 0, 1, 2
 """``manifest_entry.status``."""
 FORMAT_VERSION = "2"
-_CODEC = "deflate"
+SLOTS_KEY = "hudi.manifest-list-slots"
+"""Manifest list header key: the slot of each block, in file order, comma-separated."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def data_file(path: str, partition: dict[str, Any], footer: Footer, metrics: ColumnMetrics) -> dict[str, Any]:
-    """The ``data_file`` record of a Parquet base file."""
-    return {
-        "content": 0,
-        "file_path": path,
-        "file_format": "PARQUET",
-        "partition": partition,
-        "record_count": footer.record_count,
-        "file_size_in_bytes": footer.file_size,
-        "column_sizes": _int_map(metrics.column_sizes),
-        "value_counts": _int_map(metrics.value_counts),
-        "null_value_counts": _int_map(metrics.null_value_counts),
-        "nan_value_counts": None,
-        "lower_bounds": _int_map(metrics.lower_bounds),
-        "upper_bounds": _int_map(metrics.upper_bounds),
-        "key_metadata": None,
-        "split_offsets": footer.split_offsets(),
-        "equality_ids": None,
-        "sort_order_id": None,
-    }
+def encode_partition(spec: PartitionSpec, values: dict[str, Any]) -> bytes:
+    """The ``partition`` record (``r102``) of a file with partition ``values`` (physical form)."""
+    return encode_record(values, _parsed(json.dumps(partition_record(spec), sort_keys=True)))
+
+
+def added_entry(path: str, partition: bytes, footer: Footer, metrics: ColumnMetrics, snapshot_id: int) -> ManifestEntry:
+    """The ``ADDED`` entry of a Parquet base file (its sequence numbers inherited from the manifest)."""
+    record = encode_data_file(
+        path,
+        partition,
+        footer.record_count,
+        footer.file_size,
+        (
+            metrics.column_sizes,
+            metrics.value_counts,
+            metrics.null_value_counts,
+            metrics.lower_bounds,
+            metrics.upper_bounds,
+        ),
+        footer.split_offsets(),
+    )
+    return ManifestEntry(ADDED, snapshot_id, None, None, path, footer.record_count, footer.file_size, record)
 
 
 def write_manifest(
-    fs: pafs.FileSystem, path: str, entries: list[dict[str, Any]], schema: Schema, spec: PartitionSpec
+    fs: pafs.FileSystem,
+    path: str,
+    entries: Sequence[ManifestEntry],
+    carried: Carried,
+    schema: Schema,
+    spec: PartitionSpec,
 ) -> int:
-    """Write a data manifest; returns its length in bytes."""
+    """Write a data manifest of ``entries`` then the ``carried`` ones; returns its length in bytes."""
     metadata = {
         "schema": json.dumps(schema.to_json()),
         "schema-id": str(schema.schema_id),
@@ -66,88 +89,182 @@ def write_manifest(
         "format-version": FORMAT_VERSION,
         "content": "data",
     }
-    return _write(fs, path, manifest_entry_schema(spec), entries, metadata)
+    block = Block.encode([encode_entry(entry) for entry in entries] + carried.records)
+    return _write(fs, path, write_container(_schema_json(manifest_entry_schema(spec)), metadata, [block]))
 
 
-def read_manifest(fs: pafs.FileSystem, path: str) -> list[dict[str, Any]]:
-    """The entries of a manifest, partition values in physical form.
+def read_manifest(fs: pafs.FileSystem, path: str, spec: PartitionSpec, partition: bytes) -> list[ManifestEntry]:
+    """The entries of a manifest of one partition (``partition``: its encoded record).
 
     Raises:
         ViewMetadataError: the manifest is missing or not an Avro file.
     """
-    entries = _read(fs, path)
-    for entry in entries:
-        partition = entry["data_file"]["partition"]
-        for name, value in partition.items():
-            partition[name] = _physical(value)
-    return entries
+    decoder, records = read_manifest_records(fs, path, spec, partition)
+    return [decoder.decode(raw) for raw in records]
+
+
+def read_manifest_records(
+    fs: pafs.FileSystem, path: str, spec: PartitionSpec, partition: bytes
+) -> tuple[EntryDecoder, list[bytes]]:
+    """The entries of a manifest of one partition as encoded records, and a decoder for them.
+
+    Raises:
+        ViewMetadataError: the manifest is missing or not an Avro file.
+    """
+    data = _read(fs, path)
+    container = read_container(data)
+    partition_schema = _parsed(json.dumps(partition_record(spec), sort_keys=True))
+    decoder = EntryDecoder(partition, partition_schema)
+    if container.blocks is None:
+        return decoder, [encode_entry(_entry_from_dict(record, spec)) for record in _decoded(path, data)]
+    return decoder, [raw for block in container.blocks for raw in block.records()]
+
+
+@dataclass
+class Carried:
+    """Live entries copied into a rewritten manifest as they were encoded (only their header made explicit),
+    with what its manifest list entry needs of them: they are not decoded."""
+
+    records: list[bytes] = field(default_factory=list)
+    files: int = 0
+    rows: int = 0
+    min_sequence_number: int | None = None
+
+    def add(self, files: int, rows: int, min_sequence_number: int) -> None:
+        self.files += files
+        self.rows += rows
+        if self.min_sequence_number is None or min_sequence_number < self.min_sequence_number:
+            self.min_sequence_number = min_sequence_number
+
+
+class ListedManifest:
+    """One manifest of a manifest list: its ``manifest_file`` record as bytes, decoded when asked."""
+
+    __slots__ = ("raw", "_path", "_counts")
+
+    def __init__(self, raw: bytes, counts: ManifestCounts | None = None) -> None:
+        self.raw = raw
+        self._path: str | None = counts.manifest_path if counts is not None else None
+        self._counts = counts
+
+    @property
+    def path(self) -> str:
+        if self._path is None:
+            self._path = manifest_path(self.raw)
+        return self._path
+
+    @property
+    def counts(self) -> ManifestCounts:
+        if self._counts is None:
+            self._counts = decode_manifest_counts(self.raw)
+        return self._counts
+
+    @property
+    def live_files(self) -> int:
+        return self.counts.added_files_count + self.counts.existing_files_count
 
 
 def manifest_file(
     path: str,
     length: int,
     spec: PartitionSpec,
-    entries: list[dict[str, Any]],
+    partition: dict[str, Any],
+    entries: Iterable[ManifestEntry],
+    carried: Carried,
     snapshot_id: int,
     sequence_number: int,
-) -> dict[str, Any]:
-    """The manifest list's entry of a manifest this snapshot wrote."""
+) -> ListedManifest:
+    """The manifest list's entry of a manifest this snapshot wrote, its files all in ``partition``."""
     counts = {status: [0, 0] for status in (EXISTING, ADDED, DELETED)}
+    counts[EXISTING] = [carried.files, carried.rows]
+    live = [] if carried.min_sequence_number is None else [carried.min_sequence_number]
     for entry in entries:
-        counts[entry["status"]][0] += 1
-        counts[entry["status"]][1] += entry["data_file"]["record_count"]
-    live = [e["sequence_number"] for e in entries if e["status"] != DELETED]
-    return {
-        "manifest_path": path,
-        "manifest_length": length,
-        "partition_spec_id": spec.spec_id,
-        "content": 0,
-        "sequence_number": sequence_number,
-        "min_sequence_number": min((s if s is not None else sequence_number for s in live), default=sequence_number),
-        "added_snapshot_id": snapshot_id,
-        "added_files_count": counts[ADDED][0],
-        "existing_files_count": counts[EXISTING][0],
-        "deleted_files_count": counts[DELETED][0],
-        "added_rows_count": counts[ADDED][1],
-        "existing_rows_count": counts[EXISTING][1],
-        "deleted_rows_count": counts[DELETED][1],
-        "partitions": _field_summaries(spec, (e["data_file"]["partition"] for e in entries)),
-        "key_metadata": None,
-    }
+        counts[entry.status][0] += 1
+        counts[entry.status][1] += entry.record_count
+        if entry.status != DELETED:
+            live.append(entry.sequence_number if entry.sequence_number is not None else sequence_number)
+    record = ManifestCounts(
+        manifest_path=path,
+        manifest_length=length,
+        partition_spec_id=spec.spec_id,
+        content=0,
+        sequence_number=sequence_number,
+        min_sequence_number=min(live, default=sequence_number),
+        added_snapshot_id=snapshot_id,
+        added_files_count=counts[ADDED][0],
+        existing_files_count=counts[EXISTING][0],
+        deleted_files_count=counts[DELETED][0],
+        added_rows_count=counts[ADDED][1],
+        existing_rows_count=counts[EXISTING][1],
+        deleted_rows_count=counts[DELETED][1],
+    )
+    return ListedManifest(encode_manifest_file(record, _field_summaries(spec, [partition])), record)
+
+
+class ManifestList:
+    """A manifest list as read: its blocks by slot, each split into its manifests only when asked.
+
+    Args:
+        blocks: slot -> the block of the manifests of that slot.
+        sync: the file's sync marker (a list derived from this one reuses it, to copy its blocks).
+    """
+
+    def __init__(self, blocks: dict[int, Block], sync: bytes | None) -> None:
+        self.blocks = blocks
+        self.sync = sync
+
+    def manifests(self, slot: int) -> list[ListedManifest]:
+        block = self.blocks.get(slot)
+        return [ListedManifest(raw) for raw in block.records()] if block is not None else []
 
 
 def write_manifest_list(
     fs: pafs.FileSystem,
     path: str,
-    manifests: list[dict[str, Any]],
+    manifests: ManifestList,
     snapshot_id: int,
     parent_id: int | None,
     sequence_number: int,
 ) -> None:
-    """Write a snapshot's manifest list."""
+    """Write a snapshot's manifest list: ``manifests``' blocks in slot order, sharing its sync marker."""
+    slots = sorted(slot for slot, block in manifests.blocks.items() if block.count)
     metadata = {
         "snapshot-id": str(snapshot_id),
         "parent-snapshot-id": "null" if parent_id is None else str(parent_id),
         "sequence-number": str(sequence_number),
         "format-version": FORMAT_VERSION,
+        SLOTS_KEY: ",".join(str(slot) for slot in slots),
     }
-    _write(fs, path, MANIFEST_FILE_SCHEMA, manifests, metadata)
+    blocks = [manifests.blocks[slot] for slot in slots]
+    _write(fs, path, write_container(_schema_json(MANIFEST_FILE_SCHEMA), metadata, blocks, manifests.sync))
 
 
-def read_manifest_list(fs: pafs.FileSystem, path: str) -> list[dict[str, Any]]:
-    """The entries of a manifest list.
+def read_manifest_list(fs: pafs.FileSystem, path: str, slot_of: Callable[[str], int]) -> ManifestList:
+    """A manifest list; ``slot_of`` gives a manifest's slot from its path (for lists the view did not write in
+    slots).
 
     Raises:
         ViewMetadataError: the manifest list is missing or not an Avro file.
     """
-    return _read(fs, path)
+    data = _read(fs, path)
+    container = read_container(data)
+    slots_text = container.metadata.get(SLOTS_KEY)
+    if container.blocks is not None and slots_text is not None:
+        slots = [int(slot) for slot in slots_text.split(",")] if slots_text else []
+        if len(slots) != len(container.blocks):
+            raise ViewMetadataError(f"{path}: its slots do not match its blocks")
+        return ManifestList(dict(zip(slots, container.blocks)), container.sync)
+    schema = _parsed(_schema_json(MANIFEST_FILE_SCHEMA))
+    by_slot: dict[int, list[bytes]] = {}
+    for record in _decoded(path, data):
+        by_slot.setdefault(slot_of(record["manifest_path"]), []).append(encode_record(record, schema))
+    return ManifestList({slot: Block.encode(raws) for slot, raws in by_slot.items()}, None)
 
 
-def _int_map(values: dict[int, Any]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": value} for key, value in sorted(values.items())]
-
-
-def _field_summaries(spec: PartitionSpec, partitions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _field_summaries(
+    spec: PartitionSpec, partitions: Iterable[dict[str, Any]]
+) -> list[tuple[bool, bool, bytes | None, bytes | None]]:
+    """Each partition field's (contains null, contains NaN, lower bound, upper bound) over ``partitions``."""
     values: dict[str, list[Any]] = {f.name: [] for f in spec.fields}
     for partition in partitions:
         for name in values:
@@ -159,14 +276,30 @@ def _field_summaries(spec: PartitionSpec, partitions: Iterable[dict[str, Any]]) 
         nans = [v for v in present if floating and v != v]
         ordered = [v for v in present if not (floating and v != v)]
         summaries.append(
-            {
-                "contains_null": len(present) < len(values[f.name]),
-                "contains_nan": bool(nans),
-                "lower_bound": to_bytes(f.source_type, min(ordered)) if ordered else None,
-                "upper_bound": to_bytes(f.source_type, max(ordered)) if ordered else None,
-            }
+            (
+                len(present) < len(values[f.name]),
+                bool(nans),
+                to_bytes(f.source_type, min(ordered)) if ordered else None,
+                to_bytes(f.source_type, max(ordered)) if ordered else None,
+            )
         )
     return summaries
+
+
+def _entry_from_dict(record: dict[str, Any], spec: PartitionSpec) -> ManifestEntry:
+    """An entry read by fastavro, its ``data_file`` re-encoded (partition values back in physical form)."""
+    data = record["data_file"]
+    data["partition"] = {name: _physical(value) for name, value in data["partition"].items()}
+    return ManifestEntry(
+        record["status"],
+        record["snapshot_id"],
+        record["sequence_number"],
+        record["file_sequence_number"],
+        data["file_path"],
+        data["record_count"],
+        data["file_size_in_bytes"],
+        encode_record(data, _parsed(json.dumps(data_file_schema(spec), sort_keys=True))),
+    )
 
 
 def _physical(value: Any) -> Any:
@@ -179,29 +312,37 @@ def _physical(value: Any) -> Any:
     return value
 
 
+def _schema_json(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True)
+
+
 @functools.lru_cache(maxsize=64)
 def _parsed(schema_json: str) -> Any:
-    """A manifest or manifest list schema parsed for fastavro (parsing costs more than writing a small
-    manifest; the schemas repeat for every manifest of a partition spec)."""
+    """A schema parsed for fastavro (parsing costs more than encoding a few records; schemas repeat)."""
     return fastavro.parse_schema(json.loads(schema_json))
 
 
-def _write(
-    fs: pafs.FileSystem, path: str, schema: dict[str, Any], records: list[dict[str, Any]], metadata: dict[str, str]
-) -> int:
-    buffer = io.BytesIO()
-    fastavro.writer(buffer, _parsed(json.dumps(schema, sort_keys=True)), records, codec=_CODEC, metadata=metadata)
-    data = buffer.getvalue()
+def _write(fs: pafs.FileSystem, path: str, data: bytes) -> int:
     with fs.open_output_stream(path) as out:
         out.write(data)
     return len(data)
 
 
-def _read(fs: pafs.FileSystem, path: str) -> list[dict[str, Any]]:
+def _read(fs: pafs.FileSystem, path: str) -> bytes:
     try:
         with fs.open_input_stream(path) as stream:
-            return [record for record in fastavro.reader(io.BytesIO(stream.read())) if isinstance(record, dict)]
+            return stream.read()
     except FileNotFoundError as e:
         raise ViewMetadataError(f"{path} not found") from e
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        raise ViewMetadataError(f"cannot read {path}: {e}") from e
+
+
+def _decoded(path: str, data: bytes) -> list[dict[str, Any]]:
+    """The records of the Avro file ``path`` (its bytes: ``data``), decoded by fastavro (files the view did not
+    write in its own way)."""
+    try:
+        reader = fastavro.reader(io.BytesIO(data))
+        return [record for record in reader if isinstance(record, dict)]
+    except ValueError as e:
         raise ViewMetadataError(f"cannot read {path}: {e}") from e

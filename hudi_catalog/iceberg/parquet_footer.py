@@ -16,6 +16,7 @@ footer cannot be trusted to give them:
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,9 +69,7 @@ class Footer:
         for index in range(self.metadata.num_columns):
             column = self.metadata.schema.column(index)
             if "." not in column.path and column.max_repetition_level == 0:
-                stored = _stored_type(
-                    column.physical_type, json.loads(column.logical_type.to_json()), column.length or 0
-                )
+                stored = _stored_type(column.physical_type, _logical(column.logical_type.to_json()), column.length or 0)
                 if stored is not None:
                     types[column.path] = stored
         return types
@@ -158,7 +157,7 @@ class _Bounds:
         if not stats.has_min_max:
             self.usable = stats.null_count == chunk.num_values  # all null: no values to bound
             return
-        logical = json.loads(stats.logical_type.to_json())
+        logical = _logical(stats.logical_type.to_json())
         low = _physical(self.iceberg_type, stats.physical_type, logical, stats.min_raw)
         high = _physical(self.iceberg_type, stats.physical_type, logical, stats.max_raw)
         if low is None or high is None:
@@ -175,6 +174,12 @@ class _Bounds:
             to_bytes(self.iceberg_type, truncate_lower(self.iceberg_type, self.lower)),
             None if upper is None else to_bytes(self.iceberg_type, upper),
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _logical(text: str) -> dict[str, Any]:
+    """A Parquet logical type's JSON, parsed (a file's columns repeat a few; callers do not change it)."""
+    return json.loads(text)
 
 
 def _physical(iceberg_type: str, physical: str, logical: dict[str, Any], raw: Any) -> Any:
