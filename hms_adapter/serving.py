@@ -19,10 +19,10 @@ from typing import Protocol
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.catalog import EventCleaner, SnapshotSyncer
+from hudi_catalog.delegation_tokens import TokenLifetimes
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
-from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from hudi_catalog.services.iceberg_views import ViewSettings
 
 from .audit import AuditLog

@@ -21,9 +21,12 @@ from typing import TypeVar
 
 from . import config
 from .authorization import AccessPolicy
+from .delegation_tokens import TokenLifetimes
 from .events import EventFormat
 from .observability import IGNORED, CatalogObserver
 from .pruning.parse import FilterLimits
+from .read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
+from .read_cache import CacheMemory
 from .retries import RetryPolicy, run_retrying
 from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
@@ -31,7 +34,7 @@ from .services.column_stats import ColumnStatsService
 from .services.constraints import ConstraintService
 from .services.context import ServiceContext
 from .services.databases import DatabaseService
-from .services.delegation_tokens import DelegationTokenService, TokenLifetimes
+from .services.delegation_tokens import DelegationTokenService
 from .services.event_log import EventLog
 from .services.events import EventService
 from .services.functions import FunctionService
@@ -39,8 +42,6 @@ from .services.hive_sync_follow import HiveSyncFollower
 from .services.iceberg_views import IcebergViewService, ViewSettings
 from .services.locks import LockService
 from .services.partitions import PartitionService
-from .services.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
-from .services.read_cache import CacheMemory
 from .services.schema import SchemaService
 from .services.snapshot import SnapshotService
 from .services.tables import TableService

@@ -5,7 +5,8 @@ written as a ``Writable``: a version byte (0), the owner, renewer and real user 
 length, then UTF-8), the issue and maximum dates (milliseconds) as variable-length longs, the sequence number
 and the master key id as variable-length ints. The password is the HMAC-SHA1 of the identifier's bytes under
 the master key. A token travels as the URL-safe base64 of: identifier length, identifier, password length,
-password, kind, service (Hadoop's ``Token.encodeToUrlString``).
+password, kind, service (Hadoop's ``Token.encodeToUrlString``). ``TokenLifetimes`` holds the intervals tokens
+and master keys live by (``services.delegation_tokens`` issues them).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import hashlib
 import hmac
 import io
 from dataclasses import dataclass
+
+from . import config
 
 TOKEN_KIND = "HIVE_DELEGATION_TOKEN"
 IDENTIFIER_VERSION = 0
@@ -139,3 +142,16 @@ def decode_token(text: str) -> tuple[bytes, bytes]:
         raise MalformedToken(f"not a {TOKEN_KIND}")
     _read_bytes(data)  # the service: the client's name for the token, no concern of the server
     return identifier, token_password
+
+
+@dataclass(frozen=True)
+class TokenLifetimes:
+    """Hive's ``hive.cluster.delegation.*`` intervals, in seconds."""
+
+    renew_interval: float = config.TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT
+    max_lifetime: float = config.TOKEN_MAX_LIFETIME_SECONDS_DEFAULT
+    key_update_interval: float = config.TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT
+
+    def __post_init__(self) -> None:
+        if min(self.renew_interval, self.max_lifetime, self.key_update_interval) <= 0:
+            raise ValueError("delegation token intervals must be positive")

@@ -15,7 +15,7 @@ from thriftpy2.thrift import TType
 from thriftpy2.transport import TCyMemoryBuffer
 
 from hudi_catalog.model import ColumnStats
-from hudi_catalog.services.read_cache import CacheMemory, RevisionCache, digest
+from hudi_catalog.read_cache import CacheMemory, RevisionCache, digest
 
 from ..idl import hive
 from .column_stats import to_thrift_stats_obj

@@ -19,12 +19,12 @@ from ..errors import CatalogError, NoSuchObjectError, NoSuchTableError, UnknownC
 from ..model import ColumnStats, ColumnStatsSet, Table
 from ..names import normalize
 from ..partition_names import make_partition_name, values_for_keys
+from ..read_cache import RevisionCache, digest
 from ..store import column_stats as stats_store
 from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from .context import ServiceContext
-from .read_cache import RevisionCache, digest
 
 log = logging.getLogger(__name__)
 

@@ -11,11 +11,11 @@ from sqlalchemy import Connection, Row
 from ..config import MAX_BATCH_PARTITIONS_DEFAULT
 from ..model import Table
 from ..pruning.parse import FilterLimits
+from ..read_cache import CacheMemory, RevisionCache
 from ..store import tables as table_store
 from ..store.engine import Store
 from ..warehouse import Warehouse
 from .event_log import EventLog
-from .read_cache import CacheMemory, RevisionCache
 
 
 def _utc_now() -> datetime:

@@ -12,10 +12,15 @@ from __future__ import annotations
 import hmac
 import logging
 import os
-from dataclasses import dataclass
 
-from .. import config
-from ..delegation_tokens import MalformedToken, TokenIdentifier, decode_token, encode_token, password
+from ..delegation_tokens import (
+    MalformedToken,
+    TokenIdentifier,
+    TokenLifetimes,
+    decode_token,
+    encode_token,
+    password,
+)
 from ..errors import DelegationTokenError
 from ..store import delegation_tokens as token_store
 from ..store import sequences
@@ -24,19 +29,6 @@ from .context import ServiceContext
 log = logging.getLogger(__name__)
 
 MASTER_KEY_BYTES = 64
-
-
-@dataclass(frozen=True)
-class TokenLifetimes:
-    """Hive's ``hive.cluster.delegation.*`` intervals, in seconds."""
-
-    renew_interval: float = config.TOKEN_RENEW_INTERVAL_SECONDS_DEFAULT
-    max_lifetime: float = config.TOKEN_MAX_LIFETIME_SECONDS_DEFAULT
-    key_update_interval: float = config.TOKEN_KEY_UPDATE_INTERVAL_SECONDS_DEFAULT
-
-    def __post_init__(self) -> None:
-        if min(self.renew_interval, self.max_lifetime, self.key_update_interval) <= 0:
-            raise ValueError("delegation token intervals must be positive")
 
 
 def _ms(seconds: float) -> int:

@@ -55,11 +55,11 @@ from ..iceberg import (
 )
 from ..model import EXTERNAL_TABLE, Action, Instant, InstantState, SerDe, StorageDescriptor, Table
 from ..names import normalize
+from ..read_cache import RevisionCache
 from ..stats import COLUMN_STATS_ACCURATE, DO_NOT_UPDATE_STATS, EMPTY_STATS, STATS_GENERATED
 from ..store import instants as instant_store
 from ..store import tables as table_store
 from .context import DDL_TIME, ServiceContext
-from .read_cache import RevisionCache
 from .snapshot import DEFAULT_TABLE_VERSION, TABLE_VERSION_PARAM, instant_file
 from .tables import EXPECTED_KEY, EXPECTED_VALUE, TableService
 from .view_links import SOURCE_PARAM, VIEW_PARAM

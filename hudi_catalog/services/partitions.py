@@ -39,7 +39,7 @@ from ..store.locations import Spared
 from ..warehouse import join, qualify
 from . import directories
 from .context import DDL_TIME, ServiceContext
-from .read_cache import RevisionCache, approximate_size, digest
+from ..read_cache import RevisionCache, approximate_size, digest
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,13 @@ from hudi_catalog import Catalog
 from hudi_catalog.delegation_tokens import (
     MalformedToken,
     TokenIdentifier,
+    TokenLifetimes,
     _read_vlong,
     _write_vlong,
     decode_token,
     encode_token,
 )
 from hudi_catalog.errors import DelegationTokenError
-from hudi_catalog.services.delegation_tokens import TokenLifetimes
 from tests.hudi_catalog.test_locks import Clock
 
 DAY = 86400.0
