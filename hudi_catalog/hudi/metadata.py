@@ -12,11 +12,13 @@ Content comes in three shapes, told apart by the bytes themselves:
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import fastavro
 from pyarrow import fs as pafs
@@ -231,19 +233,79 @@ def latest_schema(fs: pafs.FileSystem, base_path: str, config: TableConfig) -> s
 
 
 def _decode_avro(data: bytes) -> InstantMetadata:
-    reader = fastavro.reader(io.BytesIO(data))
-    schema = reader.writer_schema
+    schema, records = _avro_records(data)
     name = str(schema.get("name", "")).rsplit(".", 1)[-1] if isinstance(schema, dict) else ""
     decoder = _AVRO_DECODERS.get(name)
     if decoder is None:
         raise ValueError(f"unexpected Avro record {name or schema!r}")
-    records = list(reader)
     if len(records) != 1:
         raise ValueError(f"{len(records)} {name} records, expected 1")
     record = records[0]
     if not isinstance(record, dict):
         raise ValueError(f"{name} holds a {type(record).__name__}, not a record")
     return decoder(record)
+
+
+_AVRO_HEADER = fastavro.parse_schema(
+    {
+        "type": "record",
+        "name": "org.apache.avro.file.Header",
+        "fields": [
+            {"name": "magic", "type": {"type": "fixed", "name": "Magic", "size": 4}},
+            {"name": "meta", "type": {"type": "map", "values": "bytes"}},
+            {"name": "sync", "type": {"type": "fixed", "name": "Sync", "size": 16}},
+        ],
+    }
+)
+"""The header of an Avro data file, as the Avro specification defines it."""
+_BLOCK_CODECS: dict[bytes, Callable[[bytes], bytes]] = {
+    b"null": lambda block: block,
+    b"deflate": lambda block: zlib.decompress(block, -15),
+}
+
+
+def _avro_records(data: bytes) -> tuple[Any, list]:
+    """The writer's schema and the records of an Avro data file. Writer schemas are parsed once per process
+    (an instant file embeds its schema, the same in every file of a kind); files in other codecs than
+    Hudi's (null, deflate) are read by fastavro's reader."""
+    stream = io.BytesIO(data)
+    header: dict[str, Any] = fastavro.schemaless_reader(stream, _AVRO_HEADER)  # type: ignore[assignment]
+    meta: dict[str, bytes] = header["meta"]
+    uncompress = _BLOCK_CODECS.get(meta.get("avro.codec", b"null"))
+    if uncompress is None:
+        reader = fastavro.reader(io.BytesIO(data))
+        return reader.writer_schema, list(reader)
+    schema, parsed = _writer_schema(meta["avro.schema"])
+    records = []
+    while stream.tell() < len(data):
+        count, size = _read_long(stream), _read_long(stream)
+        if count < 0 or size < 0:
+            raise ValueError("corrupt Avro block header")
+        block = io.BytesIO(uncompress(stream.read(size)))
+        records += [fastavro.schemaless_reader(block, parsed) for _ in range(count)]
+        if stream.read(16) != header["sync"]:
+            raise ValueError("Avro sync marker does not match")
+    return schema, records
+
+
+@functools.lru_cache(maxsize=64)
+def _writer_schema(text: bytes) -> tuple[Any, Any]:
+    """An embedded writer schema (JSON text) and its parsed form, for ``schemaless_reader``."""
+    schema = json.loads(text)
+    return schema, fastavro.parse_schema(schema)
+
+
+def _read_long(stream: io.BytesIO) -> int:
+    """One Avro ``long`` (zig-zag varint)."""
+    value = shift = 0
+    while True:
+        byte = stream.read(1)
+        if not byte:
+            raise EOFError("Avro long cut short")
+        value |= (byte[0] & 0x7F) << shift
+        if byte[0] < 0x80:
+            return (value >> 1) ^ -(value & 1)
+        shift += 7
 
 
 def _names(paths: Iterable[str] | None) -> list[str]:
@@ -266,22 +328,23 @@ def _instant_or_none(value: str | None) -> str | None:
 
 
 def _write_stat(partition: str, stat: dict) -> WriteStat:
-    path = stat.get("path") or ""
+    get = stat.get  # a commit holds thousands of stats: one bound lookup each
+    path = get("path") or ""
     name = path.rsplit("/", 1)[-1]
     return WriteStat(
         partition_path=_partition(stat, partition),
-        file_id=stat.get("fileId") or "",
+        file_id=get("fileId") or "",
         path=path,
-        prev_commit=_instant_or_none(stat.get("prevCommit")),
-        file_size=int(stat.get("fileSizeInBytes") or stat.get("totalWriteBytes") or 0),
-        num_writes=int(stat.get("numWrites") or 0),
-        num_deletes=int(stat.get("numDeletes") or 0),
-        num_update_writes=int(stat.get("numUpdateWrites") or 0),
-        num_inserts=int(stat.get("numInserts") or 0),
-        total_log_records=int(stat.get("totalLogRecords") or 0),
-        base_file=stat.get("baseFile") or None,
-        log_files=list(stat.get("logFiles") or []),
-        is_log=LogFileName.try_parse(name) is not None,
+        prev_commit=_instant_or_none(get("prevCommit")),
+        file_size=int(get("fileSizeInBytes") or get("totalWriteBytes") or 0),
+        num_writes=int(get("numWrites") or 0),
+        num_deletes=int(get("numDeletes") or 0),
+        num_update_writes=int(get("numUpdateWrites") or 0),
+        num_inserts=int(get("numInserts") or 0),
+        total_log_records=int(get("totalLogRecords") or 0),
+        base_file=get("baseFile") or None,
+        log_files=list(get("logFiles") or []),
+        is_log=name.startswith(".") and LogFileName.try_parse(name) is not None,  # log file names start with "."
     )
 
 

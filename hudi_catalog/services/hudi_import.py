@@ -66,9 +66,9 @@ MERGE_ON_READ_INPUT = "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInpu
 LAST_COMMIT_SYNC = "last_commit_time_sync"
 IMPORTING: ContextVar[bool] = ContextVar("importing", default=False)
 """True while an import writes: its own alters of ``last_commit_time_sync`` are not a writer's hive sync."""
-BATCH_INSTANTS = 500
+BATCH_INSTANTS = 2000
 """The most instants written in one transaction."""
-BATCH_FILES = 50_000
+BATCH_FILES = 100_000
 """A batch also ends once its completed writes name this many files."""
 _SPARK_TYPES = {
     "string": "string",

@@ -20,8 +20,8 @@ timeline until they are applied, and still never shows half an instant.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from posixpath import basename
 
 from sqlalchemy import Connection, Row
@@ -125,34 +125,42 @@ class SnapshotService:
                 the message names the instant.
         """
         version = self.table_version(table)
-        decoded = decode_instant(instant_file(instant, version), metadata, version)
-        self._apply_decoded(conn, table, instant, decoded)
-        self._refresh_statistics(conn, table, paths_changed(decoded))
+        self._apply_all(conn, table, [(instant, decode_instant(instant_file(instant, version), metadata, version))])
 
     def instants_decoded(
         self, conn: Connection, table: TableKeys, completed: Sequence[tuple[Instant, InstantMetadata]]
     ) -> None:
         """``instant_completed`` for completed instants already decoded (an import writing a batch), in
         timeline order, in the caller's transaction: their versions are recorded in one statement, and those
-        not recorded before are applied (in asynchronous mode: left pending). The caller ends a batch after
-        any rollback or restore, whose applying removes instants."""
+        not recorded before are applied together (in asynchronous mode: left pending). The caller ends a
+        batch after any rollback or restore, whose applying removes instants."""
         status = snapshot_store.PENDING if self.asynchronous else snapshot_store.APPLIED
         new = snapshot_store.record_versions(
             conn, table.id, [i.requested_time for i, _ in completed], self.ctx.now(), status
         )
-        changed: set[str] = set()
-        for instant, decoded in completed if not self.asynchronous else ():
-            if instant.requested_time in new:
-                self._apply_decoded(conn, table, instant, decoded)
-                changed |= paths_changed(decoded)
-        self._refresh_statistics(conn, table, changed)
+        if not self.asynchronous:
+            self._apply_all(conn, table, [(i, decoded) for i, decoded in completed if i.requested_time in new])
 
-    def _apply_decoded(self, conn: Connection, table: TableKeys, instant: Instant, decoded: InstantMetadata) -> None:
+    def _apply_all(
+        self, conn: Connection, table: TableKeys, completed: Sequence[tuple[Instant, InstantMetadata]]
+    ) -> None:
+        """Apply decoded completed instants in order as one change: the partitions they name are looked up
+        together, their file changes folded and written in bulk, the statistics refreshed once."""
+        changes = _Changes(snapshot_store.FileChanges(table.id))
+        self._look_up(conn, table, changes, {p for _, d in completed for p in _paths_named(d) if p})
+        for instant, decoded in completed:
+            self._apply_decoded(conn, table, changes, instant, decoded)
+        changes.files.flush(conn)
+        self._refresh_statistics(conn, table, set().union(*(paths_changed(d) for _, d in completed)))
+
+    def _apply_decoded(
+        self, conn: Connection, table: TableKeys, changes: _Changes, instant: Instant, decoded: InstantMetadata
+    ) -> None:
         version = self.table_version(table)
         if isinstance(decoded, CommitMetadata) and instant.action in WRITE_ACTIONS:
-            self._apply_writes(conn, table, instant, decoded)
+            self._apply_writes(conn, table, changes, instant, decoded)
         elif isinstance(decoded, CleanMetadata):
-            ids = self._partitions(conn, table, decoded.deleted_files, instant, create=False)
+            ids = self._partitions(conn, table, changes, decoded.deleted_files, instant)
             unknown = sorted(p for p in decoded.deleted_files if p and p not in ids)
             # a clean deletes files of completed writes: a partition the catalog lacks was dropped (its files
             # went with it) when those writes are instants of this table; otherwise the metadata is not ours
@@ -164,49 +172,52 @@ class SnapshotService:
                 )
             for path, names in decoded.deleted_files.items():
                 if path not in unknown:
-                    snapshot_store.mark_deleted(conn, table.id, ids.get(path), names)
+                    changes.files.mark_deleted(ids.get(path), names)
         elif isinstance(decoded, RollbackMetadata):
-            self._roll_back(conn, table, instant, decoded)
+            self._roll_back(conn, table, changes, instant, decoded)
         elif isinstance(decoded, RestoreMetadata):
             for rollback in decoded.rollbacks:
-                self._roll_back(conn, table, instant, rollback)
+                self._roll_back(conn, table, changes, instant, rollback)
             self._forget_instants(conn, table, decoded.rolled_back_instants)
         log.debug("%s: applied %s %s", table.qualified_name, instant.action, instant.requested_time)
 
-    def _apply_writes(self, conn: Connection, table: TableKeys, instant: Instant, commit: CommitMetadata) -> None:
+    def _apply_writes(
+        self, conn: Connection, table: TableKeys, changes: _Changes, instant: Instant, commit: CommitMetadata
+    ) -> None:
         # files written create their partitions; replacing the groups of a partition the catalog no longer has
         # (a delete_partition applied after the partition was dropped) changes nothing
-        ids = self._partitions(conn, table, {s.partition_path for s in commit.write_stats}, instant, create=True)
-        ids.update(self._partitions(conn, table, set(commit.replaced_file_ids) - set(ids), instant, create=False))
-        snapshot_store.add_files(
-            conn,
-            table.id,
-            [
-                {
-                    "part_id": ids.get(s.partition_path),
-                    "name": basename(s.path),
-                    "file_id": s.file_id,
-                    "instant_ts": instant.requested_time,
-                    "size": s.file_size,
-                    "num_rows": None if s.is_log else s.num_writes,
-                }
-                for s in commit.write_stats
-                if s.path
-            ],
+        ids = self._partitions(
+            conn, table, changes, {s.partition_path for s in commit.write_stats}, instant, create=True
         )
-        snapshot_store.replace_file_groups(
-            conn,
-            table.id,
-            [
-                (ids.get(path), file_id)
-                for path, file_ids in commit.replaced_file_ids.items()
-                for file_id in file_ids
-                if not path or path in ids
-            ],
-            instant.requested_time,
+        ids.update(self._partitions(conn, table, changes, set(commit.replaced_file_ids) - set(ids), instant))
+        changes.files.add(
+            {
+                "part_id": ids.get(s.partition_path),
+                "name": basename(s.path),
+                "file_id": s.file_id,
+                "instant_ts": instant.requested_time,
+                "size": s.file_size,
+                "num_rows": None if s.is_log else s.num_writes,
+            }
+            for s in commit.write_stats
+            if s.path
         )
+        if commit.replaced_file_ids:
+            snapshot_store.replace_file_groups(
+                conn,
+                table.id,
+                [
+                    (ids.get(path), file_id)
+                    for path, file_ids in commit.replaced_file_ids.items()
+                    for file_id in file_ids
+                    if not path or path in ids
+                ],
+                instant.requested_time,
+            )
 
-    def _roll_back(self, conn: Connection, table: TableKeys, instant: Instant, rollback: RollbackMetadata) -> None:
+    def _roll_back(
+        self, conn: Connection, table: TableKeys, changes: _Changes, instant: Instant, rollback: RollbackMetadata
+    ) -> None:
         # log files stay on storage: those the rolled-back write left and those given rollback blocks
         kept_logs = [
             (path, basename(name))
@@ -215,25 +226,22 @@ class SnapshotService:
             for name in names
         ]
         paths = set(rollback.deleted_files) | {path for path, _ in kept_logs}
-        ids = self._partitions(conn, table, paths, instant, create=False)
+        ids = self._partitions(conn, table, changes, paths, instant)
+        changes.files.flush(conn)  # the files it removes may be ones the instants before it added
         for path, names in rollback.deleted_files.items():
             if not path or path in ids:
                 snapshot_store.remove_named_files(conn, table.id, ids.get(path), [basename(n) for n in names])
-        snapshot_store.add_files(
-            conn,
-            table.id,
-            [  # none in partitions the catalog does not have (dropped)
-                {
-                    "part_id": ids.get(path),
-                    "name": name,
-                    "file_id": LogFileName.parse(name).file_id,
-                    "instant_ts": instant.requested_time,
-                    "size": rollback.log_file_sizes.get(name, 0),
-                    "num_rows": None,
-                }
-                for path, name in kept_logs
-                if not path or path in ids
-            ],
+        changes.files.add(
+            {  # none in partitions the catalog does not have (dropped)
+                "part_id": ids.get(path),
+                "name": name,
+                "file_id": LogFileName.parse(name).file_id,
+                "instant_ts": instant.requested_time,
+                "size": rollback.log_file_sizes.get(name, 0),
+                "num_rows": None,
+            }
+            for path, name in kept_logs
+            if not path or path in ids
         )
         snapshot_store.forget_replacements(conn, table.id, rollback.rolled_back_instants)
         self._forget_instants(conn, table, rollback.rolled_back_instants)
@@ -244,7 +252,15 @@ class SnapshotService:
         snapshot_store.forget_applied(conn, table.id, times)
         instant_store.delete_instants(conn, table.id, times)
 
-    def _partitions(self, conn: Connection, table: TableKeys, paths, instant: Instant, create: bool) -> dict:
+    def _partitions(
+        self,
+        conn: Connection,
+        table: TableKeys,
+        changes: _Changes,
+        paths: Iterable[str],
+        instant: Instant,
+        create: bool = False,
+    ) -> dict[str, int]:
         """``{path: part_id}`` for Hudi partition paths (``""``: the unpartitioned table, no id); with
         ``create``, partitions not known yet are added, with directories under the table's location."""
         paths = {p for p in paths if p}
@@ -253,10 +269,14 @@ class SnapshotService:
                 f"{instant.requested_time}.{instant.action}: partitions {sorted(paths)} in unpartitioned table "
                 f"{table.qualified_name}"
             )
-        ids = snapshot_store.partition_ids_by_path(conn, table.id, paths)
-        missing = sorted(paths - set(ids))
+        self._look_up(conn, table, changes, paths)
+        ids = {p: changes.partition_ids[p] for p in paths if p in changes.partition_ids}
+        missing = sorted(paths - ids.keys())
         if missing and create:
-            ids.update(self._add_partitions(conn, table, missing, instant))
+            added = self._add_partitions(conn, table, missing, instant)
+            changes.partition_ids.update(added)
+            changes.missing_partitions -= added.keys()
+            ids.update(added)
         elif missing:
             log.info(
                 "%s: %s %s names unknown partitions %s",
@@ -266,6 +286,15 @@ class SnapshotService:
                 missing,
             )
         return ids
+
+    @staticmethod
+    def _look_up(conn: Connection, table: TableKeys, changes: _Changes, paths: set[str]) -> None:
+        """Look up the ids of those partition paths not looked up yet in this change, in one query."""
+        unseen = paths - changes.partition_ids.keys() - changes.missing_partitions
+        if unseen and table.partition_keys:
+            found = snapshot_store.partition_ids_by_path(conn, table.id, unseen)
+            changes.partition_ids.update(found)
+            changes.missing_partitions |= unseen - found.keys()
 
     @staticmethod
     def _written_here(conn: Connection, table: TableKeys, names: list[str]) -> bool:
@@ -357,28 +386,50 @@ class SnapshotService:
         as Hudi's file system view defines it; ``as_of`` an instant time for time travel."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
-            if partition is None:
-                paths = snapshot_store.partition_paths(conn, keys.id) if keys.partition_keys else [""]
-            else:
-                paths = [partition]
+            if partition is not None:
+                return {partition: self._partition_slices(conn, keys, partition, as_of)}
+            paths = snapshot_store.partition_paths(conn, keys.id) if keys.partition_keys else [""]
             ids = snapshot_store.partition_ids_by_path(conn, keys.id, [p for p in paths if p])
-            if partition and partition not in ids:
-                raise NoSuchObjectError(f"partition {partition} not found in {keys.qualified_name}")
             slices, _ = self._slices(conn, keys, {ids.get(p): p for p in paths}, as_of)
         result: dict[str, list[FileSlice]] = {p: [] for p in paths}
         for file_slice in slices:
-            result.setdefault(file_slice.partition_path, []).append(file_slice)
+            result[file_slice.partition_path].append(file_slice)
         return result
+
+    def _partition_slices(self, conn: Connection, keys: TableKeys, path: str, as_of: str | None) -> list[FileSlice]:
+        """The latest slices of one partition (a reader's call, hence its own path): its files, their writers
+        and replacements in one statement; the pending compactions only when there are any."""
+        rows = snapshot_store.partition_files(conn, keys.id, path)
+        if not rows and path and not snapshot_store.partition_ids_by_path(conn, keys.id, [path]):
+            raise NoSuchObjectError(f"partition {path} not found in {keys.qualified_name}")
+        version = self.table_version(keys)
+        pending = self._pending_compactions(conn, keys, version) if rows and rows[0].pending_compactions else {}
+        return self._slices_of(conn, keys, rows, [path] * len(rows), pending, as_of)
 
     def _slices(
         self, conn: Connection, keys: TableKeys, path_of: Mapping[int | None, str], as_of: str | None = None
     ) -> tuple[list[FileSlice], dict[tuple[str, str], Row]]:
         """The latest file slices of the partitions ``path_of`` names (``{part_id: path}``; None: the
         unpartitioned table), and their live file rows by ``(path, name)``."""
-        version = self.table_version(keys)
         rows = snapshot_store.live_files(conn, keys.id, list(path_of))
-        files = [DataFile(path_of.get(r.part_id, ""), r.name) for r in rows]
-        replaced = {(path_of.get(r.part_id, ""), r.file_id): r.replaced_ts for r in rows if r.replaced_ts}
+        paths = [path_of.get(r.part_id, "") for r in rows]
+        pending = self._pending_compactions(conn, keys, self.table_version(keys))
+        slices = self._slices_of(conn, keys, rows, paths, pending, as_of)
+        return slices, {(path, r.name): r for path, r in zip(paths, rows)}
+
+    def _slices_of(
+        self,
+        conn: Connection,
+        keys: TableKeys,
+        rows: Sequence[Row],
+        paths: Sequence[str],
+        pending: Mapping[tuple[str, str], str],
+        as_of: str | None,
+    ) -> list[FileSlice]:
+        """The latest file slices of file rows (``name, file_id, instant_ts, completion_ts, replaced_ts``)
+        in the partitions ``paths`` gives, row by row."""
+        files = [DataFile(path, r.name) for path, r in zip(paths, rows)]
+        replaced = {(path, r.file_id): r.replaced_ts for path, r in zip(paths, rows) if r.replaced_ts}
         # completion times of the instants these files and replacements name, not of the whole timeline:
         # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
         completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
@@ -386,11 +437,14 @@ class SnapshotService:
         written = {r.instant_ts for r in rows}
         if named - written:
             completion_times.update(instant_store.completion_times(conn, keys.id, named - written))
-        pending = self._pending_compactions(conn, keys, version)
-        slices = latest_file_slices(
-            files, completion_times, version, as_of=as_of, pending_compactions=pending, replaced_file_groups=replaced
+        return latest_file_slices(
+            files,
+            completion_times,
+            self.table_version(keys),
+            as_of=as_of,
+            pending_compactions=pending,
+            replaced_file_groups=replaced,
         )
-        return slices, {(path_of.get(r.part_id, ""), r.name): r for r in rows}
 
     def _refresh_statistics(self, conn: Connection, keys: TableKeys, paths: set[str]) -> None:
         """Hive's basic statistics of the changed partitions (and of the table) from their latest file
@@ -474,3 +528,18 @@ class SnapshotService:
                 ).items()
             }
         return [(paths.get(r.part_id, ""), r.file_id, r.name, r.instant_ts) for r in rows]
+
+
+@dataclass
+class _Changes:
+    """The snapshot changes of instants applied together: their file changes, folded until written, and the
+    partition ids looked up so far (paths found missing too, so each path is looked up once)."""
+
+    files: snapshot_store.FileChanges
+    partition_ids: dict[str, int] = field(default_factory=dict)
+    missing_partitions: set[str] = field(default_factory=set)
+
+
+def _paths_named(decoded: InstantMetadata) -> set[str]:
+    """The partition paths whose ids applying the instant needs: those it changes, and those a clean cleans."""
+    return set(decoded.deleted_files) if isinstance(decoded, CleanMetadata) else paths_changed(decoded)

@@ -8,14 +8,28 @@ added it. Cleaned files stay as rows with ``is_deleted``; files of rolled-back i
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Row,
+    Select,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
-from ..model import InstantState
+from ..model import Action, InstantState
 from . import schema
 from .batches import chunks
-from .instants import STATE_CODES
+from .instants import ACTION_CODES, STATE_CODES
 
 _f = schema.files.c
 _r = schema.replaced_file_group.c
@@ -68,56 +82,99 @@ def partition_paths(conn: Connection, tbl_id: int) -> list[str]:
     return sorted(r.hudi_path for r in rows)
 
 
-def _file_statements(partitioned: bool) -> tuple:
-    """Prebuilt statements over the files of one partition (``:part_id``; none: the unpartitioned table's),
-    names as an expanding list: built and compiled once, they cost the bulk writes no Python per call."""
-    where = [
+def _file_statements(partitioned: bool) -> Select:
+    """The prebuilt lookup of named files of one partition (``:partition_id``; none: the unpartitioned
+    table's), names as an expanding list: built and compiled once, it costs the bulk writes no Python per call."""
+    return select(_f.file_row_id, _f.name).where(
         _f.tbl_id == bindparam("table_id"),
         _f.part_id == bindparam("partition_id") if partitioned else _f.part_id.is_(None),
-    ]
-    return (
-        select(_f.name).where(*where, _f.name.in_(bindparam("names", expanding=True))),
-        update(schema.files).where(*where, _f.name == bindparam("file_name")).values(size=bindparam("new_size")),
-        update(schema.files).where(*where, _f.name.in_(bindparam("names", expanding=True))).values(is_deleted=True),
+        _f.name.in_(bindparam("names", expanding=True)),
     )
 
 
 _IN_PARTITION, _UNPARTITIONED = _file_statements(True), _file_statements(False)
+_SET_SIZE = update(schema.files).where(_f.file_row_id == bindparam("row_id")).values(size=bindparam("new_size"))
+_MARK_DELETED = (
+    update(schema.files).where(_f.file_row_id.in_(bindparam("row_ids", expanding=True))).values(is_deleted=True)
+)
 
 
-def add_files(conn: Connection, tbl_id: int, files: Sequence[dict]) -> int:
-    """Insert ``{part_id, name, file_id, instant_ts, size}`` rows; a file already present (a log file
-    appended to again) keeps its row and takes the new size. Returns the number of new rows."""
-    by_partition: dict[int | None, dict[str, dict]] = {}
-    for f in files:
-        by_partition.setdefault(f["part_id"], {})[f["name"]] = f
-    new_rows = []
-    for part_id, named in by_partition.items():
-        existing_names, set_size, _ = _UNPARTITIONED if part_id is None else _IN_PARTITION
-        existing: set[str] = set()
-        for chunk in chunks(sorted(named)):
-            existing.update(
-                conn.execute(existing_names, {"table_id": tbl_id, "partition_id": part_id, "names": chunk}).scalars()
-            )
-        if existing:
-            conn.execute(
-                set_size,
-                [
-                    {"table_id": tbl_id, "partition_id": part_id, "file_name": name, "new_size": named[name]["size"]}
-                    for name in sorted(existing)
-                ],
-            )
-        new_rows += [{"tbl_id": tbl_id, "is_deleted": False, **f} for name, f in named.items() if name not in existing]
-    if new_rows:
-        conn.execute(insert(schema.files), new_rows)
-    return len(new_rows)
+@dataclass
+class _FileChange:
+    """What the buffered changes do to one file (a partition's file name)."""
+
+    row: dict | None = None
+    """The row its first addition inserts if the file is not stored yet."""
+    size: int = 0
+    """The size of its latest addition."""
+    deleted: bool = False
+    """A deletion came: a stored file is marked deleted."""
+    deleted_after_add: bool = False
+    """A deletion came after the first addition: a file not stored yet is inserted deleted."""
 
 
-def mark_deleted(conn: Connection, tbl_id: int, part_id: int | None, names: Collection[str]) -> None:
-    """Cleaned files: still known (their instants stay on the timeline), never listed again."""
-    statement = (_UNPARTITIONED if part_id is None else _IN_PARTITION)[2]
-    for chunk in chunks(sorted(names)):
-        conn.execute(statement, {"table_id": tbl_id, "partition_id": part_id, "names": chunk})
+@dataclass
+class FileChanges:
+    """Additions and deletions of files, in the order instants make them, folded per file and written in bulk
+    by ``flush``, with the rows applying each one at once would leave: a file added that is stored already (a
+    log file appended to again) keeps its row and takes the latest size; a deletion (a clean) marks a stored
+    file deleted; a file added, then deleted before the flush is inserted deleted."""
+
+    tbl_id: int
+    _changes: dict[tuple[int | None, str], _FileChange] = field(default_factory=dict)
+
+    def add(self, files: Iterable[dict]) -> None:
+        """``{part_id, name, file_id, instant_ts, size, num_rows}`` rows of files written."""
+        for f in files:
+            change = self._changes.setdefault((f["part_id"], f["name"]), _FileChange())
+            if change.row is None:
+                change.row = f
+            change.size = f["size"]
+
+    def mark_deleted(self, part_id: int | None, names: Iterable[str]) -> None:
+        """Cleaned files: still known (their instants stay on the timeline), never listed again."""
+        for name in names:
+            change = self._changes.setdefault((part_id, name), _FileChange())
+            change.deleted = True
+            change.deleted_after_add = change.row is not None
+
+    def flush(self, conn: Connection) -> None:
+        """Write the changes buffered so far (a lookup of the stored files per partition, then one statement
+        per kind of change) and forget them."""
+        if not self._changes:
+            return
+        stored = self._stored(conn)
+        sizes = [
+            {"row_id": row_id, "new_size": self._changes[key].size}
+            for key, row_id in stored.items()
+            if self._changes[key].row is not None
+        ]
+        if sizes:
+            conn.execute(_SET_SIZE, sizes)
+        deleted = sorted(row_id for key, row_id in stored.items() if self._changes[key].deleted)
+        for chunk in chunks(deleted):
+            conn.execute(_MARK_DELETED, {"row_ids": chunk})
+        new_rows = [
+            {**change.row, "tbl_id": self.tbl_id, "size": change.size, "is_deleted": change.deleted_after_add}
+            for key, change in self._changes.items()
+            if change.row is not None and key not in stored
+        ]
+        if new_rows:
+            conn.execute(insert(schema.files), new_rows)
+        self._changes.clear()
+
+    def _stored(self, conn: Connection) -> dict[tuple[int | None, str], int]:
+        """``{(part_id, name): file_row_id}`` of the changed files that are stored."""
+        by_partition: dict[int | None, list[str]] = {}
+        for part_id, name in self._changes:
+            by_partition.setdefault(part_id, []).append(name)
+        stored = {}
+        for part_id, names in by_partition.items():
+            statement = _UNPARTITIONED if part_id is None else _IN_PARTITION
+            for chunk in chunks(sorted(names)):
+                rows = conn.execute(statement, {"table_id": self.tbl_id, "partition_id": part_id, "names": chunk})
+                stored.update({(part_id, name): row_id for row_id, name in rows})
+        return stored
 
 
 def forget_replacements(conn: Connection, tbl_id: int, instant_times: Collection[str]) -> None:
@@ -191,6 +248,59 @@ def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) 
     if None in part_ids:
         rows += conn.execute(query.where(_f.part_id.is_(None))).all()
     return rows
+
+
+def _partition_files_query(partitioned: bool) -> Select:
+    """The prebuilt read of the latest slices of one partition, found by its Hudi path (``:path``; none: the
+    unpartitioned table's): its files not cleaned, each with the completion time of its writer and the
+    instant that replaced its group, and the number of pending compactions of the table. The file columns
+    are those of ``idx_files_group``, which covers the read."""
+    i, pending, r = schema.instant.c, schema.instant.alias("pending").c, _r
+    table_id: BindParameter[int] = bindparam("table_id")
+    pending_compactions = (
+        select(func.count())
+        .where(
+            pending.tbl_id == table_id,
+            pending.state != COMPLETED,
+            or_(
+                pending.action == ACTION_CODES[Action.COMPACTION], pending.action == ACTION_CODES[Action.LOGCOMPACTION]
+            ),
+        )
+        .scalar_subquery()
+    )
+    writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
+    replaced = and_(
+        r.tbl_id == _f.tbl_id,
+        r.part_id == (_f.part_id if partitioned else NO_PARTITION),
+        r.file_id == _f.file_id,
+    )
+    files = schema.files.join(schema.partitions, _p.part_id == _f.part_id) if partitioned else schema.files
+    where = [_p.tbl_id == table_id, _p.hudi_path == bindparam("path")] if partitioned else [_f.part_id.is_(None)]
+    return (
+        select(
+            _f.name,
+            _f.file_id,
+            _f.instant_ts,
+            func.coalesce(i.completion_ts, i.ts).label("completion_ts"),
+            r.instant_ts.label("replaced_ts"),
+            pending_compactions.label("pending_compactions"),
+        )
+        .select_from(files.outerjoin(schema.instant, writer).outerjoin(schema.replaced_file_group, replaced))
+        .where(_f.tbl_id == table_id, _f.is_deleted.is_(False), *where)
+    )
+
+
+_PARTITION_FILES, _UNPARTITIONED_FILES = _partition_files_query(True), _partition_files_query(False)
+
+
+def partition_files(conn: Connection, tbl_id: int, path: str) -> Sequence[Row]:
+    """``(name, file_id, instant_ts, completion_ts, replaced_ts, pending_compactions)`` of the files not
+    cleaned of the partition with Hudi path ``path`` (``""``: the unpartitioned table), in one prebuilt
+    statement: ``completion_ts`` as ``live_files`` gives it, ``pending_compactions`` the number of the
+    table's compactions and log compactions not completed. Empty too when there is no such partition."""
+    if path:
+        return conn.execute(_PARTITION_FILES, {"table_id": tbl_id, "path": path}).all()
+    return conn.execute(_UNPARTITIONED_FILES, {"table_id": tbl_id}).all()
 
 
 def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> Sequence[Row]:
