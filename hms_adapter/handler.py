@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from hudi_catalog import Catalog
 from hudi_catalog.call_settings import settings_scope
-from hudi_catalog.catalog_scope import catalog_scope
+from hudi_catalog.catalog_scope import catalog_scope, current_catalog
 from hudi_catalog.errors import (
     AlreadyExistsError,
     CatalogError,
@@ -25,6 +25,7 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     NoSuchTableError,
 )
+from hudi_catalog.model import TableKeys
 from hudi_catalog.partition_names import check_partition_values
 from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
 
@@ -37,7 +38,14 @@ from .convert.database import from_thrift_database, to_thrift_database
 from .convert.function import from_thrift_function, to_thrift_function
 from .convert.names import catalog_of_call, strip_catalog
 from .convert.partition import from_thrift_partition, to_thrift_partition, to_thrift_partition_spec, trim_partition
-from .convert.partition_wire import EncodedPartitionList, encode_partition_fields
+from .convert.partition_wire import (
+    NAME_LIST,
+    EncodedNameList,
+    EncodedPartitionList,
+    assemble_name_list,
+    assemble_partition_list,
+    encode_partition_fields,
+)
 from .convert.privileges import from_thrift_table_privileges
 from .convert.stats_wire import StatsEncodings
 from .convert.table import from_thrift_table, to_thrift_columns, to_thrift_table, to_thrift_table_meta
@@ -474,28 +482,28 @@ class MetastoreHandler(
 
     def _encoded(self, db_name, tbl_name, wrapper=None, **selection) -> EncodedPartitionList:
         """Partitions as cached encodings; those not cached yet are encoded here and cached for next time.
+        A list whose every partition is encoded is kept whole, as its reply's bytes, in the catalog's cache.
 
         ``wrapper``: the Hive 3/4 response struct that carries the list, if any.
         """
-        table, found = self.catalog.partitions.read_encoded(_db(db_name), tbl_name, **selection)
-        # not cached: the model to encode and the revision to cache the encoding for
-        to_encode = [
-            (e.part_id, e.revision, e.partition) for e in found if e.partition is not None and e.revision is not None
-        ]
-        fresh = {part_id: encode_partition_fields(partition) for part_id, _, partition in to_encode}
-        if fresh:
+
+        def assemble(table: TableKeys, encodings: Sequence[bytes]) -> bytes:
+            return assemble_partition_list(table.database, table.name, encodings, wrapper)
+
+        table, found, missing = self.catalog.partitions.read_encoded(
+            _db(db_name), tbl_name, assemble=assemble, assembly=(wrapper, current_catalog()), **selection
+        )
+        if missing:
+            fresh = [encode_partition_fields(e.partition) for e in missing]
             try:
                 self.catalog.partitions.save_encodings(
-                    [(part_id, revision, fresh[part_id]) for part_id, revision, _ in to_encode]
+                    [(e.part_id, e.revision, encoded) for e, encoded in zip(missing, fresh)]
                 )
             except CatalogError as error:  # the answer stands; the next read encodes again
                 log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
-        return EncodedPartitionList(
-            table.database,
-            table.name,
-            [e.encoded if e.encoded is not None else fresh[e.part_id] for e in found],
-            wrapper,
-        )
+            filled = iter(fresh)
+            found = assemble(table, [encoded if encoded is not None else next(filled) for encoded in found])
+        return EncodedPartitionList(found, wrapper)
 
     # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
     # parameter key patterns) are honoured by building those answers without the encoding cache.
@@ -550,13 +558,21 @@ class MetastoreHandler(
         return parts if wrapper is None else wrapper(partitions=parts)
 
     def get_partition_names(self, db_name, tbl_name, max_parts):
-        return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts))
+        return self._names(db_name, tbl_name, max_parts)
+
+    def _names(self, db_name, tbl_name, max_parts, part_vals=None) -> EncodedNameList:
+        """Partition names as their reply's bytes, kept whole in the catalog's cache."""
+        return EncodedNameList(
+            self.catalog.partitions.names_answer(
+                _db(db_name), tbl_name, assemble_name_list, NAME_LIST, _limit(max_parts), part_vals
+            )
+        )
 
     def fetch_partition_names_req(self, partitionReq):
         return self.get_partition_names(partitionReq.dbName, partitionReq.tblName, partitionReq.maxParts)
 
     def get_partition_names_ps(self, db_name, tbl_name, part_vals, max_parts):
-        return self.catalog.partitions.names(_db(db_name), tbl_name, _limit(max_parts), part_vals)
+        return self._names(db_name, tbl_name, max_parts, part_vals)
 
     def get_partitions_by_names(self, db_name, tbl_name, names):
         return self._encoded(db_name, tbl_name, names=names or [])

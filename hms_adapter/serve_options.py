@@ -255,7 +255,8 @@ SERVE_OPTIONS = (
     ),
     ServeOption(
         "--max-batch-partitions",
-        "partitions one call may add, alter, drop or fetch by name; more are refused with a MetaException",
+        "partitions one call may add, alter, drop, fetch by name or list (a listing of more is refused with "
+        "Hive's hive.metastore.limit.partition.request MetaException)",
         env=MAX_BATCH_PARTITIONS_ENV,
         default=MAX_BATCH_PARTITIONS_DEFAULT,
         type=positive_count,

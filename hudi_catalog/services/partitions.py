@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins
 import logging
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from sqlalchemy import Connection, Row, Select
@@ -29,6 +29,7 @@ from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
 from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
+from ..read_cache import RevisionCache, digest
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
 from ..store import databases as db_store
 from ..store import descriptors, schema
@@ -39,7 +40,6 @@ from ..store.locations import Spared
 from ..warehouse import join, qualify
 from . import directories
 from .context import DDL_TIME, ServiceContext
-from ..read_cache import RevisionCache, approximate_size, digest
 
 log = logging.getLogger(__name__)
 
@@ -52,18 +52,18 @@ def _columns_key(columns) -> tuple:
     return tuple((c.name, c.type, c.comment) for c in columns)
 
 
-_ENCODED_BYTES = approximate_size(EncodedPartition(2**40, None, b"", None))
-"""Bytes of a cached encoded partition besides its encoding."""
+Assemble = Callable[[TableKeys, Sequence[bytes]], bytes]
+"""A front end's whole answer made of the encodings of a list of partitions (``read_encoded``)."""
 
 
-def _list_bytes(found: tuple) -> int:
-    """Bytes of a list the partition read cache holds: partition names, or encoded partitions."""
-    return sys.getsizeof(found) + sum(
-        sys.getsizeof(item) if isinstance(item, str) else _ENCODED_BYTES + len(item.encoded) for item in found
-    )
+def _list_bytes(found: tuple | bytes) -> int:
+    """Bytes of what the partition read cache holds: partition names or encodings, or a front end's answer."""
+    if isinstance(found, bytes):
+        return sys.getsizeof(found)
+    return sys.getsizeof(found) + sum(map(sys.getsizeof, found))
 
 
-def _cache_key(table: TableKeys, kind: str, values, names, filter_text, max_parts) -> tuple:
+def _cache_key(table: TableKeys, kind: Hashable, values, names, filter_text, max_parts) -> tuple:
     """The table, the kind of list and a digest of what the client asked: a filter or a list of names
     of any length costs the cache 32 bytes."""
     return (
@@ -330,10 +330,20 @@ class PartitionService:
         filter_text: str | None = None,
         max_parts: int = -1,
     ) -> builtins.list[Partition]:
-        """Partitions chosen by partial values, names and a Hive filter together, in name order."""
-        return self._chosen(
-            partition_store.read, database, table_name, values, names, filter_text, max_parts, cache_kind=None
-        )[1]
+        """Partitions chosen by partial values, names and a Hive filter together, in name order.
+
+        Raises:
+            BatchTooLargeError: more partitions than ``max_batch_partitions`` (Hive's
+                ``hive.metastore.limit.partition.request``).
+        """
+        self._check_names(names, database, table_name)
+        with self.ctx.store.read() as conn:
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            chosen, most = self._limited(conn, table, values, names, filter_text, max_parts)
+            found = self._within_limit(partition_store.read, table, conn, table, table.id, chosen, most)
+        if filter_text is not None:
+            log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
+        return found
 
     def read_encoded(
         self,
@@ -344,54 +354,65 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | None = None,
         max_parts: int = -1,
-    ) -> tuple[TableKeys, builtins.list[EncodedPartition]]:
-        """The table and its partitions chosen as by ``list``, ``by_names`` or ``by_filter``, in name order,
-        for a front end that caches encodings: cached bytes where present, models for the rest."""
-        table, found = self._chosen(
-            partition_store.read_encoded,
-            database,
-            table_name,
-            values,
-            names,
-            filter_text,
-            max_parts,
-            cache_kind="encoded",
-        )
-        if names is not None:
-            log.debug("partitions of %s by %d names: %d", table.qualified_name, len(names), len(found))
-        return table, found
+        assemble: Assemble | None = None,
+        assembly: Hashable = None,
+    ) -> tuple[TableKeys, Sequence[bytes | None] | bytes, builtins.list[EncodedPartition]]:
+        """For a front end that caches encodings: the table, its partitions chosen as by ``read`` (in name
+        order), and the models and revisions of those without a cached encoding, to encode and cache them
+        (``save_encodings``).
 
-    def _chosen(
-        self, reader, database, table_name, values, names, filter_text, max_parts, cache_kind: str | None
-    ) -> tuple[TableKeys, builtins.list]:
-        """The table and what ``reader`` (a ``store.partitions`` read) makes of the partitions chosen.
+        The partitions come as their cached bytes, ``None`` where there are none; or, when every one is
+        encoded and the front end gives ``assemble``, as ``assemble(table, encodings)``: its whole answer.
+        Lists whose every partition is encoded are kept in the partition read cache (the answer, under
+        ``assembly`` and the table's names: whatever the answer holds besides the encodings).
 
-        With a ``cache_kind``, lists whose every partition is encoded are kept in the partition read cache.
+        Raises:
+            BatchTooLargeError: as for ``read``.
         """
-        if names is not None:
-            self._check_batch(len(names), database, table_name)
+        self._check_names(names, database, table_name)
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
-            cache_key = None
-            if cache_kind is not None:
-                cache_key = _cache_key(table, cache_kind, values, names, filter_text, max_parts)
-                cached = self._cache.get(cache_key, table.partitions_revision)
-                if cached is not None:
-                    if filter_text is not None:
-                        log.debug(
-                            "filter %r on %s answered from the cache: %d partitions",
-                            filter_text,
-                            table.qualified_name,
-                            len(cached),
-                        )
-                    return table, list(cached)
-            chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text, max_parts=max_parts)
-            found = reader(conn, table, table.id, chosen)
-        if cache_key is not None and all(e.encoded is not None for e in found):
-            self._cache.put(cache_key, table.partitions_revision, tuple(found))
-        if filter_text is not None:
-            log.debug("filter %r on %s answered in SQL: %d partitions", filter_text, table.qualified_name, len(found))
-        return table, found
+            kind = ("encoded", table.database, table.name, assembly if assemble else None)
+            cache_key = _cache_key(table, kind, values, names, filter_text, max_parts)
+            cached = self._cache.get(cache_key, table.partitions_revision)
+            if cached is not None:
+                log.debug("partitions of %s answered from the cache", table.qualified_name)
+                return table, cached, []
+            chosen, most = self._limited(conn, table, values, names, filter_text, max_parts)
+            encodings, missing = self._within_limit(
+                partition_store.read_encoded, table, conn, table, table.id, chosen, most
+            )
+        log.debug("partitions of %s read: %d, %d not encoded", table.qualified_name, len(encodings), len(missing))
+        if missing:
+            return table, encodings, missing
+        answer = assemble(table, encodings) if assemble else tuple(encodings)
+        self._cache.put(cache_key, table.partitions_revision, answer)
+        return table, answer, []
+
+    def _limited(
+        self, conn: Connection, table: TableKeys, values, names, filter_text, max_parts: int
+    ) -> tuple[Select, int | None]:
+        """The selection the arguments describe, and the most partitions it may answer (``None``: as many as
+        it selects, when ``names`` or ``max_parts`` keep it within ``max_batch_partitions``)."""
+        chosen = self._select(conn, table, values=values, names=names, filter_text=filter_text, max_parts=max_parts)
+        limit = self.ctx.max_batch_partitions
+        within = names is not None or 0 <= max_parts <= limit
+        return chosen, None if within else limit
+
+    def _check_names(self, names: Sequence[str] | None, database: str, table_name: str) -> None:
+        if names is not None:
+            self._check_batch(len(names), database, table_name)
+
+    def _within_limit(self, reader, table: TableKeys, *args):
+        """``reader(*args)``; ``BatchTooLargeError`` in Hive's words when it selects too many partitions."""
+        try:
+            return reader(*args)
+        except partition_store.TooManyPartitions as too_many:
+            raise BatchTooLargeError(
+                f"Number of partitions scanned (={too_many.count}) on table '{table.qualified_name}' exceeds "
+                f"limit (={self.ctx.max_batch_partitions}). This is controlled on the metastore server by "
+                "--max-batch-partitions."
+            ) from None
 
     def save_encodings(self, encodings: Sequence[tuple[int, int, bytes]]) -> None:
         """Cache front-end encodings as ``(part_id, revision, bytes)``; those of changed partitions are dropped."""
@@ -424,17 +445,34 @@ class PartitionService:
     ) -> builtins.list[str]:
         """Partition names in order; ``values`` are partial values where ``""`` matches anything. Kept in the
         partition read cache."""
+        return builtins.list(self._names(database, table_name, max_parts, values))
+
+    def names_answer(
+        self,
+        database: str,
+        table_name: str,
+        assemble: Callable[[Sequence[str]], bytes],
+        assembly: Hashable,
+        max_parts: int = -1,
+        values: Sequence[str] | None = None,
+    ) -> bytes:
+        """``names`` as a front end's whole answer, ``assemble(names)``, kept in the partition read cache in
+        place of the names under ``assembly`` (what the answer holds besides them)."""
+        return self._names(database, table_name, max_parts, values, assemble, assembly)
+
+    def _names(self, database, table_name, max_parts, values, assemble=None, assembly=None) -> tuple | bytes:
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
-            cache_key = _cache_key(table, "names", values, None, None, max_parts)
+            cache_key = _cache_key(table, ("names", assembly), values, None, None, max_parts)
             found = self._cache.get(cache_key, table.partitions_revision)
             if found is None:
-                found = tuple(
+                names = tuple(
                     partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
                 )
+                found = assemble(names) if assemble else names
                 self._cache.put(cache_key, table.partitions_revision, found)
-        log.debug("partition names of %s matching %s: %d", table.qualified_name, values, len(found))
-        return list(found)
+        log.debug("partition names of %s matching %s read", table.qualified_name, values)
+        return found
 
     @staticmethod
     def _check_partial(table: TableKeys, values: Sequence[str] | None) -> None:

@@ -11,10 +11,24 @@ only for the revision it was made from, so a cached encoding is never older than
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-from sqlalchemy import ColumnElement, Connection, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Row,
+    Select,
+    Update,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from ..model import Column, EncodedPartition, Partition, Table, TableKeys
 from ..typed_keys import typed_key
@@ -60,9 +74,31 @@ _CHANGED = {"revision": _p.revision + 1, "encoded": None}
 """The values every change of a partition row sets: a new revision, no cached encoding."""
 
 
-def read(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[Partition]:
-    """The partitions of ``table`` that ``chosen`` selects, ordered by name."""
-    return _models(conn, table, tbl_id, conn.execute(chosen.with_only_columns(*schema.partitions.c)).all())
+class TooManyPartitions(Exception):
+    """A read selected more partitions than it may return; ``count``: how many its selection holds."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} partitions selected")
+        self.count = count
+
+
+def _selected(conn: Connection, chosen: Select, columns: Sequence, most: int | None) -> Sequence[Row]:
+    """The rows of ``columns`` of what ``chosen`` selects; with ``most``, ``TooManyPartitions`` rather than
+    more than ``most`` rows (at most ``most + 1`` are read, then the selection is counted)."""
+    query = chosen.with_only_columns(*columns)
+    if most is None:
+        return conn.execute(query).all()
+    rows = conn.execute(query.limit(most + 1)).all()
+    if len(rows) > most:
+        raise TooManyPartitions(count(conn, chosen))
+    return rows
+
+
+def read(
+    conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select, most: int | None = None
+) -> list[Partition]:
+    """The partitions of ``table`` that ``chosen`` selects, ordered by name (``most``: as for ``_selected``)."""
+    return _models(conn, table, tbl_id, _selected(conn, chosen, schema.partitions.c, most))
 
 
 def read_with_ids(
@@ -73,37 +109,58 @@ def read_with_ids(
     return list(zip((r.part_id for r in rows), _models(conn, table, tbl_id, rows)))
 
 
-def read_encoded(conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select) -> list[EncodedPartition]:
-    """What ``chosen`` selects, ordered by name: cached encodings where present, models for the rest.
+def read_encoded(
+    conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select, most: int | None = None
+) -> tuple[list[bytes | None], list[EncodedPartition]]:
+    """What ``chosen`` selects, ordered by name: each partition's cached encoding (``None`` where it has
+    none), and for those without one, in the same order, their models and revisions (``most``: as for
+    ``_selected``).
 
     Partitions with a cached encoding cost one row each and no further query.
     """
-    rows = conn.execute(chosen.with_only_columns(_p.part_id, _p.encoded)).all()
+    rows = _selected(conn, chosen, (_p.part_id, _p.encoded), most)
+    encodings = [encoded for _, encoded in rows]
+    if None not in encodings:
+        return encodings, []
     missing = [part_id for part_id, encoded in rows if encoded is None]
     models: dict[int, tuple[int, Partition]] = {}
     for chunk in chunks(missing):
         full = conn.execute(select(schema.partitions).where(_p.part_id.in_(chunk))).all()
         for row, model in zip(full, _models(conn, table, tbl_id, full)):
             models[row.part_id] = (row.revision, model)
-    found = []
-    for part_id, encoded in rows:
-        if encoded is not None:
-            found.append(EncodedPartition(part_id, None, encoded, None))
-        else:
-            revision, model = models[part_id]
-            found.append(EncodedPartition(part_id, revision, None, model))
-    return found
+    unencoded = []
+    for part_id in missing:
+        revision, model = models[part_id]
+        unencoded.append(EncodedPartition(part_id, revision, None, model))
+    return encodings, unencoded
+
+
+ENCODINGS_CHUNK = 500
+"""Encodings stored per statement (four parameters each); the reads around them take 5,000 ids at once."""
+
+
+@functools.lru_cache(maxsize=4)
+def _store_statement(size: int) -> Update:
+    """``UPDATE`` of ``size`` partitions' encodings, each picked by ``CASE``: parameters ``pid<i>``,
+    ``rev<i>``, ``enc<i>``. Built once per size, so SQLAlchemy compiles it once too."""
+    ids = [bindparam(f"pid{i}", type_=_p.part_id.type) for i in range(size)]
+    revisions = case(*((_p.part_id == pid, bindparam(f"rev{i}", type_=_p.revision.type)) for i, pid in enumerate(ids)))
+    encodings = case(*((_p.part_id == pid, bindparam(f"enc{i}", type_=_p.encoded.type)) for i, pid in enumerate(ids)))
+    return (
+        update(schema.partitions)
+        .where(_p.part_id.in_(ids), _p.revision == revisions, _p.encoded.is_(None))
+        .values(encoded=encodings)
+    )
 
 
 def store_encodings(conn: Connection, encodings: Sequence[tuple[int, int, bytes]]) -> None:
-    """Cache ``(part_id, revision, encoding)`` triples; one whose partition changed since is dropped."""
-    if encodings:
-        conn.execute(
-            update(schema.partitions)
-            .where(_p.part_id == bindparam("pid"), _p.revision == bindparam("rev"), _p.encoded.is_(None))
-            .values(encoded=bindparam("enc")),
-            [{"pid": pid, "rev": rev, "enc": enc} for pid, rev, enc in encodings],
-        )
+    """Cache ``(part_id, revision, encoding)`` triples; one whose partition changed since is dropped. One
+    statement per ``ENCODINGS_CHUNK`` partitions."""
+    for chunk in chunks(encodings, ENCODINGS_CHUNK):
+        params = {}
+        for i, (pid, rev, enc) in enumerate(chunk):
+            params.update({f"pid{i}": pid, f"rev{i}": rev, f"enc{i}": enc})
+        conn.execute(_store_statement(len(chunk)), params)
 
 
 def _models(conn: Connection, table: Table | TableKeys, tbl_id: int, rows: Sequence) -> list[Partition]:
@@ -139,7 +196,8 @@ def count(conn: Connection, chosen: Select) -> int:
 
 
 def names(conn: Connection, chosen: Select) -> list[str]:
-    return [row.part_name for row in conn.execute(chosen)]
+    """The names of what ``chosen`` selects, in its order (one column: no row object per partition)."""
+    return list(conn.execute(chosen.with_only_columns(_p.part_name)).scalars())
 
 
 def ids_by_name(conn: Connection, tbl_id: int, part_names: Iterable[str]) -> dict[str, int]:

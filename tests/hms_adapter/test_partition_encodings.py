@@ -125,7 +125,7 @@ def test_alter_table_cascade_reaches_cached_partitions(client, catalog, table):
 
 
 def test_encoding_of_a_changed_revision_is_not_stored(catalog, client, table):
-    _, found = catalog.partitions.read_encoded("enc", table, names=["ds=2024-01-01/hr=9"])
+    _, _, found = catalog.partitions.read_encoded("enc", table, names=["ds=2024-01-01/hr=9"])
     stale = found[0]
     part = client.get_partition("enc", table, ["2024-01-01", "9"])
     part.parameters["k"] = "newer"

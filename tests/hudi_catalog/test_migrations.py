@@ -101,7 +101,8 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         with migrated.store.read() as conn:
             assert conn.execute(select(schema.schema_version.c.version)).scalar_one() == schema.SCHEMA_VERSION
         assert [p.values for p in migrated.partitions.by_filter("m", "t", "hr > 9")] == [["a", "10"], ["a", "11"]]
-        _, found = migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")
+        _, encodings, found = migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")
+        assert list(encodings) == [None]
         assert [(e.revision, e.encoded, e.partition.values) for e in found] == [(0, None, ["a", "2"])]
         migrated.partitions.save_encodings([(found[0].part_id, 0, b"cached")])
         with migrated.store.read() as conn:
@@ -110,7 +111,7 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
         table.parameters["after"] = "migration"
         migrated.tables.alter("m", "t", table)
         assert migrated.tables.get("m", "t").parameters["after"] == "migration"
-        assert [e.encoded for e in migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")[1]] == [b"cached"]
+        assert list(migrated.partitions.read_encoded("m", "t", filter_text="hr = 2")[1]) == [b"cached"]
     finally:
         migrated.close()
 
