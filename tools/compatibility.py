@@ -104,6 +104,15 @@ own text, where this server answers the same typed error on SQLite, MariaDB and 
 Values that are `LONGTEXT` on MySQL (parameter values, column types, view texts, event messages) have no
 limit of their own beyond `--max-message-size`. Tested by `tests/hms_adapter/test_names_and_messages.py`
 and `tests/hudi_catalog/test_widths.py`.
+
+A call that lists partitions (`get_partitions`, `get_partitions_ps`, `get_partitions_by_filter`, their
+request forms, `get_partitions_with_specs`) and would answer more than `--max-batch-partitions` (100,000; a
+`max_parts` at or below it is answered) is refused with Hive's `hive.metastore.limit.partition.request`
+`MetaException` ("Number of partitions scanned (=N) on table 'db.t' exceeds limit (=L). ..."), naming the
+server's option instead of Hive's setting. Hive leaves that limit off by default and builds the whole
+answer (about 600 MB for a million partitions); engines list such tables by filter or by name. Partition
+names are not limited, as in Hive. Tested by `tests/hms_adapter/test_large_requests.py` and, through Hive's
+Java client, `tests/hms_adapter/test_scale_bench.py`.
 - A method that is not served, or that the IDL does not know, is answered with a `TApplicationException`
   of type `UNKNOWN_METHOD` and the message `Invalid method name: '<name>'`, as Hive Metastore does.
 

@@ -9,7 +9,7 @@ import builtins
 import logging
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Row, Select
 
@@ -56,11 +56,20 @@ Assemble = Callable[[TableKeys, Sequence[bytes]], bytes]
 """A front end's whole answer made of the encodings of a list of partitions (``read_encoded``)."""
 
 
-def _list_bytes(found: tuple | bytes) -> int:
-    """Bytes of what the partition read cache holds: partition names or encodings, or a front end's answer."""
-    if isinstance(found, bytes):
-        return sys.getsizeof(found)
-    return sys.getsizeof(found) + sum(map(sys.getsizeof, found))
+@dataclass(frozen=True)
+class _Answer:
+    """A list the partition read cache holds: how many partitions, and their names or encodings (a tuple),
+    or a front end's whole answer made of them (bytes)."""
+
+    count: int
+    value: tuple | bytes
+
+
+def _list_bytes(found: _Answer) -> int:
+    """Bytes of what the partition read cache holds."""
+    value = found.value
+    size = sys.getsizeof(value) + (sum(map(sys.getsizeof, value)) if isinstance(value, tuple) else 0)
+    return sys.getsizeof(found) + size
 
 
 def _cache_key(table: TableKeys, kind: Hashable, values, names, filter_text, max_parts) -> tuple:
@@ -78,11 +87,21 @@ def _cache_key(table: TableKeys, kind: Hashable, values, names, filter_text, max
     )
 
 
+def _log_answer(table: TableKeys, names, filter_text: str | None, count: int, source: str) -> None:
+    """The DEBUG lines that show what a client's selection came to (operators and the engine tests read
+    them to see a query pruned by the metastore): by names, and by filter, answered ``source`` (in SQL,
+    from the cache)."""
+    if names is not None:
+        log.debug("partitions of %s by %d names: %d", table.qualified_name, len(names), count)
+    if filter_text is not None:
+        log.debug("filter %r on %s answered %s: %d partitions", filter_text, table.qualified_name, source, count)
+
+
 class PartitionService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
         # lists of partition names and of wire encodings, keyed on tbl.partitions_revision (read_cache.py)
-        self._cache: RevisionCache[tuple] = RevisionCache(ctx.cache_memory, copies=False, weigh=_list_bytes)
+        self._cache: RevisionCache[_Answer] = RevisionCache(ctx.cache_memory, copies=False, weigh=_list_bytes)
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -376,17 +395,17 @@ class PartitionService:
             cache_key = _cache_key(table, kind, values, names, filter_text, max_parts)
             cached = self._cache.get(cache_key, table.partitions_revision)
             if cached is not None:
-                log.debug("partitions of %s answered from the cache", table.qualified_name)
-                return table, cached, []
+                _log_answer(table, names, filter_text, cached.count, "from the cache")
+                return table, cached.value, []
             chosen, most = self._limited(conn, table, values, names, filter_text, max_parts)
             encodings, missing = self._within_limit(
                 partition_store.read_encoded, table, conn, table, table.id, chosen, most
             )
-        log.debug("partitions of %s read: %d, %d not encoded", table.qualified_name, len(encodings), len(missing))
+        _log_answer(table, names, filter_text, len(encodings), "in SQL")
         if missing:
             return table, encodings, missing
         answer = assemble(table, encodings) if assemble else tuple(encodings)
-        self._cache.put(cache_key, table.partitions_revision, answer)
+        self._cache.put(cache_key, table.partitions_revision, _Answer(len(encodings), answer))
         return table, answer, []
 
     def _limited(
@@ -469,10 +488,10 @@ class PartitionService:
                 names = tuple(
                     partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
                 )
-                found = assemble(names) if assemble else names
+                found = _Answer(len(names), assemble(names) if assemble else names)
                 self._cache.put(cache_key, table.partitions_revision, found)
-        log.debug("partition names of %s matching %s read", table.qualified_name, values)
-        return found
+        log.debug("partition names of %s matching %s: %d", table.qualified_name, values, found.count)
+        return found.value
 
     @staticmethod
     def _check_partial(table: TableKeys, values: Sequence[str] | None) -> None:
