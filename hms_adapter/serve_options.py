@@ -85,9 +85,7 @@ class ServeOption:
 
     def environment_default(self) -> Any:
         """The default, taken from the environment variable when it is set."""
-        if self.env is None:
-            return [] if self.kind == LIST else self.default
-        value = os.environ.get(self.env)
+        value = None if self.env is None else os.environ.get(self.env)
         if self.kind == SWITCH:
             return (value or "").lower() in _TRUE
         if self.kind == LIST:
