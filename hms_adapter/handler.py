@@ -493,17 +493,17 @@ class MetastoreHandler(
         table, found, missing = self.catalog.partitions.read_encoded(
             _db(db_name), tbl_name, assemble=assemble, assembly=(wrapper, current_catalog()), **selection
         )
-        if missing:
-            fresh = [encode_partition_fields(e.partition) for e in missing]
-            try:
-                self.catalog.partitions.save_encodings(
-                    [(e.part_id, e.revision, encoded) for e, encoded in zip(missing, fresh)]
-                )
-            except CatalogError as error:  # the answer stands; the next read encodes again
-                log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
-            filled = iter(fresh)
-            found = assemble(table, [encoded if encoded is not None else next(filled) for encoded in found])
-        return EncodedPartitionList(found, wrapper)
+        if isinstance(found, bytes):  # every partition was encoded: the whole answer
+            return EncodedPartitionList(found, wrapper)
+        fresh = [encode_partition_fields(e.partition) for e in missing]
+        try:
+            self.catalog.partitions.save_encodings([(e.part_id, e.revision, b) for e, b in zip(missing, fresh)])
+        except CatalogError as error:  # the answer stands; the next read encodes again
+            log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
+        filled = iter(fresh)
+        return EncodedPartitionList(
+            assemble(table, [encoded if encoded is not None else next(filled) for encoded in found]), wrapper
+        )
 
     # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
     # parameter key patterns) are honoured by building those answers without the encoding cache.

@@ -159,17 +159,14 @@ class Partition:
     last_access_time: int = 0
 
 
-class EncodedPartition(NamedTuple):
-    """A partition as read for a front end that caches its wire encoding (a tuple: lists of them are long).
-
-    ``encoded`` is the front end's cached bytes; when there are none, ``partition`` holds the model to encode
-    and ``revision`` the revision to cache its encoding for (see ``PartitionService.save_encodings``).
-    """
+class UnencodedPartition(NamedTuple):
+    """A partition read for a front end that caches wire encodings, with none cached yet: its model to encode
+    and the revision to cache the encoding for (see ``PartitionService.save_encodings``). A tuple: lists of
+    them are long."""
 
     part_id: int
-    revision: int | None
-    encoded: bytes | None
-    partition: Partition | None
+    revision: int
+    partition: Partition
 
 
 @dataclass

@@ -189,7 +189,9 @@ class LockService:
             return lock_store.listing(
                 conn,
                 self.txns.cutoff_ms(self.txns.now_ms()),
-                *(name.lower() if name else None for name in (database, table, partition)),
+                database.lower() if database else None,
+                table.lower() if table else None,
+                partition.lower() if partition else None,
                 txn_id or None,
             )
 

@@ -10,6 +10,7 @@ import logging
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from sqlalchemy import Connection, Row, Select
 
@@ -25,7 +26,7 @@ from ..errors import (
     NoSuchTableError,
 )
 from ..events import CatalogEvent, EventType
-from ..model import MANAGED_TABLE, EncodedPartition, Partition, Table, TableKeys
+from ..model import MANAGED_TABLE, Partition, Table, TableKeys, UnencodedPartition
 from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
@@ -375,7 +376,7 @@ class PartitionService:
         max_parts: int = -1,
         assemble: Assemble | None = None,
         assembly: Hashable = None,
-    ) -> tuple[TableKeys, Sequence[bytes | None] | bytes, builtins.list[EncodedPartition]]:
+    ) -> tuple[TableKeys, Sequence[bytes | None] | bytes, builtins.list[UnencodedPartition]]:
         """For a front end that caches encodings: the table, its partitions chosen as by ``read`` (in name
         order), and the models and revisions of those without a cached encoding, to encode and cache them
         (``save_encodings``).
@@ -477,7 +478,7 @@ class PartitionService:
     ) -> bytes:
         """``names`` as a front end's whole answer, ``assemble(names)``, kept in the partition read cache in
         place of the names under ``assembly`` (what the answer holds besides them)."""
-        return self._names(database, table_name, max_parts, values, assemble, assembly)
+        return cast(bytes, self._names(database, table_name, max_parts, values, assemble, assembly))
 
     def _names(self, database, table_name, max_parts, values, assemble=None, assembly=None) -> tuple | bytes:
         with self.ctx.store.read() as conn:

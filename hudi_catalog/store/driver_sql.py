@@ -22,12 +22,14 @@ from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine.interfaces import DBAPIModule
+from sqlalchemy.exc import DBAPIError, ResourceClosedError, StatementError
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,9 @@ class DriverStatement:
     def __init__(self, statement: ClauseElement) -> None:
         self._statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
-        self._row_types: dict[tuple[str, ...], type] = {}
+        self._row_types: dict[tuple[str, ...], Any] = {}
+
+    """A named tuple type per set of result labels."""
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> DriverResult:
         """Run the statement with ``params`` (every bind parameter not given a value by the statement)."""
@@ -72,6 +76,8 @@ class DriverStatement:
         compiled = self._compiled(conn.dialect)
         args = [self._arguments(compiled, p) for p in params] if many else self._arguments(compiled, params)
         dbapi_connection = conn.connection.dbapi_connection
+        if dbapi_connection is None:
+            raise ResourceClosedError("the connection's driver connection is closed")
         cursor = dbapi_connection.cursor()
         try:
             if conn.dispatch.before_cursor_execute:
@@ -104,15 +110,15 @@ class DriverStatement:
 
     def _rows(self, cursor: Any) -> list[Any]:
         labels = tuple(column[0] for column in cursor.description)
-        row_type = self._row_types.get(labels)
+        row_type: Any = self._row_types.get(labels)
         if row_type is None:
-            row_type = self._row_types[labels] = namedtuple("DriverRow", labels)  # type: ignore[misc]
+            row_type = self._row_types[labels] = namedtuple("DriverRow", labels)
         return [row_type._make(row) for row in cursor.fetchall()]
 
 
 def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:
     """The driver SQL of ``statement`` for ``dialect``, refusing what only SQLAlchemy's execution handles."""
-    compiled = statement.compile(dialect=dialect)
+    compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
     if "POSTCOMPILE" in compiled.string:
         raise ValueError("a driver-level statement cannot have expanding IN parameters")
     for bind in compiled.binds.values():
@@ -124,8 +130,8 @@ def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:
 
 
 def _as_sqlalchemy_error(
-    conn: Connection, sql: str, args: Any, error: Exception, dbapi_connection: Any, cursor: Any
-) -> DBAPIError:
+    conn: Connection, sql: str, args: Any, error: DBAPIModule.Error, dbapi_connection: Any, cursor: Any
+) -> StatementError:
     """The SQLAlchemy exception for a driver error (as the store classifies), the connection invalidated
     first when the error means it is lost."""
     dialect = conn.dialect

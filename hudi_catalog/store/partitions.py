@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -30,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 
-from ..model import Column, EncodedPartition, Partition, Table, TableKeys
+from ..model import Column, Partition, Table, TableKeys, UnencodedPartition
 from ..typed_keys import typed_key
 from . import descriptors, locations, params, schema
 from .batches import chunks
@@ -82,7 +83,7 @@ class TooManyPartitions(Exception):
         self.count = count
 
 
-def _selected(conn: Connection, chosen: Select, columns: Sequence, most: int | None) -> Sequence[Row]:
+def _selected(conn: Connection, chosen: Select, columns: Iterable[Any], most: int | None) -> Sequence[Row]:
     """The rows of ``columns`` of what ``chosen`` selects; with ``most``, ``TooManyPartitions`` rather than
     more than ``most`` rows (at most ``most + 1`` are read, then the selection is counted)."""
     query = chosen.with_only_columns(*columns)
@@ -98,7 +99,7 @@ def read(
     conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select, most: int | None = None
 ) -> list[Partition]:
     """The partitions of ``table`` that ``chosen`` selects, ordered by name (``most``: as for ``_selected``)."""
-    return _models(conn, table, tbl_id, _selected(conn, chosen, schema.partitions.c, most))
+    return _models(conn, table, tbl_id, _selected(conn, chosen, list(schema.partitions.c), most))
 
 
 def read_with_ids(
@@ -111,7 +112,7 @@ def read_with_ids(
 
 def read_encoded(
     conn: Connection, table: Table | TableKeys, tbl_id: int, chosen: Select, most: int | None = None
-) -> tuple[list[bytes | None], list[EncodedPartition]]:
+) -> tuple[list[bytes | None], list[UnencodedPartition]]:
     """What ``chosen`` selects, ordered by name: each partition's cached encoding (``None`` where it has
     none), and for those without one, in the same order, their models and revisions (``most``: as for
     ``_selected``).
@@ -131,7 +132,7 @@ def read_encoded(
     unencoded = []
     for part_id in missing:
         revision, model = models[part_id]
-        unencoded.append(EncodedPartition(part_id, revision, None, model))
+        unencoded.append(UnencodedPartition(part_id, revision, model))
     return encodings, unencoded
 
 

@@ -37,7 +37,10 @@ def take(conn: Connection, name: str, count: int = 1) -> int:
     """
     params = {"counter": name, "count": count}
     if conn.dialect.name in ("mysql", "mariadb"):
-        after = _ADVANCE_MYSQL.execute(conn, params).lastrowid
+        advanced = _ADVANCE_MYSQL.execute(conn, params)
+        if advanced.rowcount != 1 or advanced.lastrowid is None:  # else LAST_INSERT_ID() is a stale value
+            raise LookupError(f"no counter {name!r} in id_sequence")
+        after = advanced.lastrowid
     else:
         ((after,),) = _ADVANCE_RETURNING.execute(conn, params).rows
     return after - count
