@@ -167,6 +167,7 @@ def request_bytes() -> bytes:
 def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[str, float]:
     """Part 2 on one store: µs per call of each step of the processor's work for ``get_database``."""
     from hms_adapter.audit import AUDIT_LOGGER, AuditLog
+    from hms_adapter.call_target import target_of_call
     from hms_adapter.convert.database import to_thrift_database
     from hms_adapter.event_messages import HiveJsonMessages
     from hms_adapter.handler import MetastoreHandler
@@ -191,7 +192,7 @@ def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[s
             protocol.read_message_end()
 
         def scope() -> None:
-            with handler.call_scope(["default"]):
+            with handler.call_scope(target_of_call(["default"])):
                 pass
 
         def empty_transaction() -> None:
@@ -200,6 +201,7 @@ def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[s
 
         database = catalog.databases.get("default")
         answer = to_thrift_database(database)
+        target = target_of_call(["default"])
 
         def encode() -> None:
             protocol = TBinaryProtocol(TMemoryBuffer())
@@ -211,8 +213,8 @@ def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[s
             query = timed(lambda: get_database(conn, "default"), loops)
         steps = {
             "decode the request": timed(decode, loops),
-            "call scope (catalog, connection settings)": timed(scope, loops),
-            "authorization (none)": timed(lambda: handler.authorize("get_database", ["default"]), loops),
+            "call target and scope (catalog, connection settings)": timed(scope, loops),
+            "authorization (none)": timed(lambda: handler.authorize("get_database", ["default"], target), loops),
             "retry wrapper (Catalog.call)": timed(lambda: catalog.call(lambda: None, "get_database"), loops),
             "read transaction (checkout, commit, check-in)": timed(empty_transaction, loops),
             "the query (one statement, its row to the model)": query,
@@ -224,7 +226,7 @@ def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[s
         if with_layers:
             audit = AuditLog(str(home / "audit-in-process.log"))
             steps["an audit line (--audit-log)"] = timed(
-                lambda: audit.record("get_database", ["default"], "ok", 0.3), loops
+                lambda: audit.record("get_database", ["default"], target_of_call(["default"]), "ok", 0.3), loops
             )
             logging.getLogger(AUDIT_LOGGER).handlers.clear()
             steps["metrics recording (--metrics-port)"] = metrics_recording_us(loops)

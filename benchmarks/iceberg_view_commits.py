@@ -27,7 +27,7 @@ from benchmarks import metaserver_writer as writer  # noqa: E402
 from hms_adapter.idl import metaserver as ms  # noqa: E402
 from hms_adapter.serving import make_metaserver  # noqa: E402
 from hudi_catalog import Catalog  # noqa: E402
-from hudi_catalog.services.iceberg_views import ViewSettings  # noqa: E402
+from hudi_catalog.iceberg_views import ViewSettings  # noqa: E402
 
 
 def run(db_url: str, root: Path, commits: int, background: bool) -> tuple[list[float], float]:

@@ -16,13 +16,10 @@ from datetime import datetime, timezone
 from hudi_catalog.delegation_tokens import MalformedToken, TokenIdentifier, decode_token
 
 from . import connection
-from .convert.names import DATABASE_FIELDS, strip_catalog
+from .call_target import CallTarget
 
 AUDIT_LOGGER = "hudi_metastore.audit"
 ANONYMOUS = "anonymous"
-_DATABASE_STRUCT_FIELDS = ("name", "locationUri")
-"""A ``Database`` struct (create/alter) is named by its ``name``."""
-_TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename")
 
 
 def _clean(text: str) -> str:
@@ -59,25 +56,12 @@ def _token_object(method: str, args) -> str:
     return "token"
 
 
-def object_of_call(method: str, args) -> str:
-    """``db`` or ``db.table`` of a call: its first string arguments (Hive's calls put the database, then the
-    table, first), or the database and table fields of its request struct; ``-`` when it names none."""
+def object_of_call(method: str, args, target: CallTarget) -> str:
+    """What the audit line names: ``db`` or ``db.table`` (``target``), a token for the token calls, ``-``
+    when the call names nothing."""
     if method in TOKEN_METHODS:
         return _token_object(method, args)
-    names = [a for a in args[:2] if isinstance(a, str)]
-    if not names:
-        request = next((a for a in args if hasattr(a, "thrift_spec")), None)
-        database = next(
-            (getattr(request, f) for f in DATABASE_FIELDS if isinstance(getattr(request, f, None), str)), None
-        )
-        if database is None and request is not None and all(hasattr(request, f) for f in _DATABASE_STRUCT_FIELDS):
-            database = request.name
-        table = next((getattr(request, f) for f in _TABLE_FIELDS if isinstance(getattr(request, f, None), str)), None)
-        names = [n for n in (database, table) if n]
-    if not names:
-        return "-"
-    names[0] = strip_catalog(names[0]) or names[0]
-    return _clean(".".join(names))
+    return _clean(target.describe())
 
 
 class AuditLog:
@@ -91,7 +75,7 @@ class AuditLog:
         handler.setFormatter(logging.Formatter("%(message)s"))
         self.logger.addHandler(handler)
 
-    def record(self, method: str, args, outcome: str, elapsed_ms: float) -> None:
+    def record(self, method: str, args, target: CallTarget, outcome: str, elapsed_ms: float) -> None:
         claimed = connection.claimed_user()
         self.logger.info(
             "\t".join(
@@ -101,7 +85,7 @@ class AuditLog:
                     f"ugi={_clean(claimed) if claimed else '-'}",
                     f"client={connection.peer()}",
                     f"method={method}",
-                    f"object={object_of_call(method, args)}",
+                    f"object={object_of_call(method, args, target)}",
                     f"outcome={outcome}",
                     f"ms={elapsed_ms:.1f}",
                 ]

@@ -14,7 +14,8 @@ from hudi_catalog.authorization import ObjectType, Operation, Principal, Princip
 from hudi_catalog.errors import AccessDeniedError, NoSuchObjectError
 
 from . import connection
-from .access_rules import RULES, target_of
+from .access_rules import access, rule_of, target_of
+from .call_target import CallTarget
 from .convert.names import strip_catalog
 from .convert.privileges import (
     from_thrift_bag,
@@ -47,18 +48,18 @@ class AuthorizationCalls:
 
     # -- enforcement ------------------------------------------------------------------------------
 
-    def authorize(self, api: str, args: list) -> None:
+    def authorize(self, api: str, args: list, call: CallTarget) -> None:
         """``AccessDeniedError`` unless the policy lets the caller make this call with these arguments. A
         creator who is not an admin becomes the owner of what it creates, whatever owner it names."""
         authorization = self.catalog.authorization
         if not authorization.policy.enforced:
             return
-        rule = RULES.get(api)
+        rule = rule_of(getattr(self, api, None))
         if rule is None:
             raise AccessDeniedError(f"Permission denied: {api} has no access rule")
         if rule.action is Operation.READ and rule.level is ObjectType.GLOBAL:
             return
-        target = target_of(rule, args)
+        target = target_of(rule, call)
         if target is None:
             raise AccessDeniedError(f"Permission denied: the arguments of {api} name no {rule.level.name.lower()}")
         user = _caller()
@@ -80,6 +81,7 @@ class AuthorizationCalls:
 
     # -- roles ------------------------------------------------------------------------------------
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def create_role(self, role):
         role = role or hive.Role()
         self.catalog.authorization.create_role(
@@ -87,6 +89,7 @@ class AuthorizationCalls:
         )
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def drop_role(self, role_name):
         """Dropping a role that does not exist succeeds, as in Hive Metastore."""
         try:
@@ -95,9 +98,11 @@ class AuthorizationCalls:
             pass
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_role_names(self):
         return self.catalog.authorization.role_names()
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def grant_role(self, role_name, principal_name, principal_type, grantor, grantorType, grant_option):
         self.catalog.authorization.grant_role(
             role_name or "",
@@ -109,12 +114,14 @@ class AuthorizationCalls:
         )
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def revoke_role(self, role_name, principal_name, principal_type):
         self.catalog.authorization.revoke_role(
             role_name or "", principal(principal_name, principal_type), False, _caller(), _groups()
         )
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def grant_revoke_role(self, request):
         """``REVOKE`` with ``grantOption`` revokes only the admin option, as in Hive."""
         if request.requestType == GRANT:
@@ -143,6 +150,7 @@ class AuthorizationCalls:
         """The grantor a client names, or the caller when it names none."""
         return principal(name, type_value) if name else Principal(_caller() or "")
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def list_roles(self, principal_name, principal_type):
         who = principal(principal_name, principal_type)
         self._require_listing(who)
@@ -151,11 +159,13 @@ class AuthorizationCalls:
             to_thrift_role(roles[g.role]) for g in self.catalog.authorization.role_grants_of(who) if g.role in roles
         ]
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_principals_in_role(self, request):
         self._require_listing(Principal(request.roleName or "", PrincipalType.ROLE))
         grants = self.catalog.authorization.members(request.roleName or "")
         return hive.GetPrincipalsInRoleResponse(principalGrants=[to_thrift_role_grant(g) for g in grants])
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_role_grants_for_principal(self, request):
         who = principal(request.principal_name, request.principal_type)
         self._require_listing(who)
@@ -164,14 +174,17 @@ class AuthorizationCalls:
 
     # -- privileges -------------------------------------------------------------------------------
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def grant_privileges(self, privileges):
         self.catalog.authorization.grant_privileges(from_thrift_bag(privileges), _caller(), _groups())
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def revoke_privileges(self, privileges):
         self.catalog.authorization.revoke_privileges(from_thrift_bag(privileges), False, _caller(), _groups())
         return True
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def grant_revoke_privileges(self, request):
         """``REVOKE`` with ``revokeGrantOption`` revokes only the grant option, as in Hive."""
         grants = from_thrift_bag(request.privileges)
@@ -183,6 +196,7 @@ class AuthorizationCalls:
             raise hive.MetaException(message=f"Unknown request type {request.requestType}")
         return hive.GrantRevokePrivilegeResponse(success=True)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def list_privileges(self, principal_name, principal_type, hiveObject):
         """Grants to the principal (every grantee when it names none) on the object (every object when it
         names none)."""
@@ -191,6 +205,7 @@ class AuthorizationCalls:
         self._require_listing(who, target)
         return [to_thrift_privilege(g) for g in self.catalog.authorization.list_privileges(who, target)]
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_privilege_set(self, hiveObject, user_name, group_names):
         """What ``user_name`` and ``group_names`` hold on the object, as Hive answers it: the grants to the
         user, to each group, and to every role the user or one of the groups belongs to. Under an enforced

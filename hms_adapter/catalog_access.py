@@ -13,7 +13,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from hudi_catalog import Catalog
 from hudi_catalog.errors import SchemaVersionError
-from hudi_catalog.services.schema import SchemaState
+from hudi_catalog.schema_layout import SchemaState
 
 from .cli_errors import EXIT_USAGE, SET_DB_URL, CommandError
 

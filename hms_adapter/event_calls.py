@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from hudi_catalog import Catalog
+from hudi_catalog.authorization import ObjectType, Operation
 from hudi_catalog.catalog_scope import DEFAULT_CATALOG
 from hudi_catalog.errors import InvalidInputError
 from hudi_catalog.events import AcidWrite, StoredEvent
 
-from .convert.names import catalog_of_call, strip_catalog
+from .access_rules import access
+from .convert.names import catalog_of_name, strip_catalog
 from .idl import hive
 
 EVENT_CONFIG = {
@@ -37,7 +39,7 @@ def _to_thrift(event: StoredEvent):
 def _catalog_filter(rqst) -> str | None:
     """The catalog whose events a request asks for: ``catName``, or that of an ``@<catalog>#<db>`` name;
     None (every catalog's) when it names none."""
-    return rqst.catName or catalog_of_call([rqst.dbName])
+    return rqst.catName or catalog_of_name(rqst.dbName)
 
 
 class EventCalls:
@@ -45,9 +47,11 @@ class EventCalls:
 
     catalog: Catalog
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def get_current_notificationEventId(self):
         return hive.CurrentNotificationEventId(eventId=self.catalog.events.current_id())
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def get_next_notification(self, rqst):
         """Events after ``lastEvent`` (at most ``maxEvents`` when positive), filtered as Hive 3/4 requests
         ask. Events removed by their time to live are simply not there, as in Hive: consumers see the gap."""
@@ -62,12 +66,14 @@ class EventCalls:
         )
         return hive.NotificationEventResponse(events=[_to_thrift(e) for e in events])
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def get_notification_events_count(self, rqst):
         count = self.catalog.events.count(
             rqst.fromEventId or 0, strip_catalog(rqst.dbName) or None, _catalog_filter(rqst), rqst.toEventId, rqst.limit
         )
         return hive.NotificationEventsCountResponse(eventsCount=count)
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def fire_listener_event(self, rqst):
         """An engine's ``INSERT`` events (Hive 2.3's one insert, or Hive 3/4's list of them)."""
         data = rqst.data
@@ -97,11 +103,13 @@ class EventCalls:
             )
         return hive.FireEventResponse(eventIds=ids)
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def add_write_notification_log(self, rqst):
         """A transactional write's files (Hive 3/4's ``addWriteNotificationLog``), logged as ``ACID_WRITE``."""
         self.catalog.events.acid_writes(strip_catalog(rqst.db) or "", rqst.table, [_acid_write(rqst)])
         return hive.WriteNotificationLogResponse()
 
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
     def add_write_notification_log_in_batch(self, rqst):
         """Several of a table's transactional writes at once (one per partition), in one transaction."""
         writes = [_acid_write(request) for request in rqst.requestList or []]

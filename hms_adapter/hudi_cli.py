@@ -15,9 +15,8 @@ from pathlib import Path
 from hudi_catalog import Catalog
 from hudi_catalog.hudi.properties import TABLE_TYPE
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_system
+from hudi_catalog.iceberg_views import ViewResult
 from hudi_catalog.model import Instant, InstantState
-from hudi_catalog.services.hudi_import import HudiImporter
-from hudi_catalog.services.iceberg_views import ViewResult
 
 from .catalog_access import describe, open_existing
 from .cli_errors import EXIT_FAILED, EXIT_USAGE, CommandError
@@ -137,7 +136,7 @@ def _import(args: argparse.Namespace) -> int:
                 print(f"hudi-metastore: {error}", file=sys.stderr)
                 return 2
         else:
-            result = HudiImporter(catalog, progress=progress).run(args.path, args.database, args.table)
+            result = catalog.import_table(args.path, args.database, args.table, progress)
         progress.close()
         print(
             f"{result.database}.{result.table}: {result.recorded} instants recorded, "

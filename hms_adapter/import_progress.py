@@ -1,6 +1,6 @@
 """How ``hudi-metastore import`` shows its progress: bars drawn by ``rich`` on a terminal's stderr, or, when stderr is
 not a terminal (a log file, a pipe), a log line every ``--progress-interval`` seconds. Both show the counts
-the importer reports (``hudi_catalog.services.import_progress``): instants decoded, then instants written
+the importer reports (``hudi_catalog.import_progress``): instants decoded, then instants written
 and commits applied, with the rate and the time left."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from hudi_catalog.services.import_progress import ImportProgress
+from hudi_catalog.import_progress import ImportProgress
 
 log = logging.getLogger(__name__)
 

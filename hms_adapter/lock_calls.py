@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from hudi_catalog import Catalog
+from hudi_catalog.authorization import ObjectType, Operation
 
+from .access_rules import access
 from .convert.locks import (
     from_thrift_lock_request,
     from_valid_txn_list,
@@ -34,17 +36,21 @@ class LockCalls:
 
     # -- locks ------------------------------------------------------------------------------------------
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def lock(self, rqst):
         status = self.catalog.locks.lock(from_thrift_lock_request(rqst))
         return hive.LockResponse(lockid=status.lock_id, state=int(status.state))
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def check_lock(self, rqst):
         status = self.catalog.locks.check(rqst.lockid)
         return hive.LockResponse(lockid=status.lock_id, state=int(status.state))
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def unlock(self, rqst):
         self.catalog.locks.unlock(rqst.lockid)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def heartbeat(self, ids):
         if ids is None:
             return
@@ -53,6 +59,7 @@ class LockCalls:
         if ids.txnid:
             self.catalog.txns.heartbeat(ids.txnid)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def show_locks(self, rqst):
         rqst = rqst or hive.ShowLocksRequest()
         held = self.catalog.locks.show(rqst.dbname, rqst.tablename, rqst.partname, rqst.txnid)
@@ -60,34 +67,42 @@ class LockCalls:
 
     # -- transactions -----------------------------------------------------------------------------------
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def open_txns(self, rqst):
         ids = self.catalog.txns.open(
             rqst.num_txns or 0, rqst.user or "", rqst.hostname or "", rqst.agentInfo, rqst.txn_type or 0
         )
         return hive.OpenTxnsResponse(txn_ids=ids)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def commit_txn(self, rqst):
         self.catalog.txns.commit(rqst.txnid)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def abort_txn(self, rqst):
         self.catalog.txns.abort([rqst.txnid])
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def abort_txns(self, rqst):
         self.catalog.txns.abort(list(rqst.txn_ids or []), strict=False)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def heartbeat_txn_range(self, txns):
         aborted, unknown = self.catalog.txns.heartbeat_range(txns.min, txns.max)
         return hive.HeartbeatTxnRangeResponse(aborted=aborted, nosuch=unknown)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_open_txns(self):
         """Both layouts of ``open_txns`` at once (``convert/open_txns_wire.py``): nothing tells a Hive 2.3
         client from a Hive 3+ one here."""
         return BothLayoutsOpenTxns(self.catalog.txns.snapshot())
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_open_txns_req(self, getOpenTxnsRequest):
         """Hive 4's form, answered in Hive 4's layout (``open_txns`` a list)."""
         return to_thrift_open_txns(self.catalog.txns.snapshot(), hive.GetOpenTxnsResponseHive4)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_open_txns_info(self):
         high_water_mark, infos = self.catalog.txns.infos()
         return hive.GetOpenTxnsInfoResponse(
@@ -96,6 +111,7 @@ class LockCalls:
 
     # -- write ids ---------------------------------------------------------------------------------------
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def allocate_table_write_ids(self, rqst):
         # write ids are keyed by database and table name only (as Hive's): a ``@catalog#`` prefix is not kept
         database = strip_catalog(rqst.dbName) or ""
@@ -104,12 +120,14 @@ class LockCalls:
             txnToWriteIds=[hive.TxnToWriteId(txnId=t, writeId=w) for t, w in pairs]
         )
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def add_dynamic_partitions(self, rqst):
         """Hive 2.3's or Hive 3+'s layout of the request (``convert/dynamic_partitions_wire.py``)."""
         self.catalog.txns.add_dynamic_partitions(
             rqst.txnid, strip_catalog(rqst.dbname) or "", rqst.tablename, list(rqst.partitionnames or [])
         )
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_valid_write_ids(self, rqst):
         ids = self.catalog.txns.valid_write_ids(list(rqst.fullTableNames or []), from_valid_txn_list(rqst.validTxnList))
         return hive.GetValidWriteIdsResponse(tblValidWriteIds=[to_thrift_table_write_ids(i) for i in ids])

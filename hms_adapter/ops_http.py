@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from hudi_catalog import Catalog
-from hudi_catalog.services.schema import SchemaState
+from hudi_catalog.schema_layout import SchemaState
 
 log = logging.getLogger(__name__)
 

@@ -21,6 +21,7 @@ from thriftpy2.thrift import TApplicationException, TMessageType, TType
 from hudi_catalog.errors import InvalidInputError
 
 from .audit import AuditLog
+from .call_target import target_of_call
 from .convert.dynamic_partitions_wire import read_add_dynamic_partitions_args
 from .convert.wire import EncodedAnswer, speaks_binary
 from .errors import HMS_PREFERENCES, ErrorPreferences, declared_exceptions, log_level, to_thrift_error
@@ -61,8 +62,9 @@ class MetastoreProcessor:
         audit: AuditLog | None = None,
         on_call: CallRecorder | None = None,
     ) -> None:
-        """``handler.call_scope(args)``, when the handler has it, is entered around each call, and in it
-        ``handler.authorize(method, args)`` checks the call before it runs, both inside
+        """The object each call names is read from its arguments once (``call_target``) and handed to all
+        that need it: ``handler.call_scope(target)``, when the handler has it, is entered around each call,
+        and in it ``handler.authorize(method, args, target)`` checks the call before it runs, both inside
         ``handler.run_call(method, action)`` (which tries a call again through transient database errors);
         ``audit`` gets a line per call; ``on_call(method, seconds, error class name or None)`` hears of each
         call (metrics)."""
@@ -71,8 +73,8 @@ class MetastoreProcessor:
         self._audit = audit
         self._on_call = on_call
         self._error_preferences = error_preferences
-        self._call_scope = getattr(handler, "call_scope", lambda args: nullcontext())
-        self._authorize = getattr(handler, "authorize", lambda api, args: None)
+        self._call_scope = getattr(handler, "call_scope", lambda target: nullcontext())
+        self._authorize = getattr(handler, "authorize", lambda api, args, target: None)
         self._run_call = getattr(handler, "run_call", lambda api, action: action())
         self._declared: dict[str, dict[type, str]] = {}
 
@@ -98,16 +100,17 @@ class MetastoreProcessor:
         iprot.read_message_end()
         result = getattr(self._service, api + "_result")()
         values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
+        target = target_of_call(values)
         started = time.perf_counter()
         outcome = "ok"
         try:
             method = getattr(self._handler, api)
 
             def call():
-                self._authorize(api, values)
+                self._authorize(api, values, target)
                 return method(*values)
 
-            with self._call_scope(values):
+            with self._call_scope(target):
                 result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             if isinstance(error, (AttributeError, TypeError)) and _malformed(values):
@@ -126,7 +129,7 @@ class MetastoreProcessor:
             elapsed = time.perf_counter() - started
             log.debug("%s %.1f ms", api, elapsed * 1000)
             if self._audit is not None:
-                self._audit.record(api, values, outcome, elapsed * 1000)
+                self._audit.record(api, values, target, outcome, elapsed * 1000)
             if self._on_call is not None:
                 self._on_call(api, elapsed, None if outcome == "ok" else outcome)
         answer = getattr(result, "success", None)

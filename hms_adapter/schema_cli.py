@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from hudi_catalog.services.schema import DIALECTS, SchemaService, SchemaState, SchemaStatus, upgrade_sql
+from hudi_catalog import Catalog
+from hudi_catalog.schema_layout import DIALECTS, SchemaState, SchemaStatus
 
 from .catalog_access import missing_sqlite_file
 from .cli_options import add_db_url_option, add_log_level_option
@@ -51,16 +52,16 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 def _schema(args: argparse.Namespace) -> int:
     if args.schema_command == "sql" and args.dialect:
-        print(upgrade_sql(args.dialect, args.from_version), end="")
+        print(Catalog.schema_sql(args.dialect, args.from_version), end="")
         return 0
     if missing_sqlite_file(args.db_url) is not None:
         if args.schema_command == "status":
-            _print_status(SchemaStatus.of_empty_database(), args.db_url)
+            _print_status(Catalog.empty_schema_status(), args.db_url)
             return EXIT_CODES[SchemaState.BEHIND]
         if args.schema_command == "sql":
-            print(upgrade_sql("sqlite", args.from_version), end="")
+            print(Catalog.schema_sql("sqlite", args.from_version), end="")
             return 0
-    service = SchemaService.connect(args.db_url)
+    service = Catalog.schema_at(args.db_url)
     try:
         if args.schema_command == "status":
             found = service.status()

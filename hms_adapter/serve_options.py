@@ -52,10 +52,10 @@ from hudi_catalog.config import (
     UPGRADE_SCHEMA_ENV,
 )
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
+from hudi_catalog.iceberg_views import DEFAULT_SUFFIX
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 from hudi_catalog.retries import RetryPolicy
-from hudi_catalog.services.iceberg_views import DEFAULT_SUFFIX
 
 from .authentication import AUTH_MODES
 from .cli_options import count, positive_count, positive_seconds, seconds

@@ -20,10 +20,10 @@ from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.catalog import EventCleaner, SnapshotSyncer
 from hudi_catalog.delegation_tokens import TokenLifetimes
+from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
-from hudi_catalog.services.iceberg_views import ViewSettings
 
 from .audit import AuditLog
 from .authentication import check_options, exposure_warning, sasl_mechanisms, user_names

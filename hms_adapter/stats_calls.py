@@ -4,10 +4,12 @@ back."""
 from __future__ import annotations
 
 from hudi_catalog import Catalog
+from hudi_catalog.authorization import ObjectType, Operation
 from hudi_catalog.catalog_scope import current_catalog
 from hudi_catalog.errors import InvalidInputError, NoSuchObjectError
 from hudi_catalog.model import ColumnStatsSet
 
+from .access_rules import access
 from .convert.column_stats import (
     MalformedStatsError,
     from_thrift_column_statistics,
@@ -38,10 +40,12 @@ class StatsCalls:
     catalog: Catalog
     stats_encodings: StatsEncodings
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def update_table_column_statistics(self, stats_obj):
         self._update(stats_obj, table_level=True)
         return True
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def update_partition_column_statistics(self, stats_obj):
         self._update(stats_obj, table_level=False)
         return True
@@ -53,14 +57,17 @@ class StatsCalls:
             raise InvalidInputError(f"Column statistics for the {level} call must be {level}-level statistics")
         self.catalog.column_stats.update(stats)
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def update_table_column_statistics_req(self, req):
         """Hive 4's form of both update calls (the request's engine applies to every set)."""
         self.catalog.column_stats.update_many(_stats_sets(req.colStats, _engine(req)), merge_existing=False)
         return hive.SetPartitionsStatsResponse(result=True)
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def update_partition_column_statistics_req(self, req):
         return self.update_table_column_statistics_req(req)
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def set_aggr_stats_for(self, request):
         """Statistics of several tables or partitions in one transaction; ``needMerge`` merges each column
         with the statistics already kept."""
@@ -68,6 +75,7 @@ class StatsCalls:
         self.catalog.column_stats.update_many(sets, merge_existing=bool(request.needMerge))
         return True
 
+    @access(Operation.READ, ObjectType.TABLE)
     def get_table_column_statistics(self, db_name, tbl_name, col_name):
         """A column without statistics is ``NoSuchObjectException`` (Hive 2.3 answers it with no result)."""
         stats = self.catalog.column_stats.of_table(strip_catalog(db_name) or "", tbl_name, [col_name or ""])
@@ -77,6 +85,7 @@ class StatsCalls:
             )
         return to_thrift_column_statistics(stats)
 
+    @access(Operation.READ, ObjectType.TABLE)
     def get_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
         found = self.catalog.column_stats.of_partitions(strip_catalog(db_name) or "", tbl_name, [part_name], [col_name])
         if part_name not in found:
@@ -86,12 +95,14 @@ class StatsCalls:
             )
         return to_thrift_column_statistics(found[part_name])
 
+    @access(Operation.READ, ObjectType.TABLE)
     def get_table_statistics_req(self, request):
         stats = self.catalog.column_stats.of_table(
             strip_catalog(request.dbName) or "", request.tblName, list(request.colNames or []), _engine(request)
         )
         return hive.TableStatsResult(tableStats=[to_thrift_stats_obj(s) for s in stats.columns])
 
+    @access(Operation.READ, ObjectType.TABLE)
     def get_partitions_statistics_req(self, request):
         """Answered from cached encodings: the whole answer while the table's partitions are unchanged,
         else each partition's at its revision (``convert.stats_wire``)."""
@@ -123,6 +134,7 @@ class StatsCalls:
                 entries.append((part.name, chosen))
         return self.stats_encodings.keep_answer(key, revision, EncodedPartitionStats(entries))
 
+    @access(Operation.READ, ObjectType.TABLE)
     def get_aggr_stats_for(self, request):
         result = self.catalog.column_stats.aggregate(
             strip_catalog(request.dbName) or "",
@@ -135,10 +147,12 @@ class StatsCalls:
             colStats=[to_thrift_stats_obj(s) for s in result.columns], partsFound=result.partitions_found
         )
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def delete_table_column_statistics(self, db_name, tbl_name, col_name):
         self.catalog.column_stats.delete(strip_catalog(db_name) or "", tbl_name, None, col_name)
         return True
 
+    @access(Operation.WRITE, ObjectType.TABLE)
     def delete_partition_column_statistics(self, db_name, tbl_name, part_name, col_name):
         self.catalog.column_stats.delete(strip_catalog(db_name) or "", tbl_name, part_name, col_name)
         return True

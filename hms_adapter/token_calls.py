@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hudi_catalog import Catalog
+from hudi_catalog.authorization import ObjectType, Operation
 
 from . import connection
+from .access_rules import access
 from .idl import hive
 
 
@@ -31,6 +33,7 @@ class TokenCalls:
             )
         return user
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def get_delegation_token(self, token_owner, renewer_kerberos_principal_name):
         caller, method = self._caller(), connection.method()
         if method != "KERBEROS":
@@ -46,8 +49,10 @@ class TokenCalls:
         renewer = self.user_name(renewer_kerberos_principal_name) if renewer_kerberos_principal_name else ""
         return self.catalog.delegation_tokens.issue(owner, renewer)
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def renew_delegation_token(self, token_str_form):
         return self.catalog.delegation_tokens.renew(token_str_form or "", self._caller())
 
+    @access(Operation.READ, ObjectType.GLOBAL)
     def cancel_delegation_token(self, token_str_form):
         self.catalog.delegation_tokens.cancel(token_str_form or "", self._caller())

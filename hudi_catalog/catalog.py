@@ -23,11 +23,14 @@ from . import config
 from .authorization import AccessPolicy
 from .delegation_tokens import TokenLifetimes
 from .events import EventFormat
+from .iceberg_views import ViewSettings
+from .import_progress import ImportProgress, ImportResult
 from .observability import IGNORED, CatalogObserver
 from .pruning.parse import FilterLimits
 from .read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 from .read_cache import CacheMemory
 from .retries import RetryPolicy, run_retrying
+from .schema_layout import SchemaStatus
 from .services.authorization import AuthorizationService
 from .services.catalogs import CatalogService
 from .services.column_stats import ColumnStatsService
@@ -39,10 +42,11 @@ from .services.event_log import EventLog
 from .services.events import EventService
 from .services.functions import FunctionService
 from .services.hive_sync_follow import HiveSyncFollower
-from .services.iceberg_views import IcebergViewService, ViewSettings
+from .services.hudi_import import BATCH_FILES, BATCH_INSTANTS, HudiImporter
+from .services.iceberg_views import IcebergViewService
 from .services.locks import LockService
 from .services.partitions import PartitionService
-from .services.schema import SchemaService
+from .services.schema import SchemaService, empty_database_status, upgrade_sql
 from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
@@ -183,6 +187,30 @@ class Catalog:
                 raise
         return catalog
 
+    @staticmethod
+    def schema_at(db_url: str) -> SchemaService:
+        """The schema layout of the database at ``db_url``, with no catalog opened over it (an empty, older or
+        newer database, which ``open`` refuses): its status, its upgrade and the upgrade's script, as
+        ``catalog.schema`` gives them for an open catalog (``hudi-metastore schema``). ``close`` it when done."""
+        return SchemaService.connect(db_url)
+
+    @staticmethod
+    def empty_schema_status() -> SchemaStatus:
+        """The schema status of a database that holds no catalog schema, known without connecting to one
+        (connecting to a SQLite file that does not exist would create it)."""
+        return empty_database_status()
+
+    @staticmethod
+    def schema_sql(dialect: str, from_version: int | None) -> str:
+        """The upgrade's SQL script for a database of ``dialect`` (one of ``schema_layout.DIALECTS``) at layout
+        ``from_version`` (None or 0: empty), rendered without a database.
+
+        Raises:
+            SchemaVersionError: ``from_version`` is newer than this build's layout or older than the oldest.
+            NoSqlFormError: a pending migration computes values in Python.
+        """
+        return upgrade_sql(dialect, from_version)
+
     def init(self, upgrade: bool = False) -> int:
         """Create the schema (on an empty database; with ``upgrade``, migrate an older layout) and the
         default catalog and database (idempotent); returns the schema version."""
@@ -195,6 +223,31 @@ class Catalog:
         """``action`` (one front-end call of any number of service methods), tried again through transient
         database errors as long as none of its changes committed (``retries.run_retrying``)."""
         return run_retrying(action, self.retry_policy, name)
+
+    def import_table(
+        self, path: str, database: str | None = None, table: str | None = None, progress: ImportProgress | None = None
+    ) -> ImportResult:
+        """Register the Hudi table at ``path`` (its base path, local or a URI), or bring it up to date: its
+        timeline read and decoded in this process, then written (``services.hudi_import``; the Spark import
+        is ``hudi_catalog.spark.importer``). ``database`` and ``table`` default to the table's
+        ``hoodie.database.name`` (else ``default``) and ``hoodie.table.name``; ``progress`` hears the counts.
+
+        Raises:
+            HudiMetadataError: ``path`` is not a Hudi table, or an instant cannot be decoded (nothing written).
+            StorageError: the file system failed.
+        """
+        return self.importer(progress).run(path, database, table)
+
+    def importer(
+        self,
+        progress: ImportProgress | None = None,
+        batch_instants: int = BATCH_INSTANTS,
+        batch_files: int = BATCH_FILES,
+    ) -> HudiImporter:
+        """The import's writing half, for an import that reads and decodes the timeline itself (the Spark
+        import): ``write`` registers the table and writes decoded instants in batches of at most
+        ``batch_instants`` instants or ``batch_files`` files, each one transaction."""
+        return HudiImporter(self, batch_instants, batch_files, progress)
 
     def close(self) -> None:
         self.store.dispose()

@@ -16,9 +16,18 @@ EXTERNAL_TABLE = "EXTERNAL_TABLE"
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
 MATERIALIZED_VIEW = "MATERIALIZED_VIEW"
 
+VIEW_OF_PARAM = "hudi.metastore.view.of"
+"""Set on the ``_ro``/``_rt`` tables of a MERGE_ON_READ table to the name of the table that owns the timeline:
+they get every partition the owner gets, as Hudi's hive sync keeps them alike."""
+
 USER = "USER"
 ROLE = "ROLE"
 GROUP = "GROUP"
+
+EXPECTED_KEY = "expected_parameter_key"
+EXPECTED_VALUE = "expected_parameter_value"
+"""Environment properties of an alter that applies only while the table's parameter ``EXPECTED_KEY`` still
+has the value ``EXPECTED_VALUE`` (Hive 4; Iceberg's commits without a Hive lock rely on them)."""
 
 
 @dataclass

@@ -36,6 +36,9 @@ from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
 from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
 
+# the helpers in tests/support assert as test modules do: pytest shows the compared values when they fail
+pytest.register_assert_rewrite("tests.support")
+
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
 POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -64,6 +67,16 @@ def require_module(name: str, extra: str = "spark"):
     if IN_CI:
         return importlib.import_module(name)
     return pytest.importorskip(name, reason=f"{name} is not installed (pip install -e '.[{extra}]')")
+
+
+@pytest.fixture(scope="module")
+def java() -> str:
+    """Java, and the pyspark wheel whose Spark it runs."""
+    require_module("pyspark")
+    path = shutil.which("java")
+    if path is None:
+        skip_or_fail("Java is not installed; Spark cannot run")
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """The layers' import rules, read from the source: the core never imports a front end, Thrift or the IDL; a
-front end talks to the catalog's services and model, never to its store; only ``hudi_catalog/spark`` (and
-the Spark importer it holds) imports pyspark."""
+front end talks to the ``Catalog`` facade and the core's top-level modules (model, errors, value types), never
+to its services or its store; only ``hudi_catalog/spark`` (and the Spark importer it holds) imports pyspark."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def imports_of(package: str) -> list[tuple[str, str]]:
-    """(module file, imported module) for every absolute import under ``package`` (relative ones resolved)."""
+def imports_of(package: str, with_names: bool = False) -> list[tuple[str, str]]:
+    """(module file, imported module) for every absolute import under ``package`` (relative ones resolved);
+    ``with_names``: also ``a.b`` for each name of ``from a import b`` (which may be a module)."""
     found = []
     for path in sorted((ROOT / package).rglob("*.py")):
         module_parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -27,6 +28,8 @@ def imports_of(package: str) -> list[tuple[str, str]]:
                 else:
                     name = node.module or ""
                 found.append((str(path.relative_to(ROOT)), name))
+                if with_names:
+                    found += [(str(path.relative_to(ROOT)), f"{name}.{alias.name}") for alias in node.names]
     return found
 
 
@@ -123,3 +126,24 @@ def test_no_two_modules_import_each_other_directly_or_through_others():
     assert circles == []
     assert "hudi_catalog.services.event_log" in graph["hudi_catalog.services.context"]  # the graph is real
     assert "benchmarks.bench_base" in graph["benchmarks.peer"]
+
+
+@pytest.mark.parametrize("front_end", ["hms_adapter", "hudi_catalog/spark"])
+def test_front_ends_reach_the_services_only_through_the_catalog(front_end):
+    """The front ends (the Thrift server, the Spark reader and importer) call services as attributes of
+    ``Catalog`` (``catalog.partitions.read``); what they need beyond them, the facade offers
+    (``Catalog.import_table``, ``Catalog.importer``, ``Catalog.schema_at``), and the value types they name live
+    in top-level modules (``hudi_catalog.schema_layout``, ``hudi_catalog.iceberg_views``, ``model``)."""
+    found = [(f, m) for f, m in imports_of(front_end, with_names=True) if m.startswith("hudi_catalog.services")]
+    assert found == []
+
+
+def test_no_module_of_the_tests_imports_a_test_module():
+    """What tests share lives in ``tests/support`` (shared fixtures in a ``conftest.py``): no module under
+    ``tests/`` imports a ``test_*`` module, as ``from tests.x.test_y import z`` or ``from tests.x import test_y``."""
+    graph = _module_graph(("tests",))
+    found = sorted(
+        (m, i) for m, imported in graph.items() for i in imported if i.rpartition(".")[2].startswith("test_")
+    )
+    assert found == []
+    assert "tests.support.servers" in graph["tests.hms_adapter.test_cli"]  # the graph is real

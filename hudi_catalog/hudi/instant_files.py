@@ -33,7 +33,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from ..model import Action, InstantState
+from ..model import Action, Instant, InstantState
 from .properties import FIRST_LAYOUT_2_VERSION
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,15 @@ class InstantFile:
     @property
     def is_completed(self) -> bool:
         return self.state is InstantState.COMPLETED
+
+    @classmethod
+    def of(cls, instant: Instant, table_version: int) -> InstantFile:
+        """The file of a catalog instant's state, as Hudi names it: for decoding its metadata and naming it in
+        errors."""
+        name = instant_file_name(
+            instant.requested_time, instant.action, instant.state, table_version, instant.completion_time
+        )
+        return cls(instant.requested_time, instant.action, instant.state, instant.completion_time, name)
 
     def sort_key(self) -> tuple[str, int, str]:
         """Timeline order: requested time, then requested < inflight < completed."""

@@ -60,6 +60,8 @@ TIMELINE_TIMEZONE_DEFAULT = "LOCAL"
 # From table version 8 (Hudi 1.0) the timeline lives in its own folder and names completed instants
 # <requested>_<completed>.<action>.
 FIRST_LAYOUT_2_VERSION = 8
+DEFAULT_TABLE_VERSION = 8
+"""The version of a table whose version neither the catalog nor its storage records."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,13 @@ class TableConfig:
     def timeline_timezone(self) -> str:
         """``UTC`` or ``LOCAL``: the zone the table's instant times are written in."""
         return (self.raw.get(TIMELINE_TIMEZONE) or TIMELINE_TIMEZONE_DEFAULT).upper()
+
+
+def table_version(recorded: int | str | None, on_storage: int | None = None) -> int:
+    """The Hudi table version that names and decodes a table's instants (6, 8, 9): the one the catalog
+    recorded (its ``hoodie.table.version`` parameter), else the one ``hoodie.properties`` gives, else
+    ``DEFAULT_TABLE_VERSION``."""
+    return int(recorded or on_storage or DEFAULT_TABLE_VERSION)
 
 
 def parse_properties(text: str, source: str = PROPERTIES_FILE) -> dict[str, str]:

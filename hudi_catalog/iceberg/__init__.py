@@ -16,7 +16,15 @@ from .builder import (
 )
 from .changes import InstantChanges, TableInfo
 from .errors import IcebergViewError, MissingDataFileError, SchemaEvolutionError, ViewMetadataError
-from .hudi_source import build_view, completed_changes, completion_order, instant_changes, table_info
+from .hudi_source import (
+    build_view,
+    completed_changes,
+    completion_order,
+    instant_changes,
+    table_info,
+    take_changes,
+    with_create_schema,
+)
 from .table_metadata import TableMetadata, latest_metadata, load_metadata
 from .uri_files import uri_file_system
 
@@ -41,6 +49,8 @@ __all__ = [
     "latest_metadata",
     "load_metadata",
     "table_info",
+    "take_changes",
+    "with_create_schema",
     "update_view",
     "uri_file_system",
 ]

@@ -19,6 +19,7 @@ requested time where the timeline does not record completion times.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 
 from pyarrow import fs as pafs
@@ -32,7 +33,7 @@ from ..hudi.properties import CREATE_SCHEMA, FIRST_LAYOUT_2_VERSION, PARTITION_F
 from ..model import Action
 from .builder import ViewBuilder, ViewUpdate
 from .changes import InstantChanges, TableInfo
-from .errors import IcebergViewError
+from .errors import IcebergViewError, MissingDataFileError
 from .partitions import values_are_columns
 from .table_metadata import latest_metadata
 
@@ -107,11 +108,39 @@ def completed_changes(fs: pafs.FileSystem, base_path: str, config: TableConfig) 
             decoded.append((instant, decode_instant(instant, data, config.version)))
     decoded.sort(key=lambda pair: completion_order(pair[0], config.version))
     changes = [c for c in (instant_changes(i, m) for i, m in decoded) if c is not None]
+    return [c for c in with_create_schema(changes, config) if c is not None]
+
+
+def with_create_schema(changes: Sequence[InstantChanges | None], config: TableConfig) -> list[InstantChanges | None]:
+    """``changes`` (``None``: an instant that changes nothing the view shows) with the first write's schema
+    taken from ``hoodie.table.create.schema`` when its commit recorded none."""
+    changes = list(changes)
     create_schema = config.raw.get(CREATE_SCHEMA) or None
-    first_write = next((i for i, c in enumerate(changes) if c.action != Action.CLEAN.value), None)
-    if first_write is not None and changes[first_write].schema is None and create_schema:
-        changes[first_write] = replace(changes[first_write], schema=create_schema)
+    first_write = next((n for n, c in enumerate(changes) if c is not None and c.action != Action.CLEAN.value), None)
+    if first_write is not None and create_schema and (found := changes[first_write]) is not None:
+        if found.schema is None:
+            changes[first_write] = replace(found, schema=create_schema)
     return changes
+
+
+def take_changes(
+    builder: ViewBuilder, changes: Sequence[InstantChanges | None], block_on_missing_file: bool = True
+) -> tuple[int, IcebergViewError | None]:
+    """Apply ``changes`` in order (``None``: an instant that changes nothing the view shows) up to the first
+    one the view cannot take; returns how many were taken and why it stopped, if it did.
+
+    An error blocks the view before that instant (``hudi.iceberg.blocked``), except a base file that cannot
+    be read when not ``block_on_missing_file``: a refresh stops there, and the next one tries again."""
+    for taken, change in enumerate(changes):
+        if change is None:
+            continue
+        try:
+            builder.apply(change)
+        except IcebergViewError as error:
+            if block_on_missing_file or not isinstance(error, MissingDataFileError):
+                builder.block(change.instant_time, error)
+            return taken, error
+    return len(changes), None
 
 
 def build_view(
@@ -133,13 +162,9 @@ def build_view(
     create_schema = config.raw.get(CREATE_SCHEMA)
     if not any(c.action != Action.CLEAN.value for c in changes) and create_schema:
         builder.set_schema(create_schema)
-    for change in changes:
-        try:
-            builder.apply(change)
-        except IcebergViewError as e:
-            log.warning("%s: the Iceberg view stops before instant %s: %s", base_path, change.instant_time, e)
-            builder.block(change.instant_time, e)
-            break
+    taken, error = take_changes(builder, changes)
+    if error is not None:
+        log.warning("%s: the Iceberg view stops before instant %s: %s", base_path, changes[taken].instant_time, error)
     return builder.commit()
 
 

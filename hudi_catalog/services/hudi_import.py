@@ -9,37 +9,41 @@ the snapshot. Running it again records only what is new, so an interrupted impor
 An import has three steps, which the single-process import (``HudiImporter.run``) and the Spark import
 (``hudi_catalog.spark.importer``, which runs the middle step in Spark tasks) share:
 
-1. ``timeline_entries``: list the timeline (each instant's files; archived instants come with their bytes);
-2. ``decode_entry``: read an instant's files and decode every state, into a ``DecodedInstant``: the bytes
-   the catalog keeps and the completed metadata the snapshot applies. Every instant is decoded before the
-   first write, so a corrupt one fails the import, naming its file, with the catalog untouched;
-3. ``HudiImporter.write``: register the table and write the decoded instants in batches, each batch one
-   transaction (its instant rows and metadata in bulk, then its completed instants applied in order).
+1. ``hudi.timeline_source.timeline_entries``: list the timeline (each instant's files; archived instants
+   come with their bytes);
+2. ``hudi.timeline_source.decode_entry``: read an instant's files and decode every state, into a
+   ``DecodedInstant``. Every instant is decoded before the first write, so a corrupt one fails the import,
+   naming its file, with the catalog untouched;
+3. ``HudiImporter.write`` (here): register the table and write the decoded instants in batches, each batch
+   one transaction (its instant rows and metadata in bulk, then its completed instants applied in order).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
 
-import pyarrow.fs as pafs
 from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchDatabaseError, NoSuchTableError
-from ..hudi.active_timeline import list_instants, read_instant
-from ..hudi.archived_timeline import read_archived_instants
 from ..hudi.avro_schema import hive_columns
 from ..hudi.instant_files import InstantFile
-from ..hudi.metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
-from ..hudi.properties import CREATE_SCHEMA, QUERY_AS_RO_TABLE, TABLE_TYPE, TableConfig, read_table_config
-from ..hudi.storage import open_path
-from ..instant_times import is_instant_time
+from ..hudi.metadata import CommitMetadata, decode_instant
+from ..hudi.properties import CREATE_SCHEMA, QUERY_AS_RO_TABLE, TABLE_TYPE, TABLE_VERSION, TableConfig
+from ..hudi.timeline_source import (
+    STATE_RANK,
+    DecodedInstant,
+    TableSource,
+    TimelineEntry,
+    decode_entry,
+    timeline_entries,
+)
+from ..import_progress import ImportProgress, ImportResult
 from ..model import (
     EXTERNAL_TABLE,
+    VIEW_OF_PARAM,
     WRITE_ACTIONS,
     Column,
     Database,
@@ -54,8 +58,6 @@ from ..names import normalize
 from ..store import instants as instant_store
 from ..store import tables as table_store
 from ..store.batches import IN_CHUNK
-from .import_progress import ImportProgress
-from .snapshot import TABLE_VERSION_PARAM, VIEW_OF_PARAM, instant_file
 
 log = logging.getLogger(__name__)
 
@@ -83,117 +85,6 @@ _SPARK_TYPES = {
     "tinyint": "byte",
     "smallint": "short",
 }
-_STATE_RANK = {state: rank for rank, state in enumerate(InstantState)}
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    database: str
-    table: str
-    recorded: int
-    """Instant states recorded by this run (0 when the catalog was already up to date)."""
-    latest_commit: str | None
-
-
-@dataclass(frozen=True)
-class TableSource:
-    """A Hudi table on storage: its file system, base path (within it) and table config."""
-
-    fs: pafs.FileSystem
-    base: str
-    config: TableConfig
-
-    @classmethod
-    def open(cls, path: str) -> TableSource:
-        fs, base = open_path(path)
-        return cls(fs, base, read_table_config(fs, base))
-
-
-@dataclass(frozen=True)
-class TimelineEntry:
-    """One instant as the timeline lists it: its latest state and the file of each state. Archived states
-    come with their bytes (the archive was read to list them); active ones are read by ``read``."""
-
-    instant: Instant
-    files: dict[InstantState, InstantFile]
-    archived: dict[InstantState, bytes] = field(default_factory=dict)
-
-    def read(self, fs: pafs.FileSystem, base: str, config: TableConfig) -> dict[InstantState, bytes]:
-        """The bytes of each state."""
-        return {
-            state: self.archived[state] if state in self.archived else read_instant(fs, base, config, file)
-            for state, file in self.files.items()
-        }
-
-
-@dataclass(frozen=True)
-class DecodedInstant:
-    """An instant as the import writes it: the bytes of each state (kept by the catalog) and its completed
-    metadata decoded for the snapshot (``None`` while pending), without the writer's schema, which only
-    ``has_schema`` records (the table's columns come from the latest instant that has one)."""
-
-    instant: Instant
-    metadata: dict[InstantState, bytes]
-    completed: InstantMetadata | None
-    has_schema: bool
-
-    @property
-    def file_count(self) -> int:
-        return len(self.completed.write_stats) if isinstance(self.completed, CommitMetadata) else 0
-
-    @property
-    def removes_instants(self) -> bool:
-        """A rollback or restore: applying it deletes instants, so a batch writes nothing after it first."""
-        return isinstance(self.completed, (RollbackMetadata, RestoreMetadata))
-
-
-def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> list[TimelineEntry]:
-    """Every instant of the table (archived ones first), in timeline order, in its latest state."""
-    states: dict[str, dict[InstantState, tuple[InstantFile, bytes | None]]] = defaultdict(dict)
-    for file, data in read_archived_instants(fs, base, config):
-        states[file.requested_time][file.state] = (file, data)
-    for file in list_instants(fs, base, config):
-        states[file.requested_time][file.state] = (file, None)
-    entries = []
-    for requested_time in sorted(states):
-        by_state = states[requested_time]
-        pending = [f for s, (f, _) in by_state.items() if s is not InstantState.COMPLETED]
-        last_state = max(by_state, key=_STATE_RANK.__getitem__)
-        last_file = by_state[last_state][0]
-        # a completed compaction or clustering is written as commit/replacecommit: its plan names it
-        action = pending[0].action if pending else last_file.action
-        instant = Instant(requested_time, action, last_state, last_file.completion_time)
-        entries.append(
-            TimelineEntry(
-                instant,
-                {s: f for s, (f, _) in by_state.items()},
-                {s: data for s, (_, data) in by_state.items() if data is not None},
-            )
-        )
-    return entries
-
-
-def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], table_version: int) -> DecodedInstant:
-    """Decode every state of an instant (``metadata``: the bytes ``entry.read`` gave).
-
-    Raises:
-        HudiMetadataError: a state cannot be decoded, or the instant time is malformed; the message starts
-            with the instant's file name.
-    """
-    instant = entry.instant
-    if not is_instant_time(instant.requested_time):
-        raise HudiMetadataError(
-            f"{entry.files[instant.state].file_name}: {instant.requested_time!r} is not an "
-            "instant time (yyyyMMddHHmmssSSS)"
-        )
-    completed = None
-    for state, data in metadata.items():
-        decoded = decode_instant(instant_file(replace(instant, state=state), table_version), data, table_version)
-        if state is InstantState.COMPLETED:
-            completed = decoded
-    if isinstance(completed, CommitMetadata):
-        return DecodedInstant(instant, metadata, replace(completed, extra={}), bool(completed.schema))
-    return DecodedInstant(instant, metadata, completed, False)
 
 
 class HudiImporter:
@@ -302,7 +193,7 @@ class HudiImporter:
             d
             for d in segment
             if d.instant.requested_time not in current
-            or _STATE_RANK[current[d.instant.requested_time]] < _STATE_RANK[d.instant.state]
+            or STATE_RANK[current[d.instant.requested_time]] < STATE_RANK[d.instant.state]
         ]
         if todo:
             instant_store.delete_instants(conn, keys.id, [d.instant.requested_time for d in todo])
@@ -333,7 +224,7 @@ class HudiImporter:
         merge_on_read = config.is_merge_on_read
         parameters = {
             "EXTERNAL": "TRUE",
-            TABLE_VERSION_PARAM: str(config.version),
+            TABLE_VERSION: str(config.version),
             TABLE_TYPE: config.table_type,
             "spark.sql.sources.provider": "hudi",
             **_spark_schema_params(columns + partition_keys, [k.name for k in partition_keys]),
@@ -366,7 +257,7 @@ class HudiImporter:
     def _mark_hudi(self, table: Table, config: TableConfig) -> None:
         """A table registered before the import (by Hudi's hive sync, say) learns its Hudi table version and
         type, which name and decode its instants from here on."""
-        wanted = {TABLE_VERSION_PARAM: str(config.version), TABLE_TYPE: config.table_type}
+        wanted = {TABLE_VERSION: str(config.version), TABLE_TYPE: config.table_type}
         if all(table.parameters.get(k) == v for k, v in wanted.items()):
             return
         table.parameters.update(wanted)
@@ -380,7 +271,7 @@ class HudiImporter:
         if schema_instant is not None:
             instant = schema_instant.instant
             decoded = decode_instant(
-                instant_file(instant, config.version), schema_instant.metadata[InstantState.COMPLETED], config.version
+                InstantFile.of(instant, config.version), schema_instant.metadata[InstantState.COMPLETED], config.version
             )
             schema = decoded.schema if isinstance(decoded, CommitMetadata) else None
             if schema is None:

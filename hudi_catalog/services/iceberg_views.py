@@ -30,19 +30,19 @@ before it until ``hudi-metastore iceberg`` rebuilds it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from pyarrow import fs as pafs
 
 from ..errors import AlreadyExistsError, ConcurrentModificationError, InvalidOperationError, NoSuchObjectError
+from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import decode_instant
-from ..hudi.properties import CREATE_SCHEMA, TableConfig, read_table_config
+from ..hudi.properties import CREATE_SCHEMA, TABLE_VERSION, TableConfig, read_table_config, table_version
 from ..iceberg import (
     BLOCKED_PROPERTY,
     IcebergViewError,
     InstantChanges,
-    MissingDataFileError,
     TableMetadata,
     ViewBuilder,
     ViewUpdate,
@@ -51,17 +51,29 @@ from ..iceberg import (
     instant_changes,
     load_metadata,
     table_info,
+    take_changes,
     uri_file_system,
+    with_create_schema,
 )
-from ..model import EXTERNAL_TABLE, Action, Instant, InstantState, SerDe, StorageDescriptor, Table
+from ..iceberg_views import ViewResult, ViewSettings
+from ..model import (
+    EXPECTED_KEY,
+    EXPECTED_VALUE,
+    EXTERNAL_TABLE,
+    Action,
+    Instant,
+    InstantState,
+    SerDe,
+    StorageDescriptor,
+    Table,
+)
 from ..names import normalize
 from ..read_cache import RevisionCache
 from ..stats import COLUMN_STATS_ACCURATE, DO_NOT_UPDATE_STATS, EMPTY_STATS, STATS_GENERATED
 from ..store import instants as instant_store
 from ..store import tables as table_store
 from .context import DDL_TIME, ServiceContext
-from .snapshot import DEFAULT_TABLE_VERSION, TABLE_VERSION_PARAM, instant_file
-from .tables import EXPECTED_KEY, EXPECTED_VALUE, TableService
+from .tables import TableService
 from .view_links import SOURCE_PARAM, VIEW_PARAM
 from .view_updates import ViewUpdateQueue
 
@@ -77,7 +89,6 @@ could)."""
 METADATA_LOCATION = "metadata_location"
 PREVIOUS_METADATA_LOCATION = "previous_metadata_location"
 ICEBERG_TABLE_TYPE = "ICEBERG"
-DEFAULT_SUFFIX = "_iceberg"
 _PUBLISH_ATTEMPTS = 5
 _NO_STATS = {DO_NOT_UPDATE_STATS: "true"}
 # the storage shape Iceberg's Hive catalogs give a table (its readers use only the metadata file)
@@ -85,46 +96,6 @@ _FILE_INPUT_FORMAT = "org.apache.hadoop.mapred.FileInputFormat"
 _FILE_OUTPUT_FORMAT = "org.apache.hadoop.mapred.FileOutputFormat"
 _LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
 _VIEW_ACTIONS = frozenset(a for a in Action if a.writes_data) | {Action.CLEAN, Action.RESTORE}
-
-
-@dataclass(frozen=True)
-class ViewSettings:
-    """How a server keeps views.
-
-    Attributes:
-        all_tables: every Hudi table gets a view at its next completed instant (``serve --iceberg-views``);
-            otherwise only tables that have one (``hudi.iceberg.view``) are kept.
-        suffix: a new view's name is the table's name and this suffix.
-        metadata_root: where new views write their metadata: ``<root>/<database>/<table>``; ``None``: under
-            each table's base path.
-    """
-
-    all_tables: bool = False
-    suffix: str = DEFAULT_SUFFIX
-    metadata_root: str | None = None
-
-
-@dataclass(frozen=True)
-class ViewResult:
-    """What building or refreshing a view did.
-
-    Attributes:
-        view: the view table's name.
-        metadata_location: its current metadata file (``None`` before its first version).
-        applied: the last instant it took.
-        snapshots_added: the Iceberg snapshots this call added (their ids are the instants' times).
-        manifests_written: the manifests this call wrote; the view's other manifests were reused.
-        skipped: reason -> files left out of the view by the instants this call took.
-        error: why the view stopped before an instant, if it did.
-    """
-
-    view: str
-    metadata_location: str | None
-    applied: str | None
-    snapshots_added: tuple[int, ...] = ()
-    manifests_written: tuple[str, ...] = ()
-    skipped: Mapping[str, int] = field(default_factory=dict)
-    error: str | None = None
 
 
 @dataclass
@@ -282,7 +253,7 @@ class IcebergViewService:
         if config is None:
             config = read_table_config(fs, base_path)
             self._configs.put(key, 0, config)
-        version = int(found.parameters.get(TABLE_VERSION_PARAM, config.version or DEFAULT_TABLE_VERSION))
+        version = table_version(found.parameters.get(TABLE_VERSION), config.version)
         return _Source(found, fs, base_path, config, version)
 
     def _completed(self, source: _Source) -> list[Instant]:
@@ -290,7 +261,7 @@ class IcebergViewService:
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, source.table.database, source.table.name)
             found = instant_store.listing(conn, keys.id, [InstantState.COMPLETED], sorted(_VIEW_ACTIONS))
-        return sorted(found, key=lambda i: completion_order(instant_file(i, source.version), source.version))
+        return sorted(found, key=lambda i: completion_order(InstantFile.of(i, source.version), source.version))
 
     @staticmethod
     def _after(instants: list[Instant], taken: str | None) -> list[Instant] | None:
@@ -312,17 +283,13 @@ class IcebergViewService:
             stored = instant_store.completed_metadata(conn, keys.id, [i.requested_time for i in instants])
         changes: list[InstantChanges | None] = []
         for instant in instants:
-            file = instant_file(instant, source.version)
+            file = InstantFile.of(instant, source.version)
             if instant.action is Action.RESTORE:
                 changes.append(None)
                 continue
             decoded = decode_instant(file, stored.get(instant.requested_time, b""), source.version)
             changes.append(instant_changes(file, decoded))
-        create_schema = source.config.raw.get(CREATE_SCHEMA) or None
-        first = next((n for n, c in enumerate(changes) if c is not None and c.action != Action.CLEAN.value), None)
-        if first is not None and create_schema and (found := changes[first]) is not None and found.schema is None:
-            changes[first] = replace(found, schema=create_schema)
-        return changes
+        return with_create_schema(changes, source.config)
 
     @staticmethod
     def _apply(
@@ -334,17 +301,8 @@ class IcebergViewService:
         A base file that cannot be read stops the update there, and the next refresh tries again; any other
         error blocks the view before that instant. A rebuild (``block``) blocks on a missing file too: it has
         no later refresh to wait for."""
-        taken: str | None = None
-        for instant, change in zip(instants, changes, strict=True):
-            if change is not None:
-                try:
-                    builder.apply(change)
-                except IcebergViewError as error:
-                    if block or not isinstance(error, MissingDataFileError):
-                        builder.block(change.instant_time, error)
-                    return builder.commit(), taken, error
-            taken = instant.requested_time
-        return builder.commit(), taken, None
+        count, error = take_changes(builder, changes, block_on_missing_file=block)
+        return builder.commit(), instants[count - 1].requested_time if count else None, error
 
     @staticmethod
     def _load(source: _Source, location: str) -> TableMetadata:

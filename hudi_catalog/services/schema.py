@@ -3,53 +3,18 @@ SQL script for a DBA (``hudi-metastore schema status | upgrade | sql``)."""
 
 from __future__ import annotations
 
-import enum
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Dialect
 
 from ..errors import SchemaVersionError
+from ..schema_layout import DIALECTS, SchemaStatus
 from ..store import migrations
 from ..store.engine import Store
 from ..store.schema import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
-
-DIALECTS: dict[str, type[Dialect]] = {
-    "sqlite": sqlite.dialect,
-    "mysql": mysql.dialect,
-    "postgresql": postgresql.dialect,
-}
-"""The dialects ``upgrade_sql`` renders for without a database."""
-
-
-class SchemaState(enum.Enum):
-    CURRENT = "current"
-    BEHIND = "behind"
-    """Older than this build's layout, or empty: ``upgrade`` brings it to this build's."""
-    AHEAD = "ahead"
-    """Newer than this build's layout: a newer hudi-metastore made it."""
-
-
-@dataclass(frozen=True)
-class SchemaStatus:
-    build_version: int
-    database_version: int | None
-    """None: the database holds no catalog schema."""
-    pending: list[str]
-    """The names of the migrations ``upgrade`` would apply (``create`` for an empty database)."""
-
-    @classmethod
-    def of_empty_database(cls) -> SchemaStatus:
-        return cls(SCHEMA_VERSION, None, [migrations.CREATION.name])
-
-    @property
-    def state(self) -> SchemaState:
-        if self.database_version is None or self.database_version < self.build_version:
-            return SchemaState.BEHIND
-        return SchemaState.AHEAD if self.database_version > self.build_version else SchemaState.CURRENT
 
 
 @dataclass(frozen=True)
@@ -91,6 +56,12 @@ class SchemaService:
         """The upgrade's script for this database's dialect, from its layout (or ``from_version``)."""
         found = self.store.schema_version() if from_version is None else from_version
         return upgrade_sql(self.store.engine.dialect, found)
+
+
+def empty_database_status() -> SchemaStatus:
+    """The status of a database that holds no catalog schema, known without connecting to it (connecting to a
+    SQLite file that does not exist would create it)."""
+    return SchemaStatus(SCHEMA_VERSION, None, [migrations.CREATION.name])
 
 
 def upgrade_sql(dialect: Dialect | str, from_version: int | None) -> str:

@@ -30,7 +30,7 @@ from ..errors import HudiMetadataError, NoSuchObjectError, NoSuchTableError
 from ..events import CatalogEvent, EventType
 from ..hudi.file_names import LogFileName, data_file_instant
 from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
-from ..hudi.instant_files import InstantFile, instant_file_name
+from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import (
     CleanMetadata,
     CommitMetadata,
@@ -41,9 +41,9 @@ from ..hudi.metadata import (
     decode_instant,
 )
 from ..hudi.partition_paths import partition_values
-from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE, TABLE_VERSION
+from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE, table_version
 from ..hudi.slice_stats import empty_statistics, moved_by, paths_changed, slice_statistics
-from ..model import WRITE_ACTIONS, Action, Instant, InstantState, Partition, TableKeys
+from ..model import VIEW_OF_PARAM, WRITE_ACTIONS, Action, Instant, InstantState, Partition, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
@@ -56,21 +56,6 @@ from .context import ServiceContext
 
 log = logging.getLogger(__name__)
 
-VIEW_OF_PARAM = "hudi.metastore.view.of"
-"""Set on the ``_ro``/``_rt`` tables of a MERGE_ON_READ table to the name of the table that owns the timeline:
-they get every partition the owner gets, as Hudi's hive sync keeps them alike."""
-TABLE_VERSION_PARAM = TABLE_VERSION
-"""The table parameter holding the Hudi table version (6, 8, 9); it decides metadata formats and slicing."""
-DEFAULT_TABLE_VERSION = 8
-
-
-def instant_file(instant: Instant, table_version: int) -> InstantFile:
-    """The storage view of a catalog instant, for decoding its metadata and naming it in errors."""
-    name = instant_file_name(
-        instant.requested_time, instant.action, instant.state, table_version, instant.completion_time
-    )
-    return InstantFile(instant.requested_time, instant.action, instant.state, instant.completion_time, name)
-
 
 class SnapshotService:
     def __init__(self, ctx: ServiceContext, asynchronous: bool = False) -> None:
@@ -81,12 +66,12 @@ class SnapshotService:
 
     @staticmethod
     def table_version(table: TableKeys) -> int:
-        return table.hudi_version or DEFAULT_TABLE_VERSION
+        return table_version(table.hudi_version)
 
     def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
         if self.asynchronous:
             version = self.table_version(table)
-            decode_instant(instant_file(instant, version), metadata, version)  # refuse what could never apply
+            decode_instant(InstantFile.of(instant, version), metadata, version)  # refuse what could never apply
             snapshot_store.record_version(
                 conn, table.id, instant.requested_time, self.ctx.now(), snapshot_store.PENDING
             )
@@ -125,7 +110,7 @@ class SnapshotService:
                 the message names the instant.
         """
         version = self.table_version(table)
-        self._apply_all(conn, table, [(instant, decode_instant(instant_file(instant, version), metadata, version))])
+        self._apply_all(conn, table, [(instant, decode_instant(InstantFile.of(instant, version), metadata, version))])
 
     def instants_decoded(
         self, conn: Connection, table: TableKeys, completed: Sequence[tuple[Instant, InstantMetadata]]
@@ -167,7 +152,7 @@ class SnapshotService:
             unproven = [p for p in unknown if not self._written_here(conn, table, decoded.deleted_files[p])]
             if unproven:
                 raise HudiMetadataError(
-                    f"{instant_file(instant, version).file_name}: clean of partitions "
+                    f"{InstantFile.of(instant, version).file_name}: clean of partitions "
                     f"{unproven} that {table.qualified_name} does not have"
                 )
             for path, names in decoded.deleted_files.items():
@@ -497,7 +482,7 @@ class SnapshotService:
                 conn, table.id, instant.requested_time, instant.action, InstantState.REQUESTED
             )
             requested = replace(instant, state=InstantState.REQUESTED)
-            plan = decode_instant(instant_file(requested, version), data or b"", version)
+            plan = decode_instant(InstantFile.of(requested, version), data or b"", version)
             if isinstance(plan, CompactionPlan):
                 for op in plan.operations:
                     pending[(op.partition_path, op.file_id)] = instant.requested_time

@@ -25,7 +25,18 @@ from ..errors import (
 from ..events import CatalogEvent, EventType
 from ..hudi.properties import COPY_ON_WRITE, META_DIR, TABLE_TYPE
 from ..hudi.slice_stats import empty_statistics
-from ..model import EXTERNAL_TABLE, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW, Table, TableConstraint, TableMeta
+from ..model import (
+    EXPECTED_KEY,
+    EXPECTED_VALUE,
+    EXTERNAL_TABLE,
+    MANAGED_TABLE,
+    MATERIALIZED_VIEW,
+    VIEW_OF_PARAM,
+    VIRTUAL_VIEW,
+    Table,
+    TableConstraint,
+    TableMeta,
+)
 from ..names import check_column_names, compile_pattern, filter_names, is_valid_name, normalize
 from ..partition_names import make_partition_name
 from ..pruning.table_filter import table_filter_matcher
@@ -51,19 +62,14 @@ from ..warehouse import join, qualify
 from . import directories
 from .constraints import add_constraints
 from .context import DDL_TIME, ServiceContext
-from .snapshot import VIEW_OF_PARAM
 from .view_links import view_row
 
 log = logging.getLogger(__name__)
 
 EXTERNAL_PARAM = "EXTERNAL"
-EXPECTED_KEY = "expected_parameter_key"
-EXPECTED_VALUE = "expected_parameter_value"
 
 AlterListener = Callable[[Mapping[str, str], Table], None]
 """Hears of a committed alter: the table's parameters before it, and the table after it."""
-"""Environment properties of an alter that applies only while the table's parameter ``EXPECTED_KEY`` still
-has the value ``EXPECTED_VALUE`` (Hive 4; Iceberg's commits without a Hive lock rely on them)."""
 
 
 def is_view(table: Table) -> bool:

@@ -25,18 +25,12 @@ import sys
 from collections.abc import Iterable, Iterator
 from functools import partial
 
+from ..catalog import Catalog
 from ..errors import HudiMetadataError, StorageError
 from ..hudi.properties import TableConfig
 from ..hudi.storage import open_path
-from ..services.hudi_import import (
-    DecodedInstant,
-    HudiImporter,
-    ImportResult,
-    TableSource,
-    TimelineEntry,
-    decode_entry,
-    timeline_entries,
-)
+from ..hudi.timeline_source import DecodedInstant, TableSource, TimelineEntry, decode_entry, timeline_entries
+from ..import_progress import ImportProgress, ImportResult
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +66,25 @@ def spark_session(master: str | None = None):
     return builder.getOrCreate()
 
 
-class SparkHudiImporter(HudiImporter):
-    """The import with reading and decoding in Spark tasks; writing is ``HudiImporter``'s.
+class SparkHudiImporter:
+    """The import with reading and decoding in Spark tasks; the writing is the catalog's
+    (``Catalog.importer``), as for the single-process import.
 
     ``spark``: the session to use (kept open); without it one is made with ``master`` and stopped after
-    the import.
+    the import. ``batches``: ``batch_instants`` and ``batch_files`` of ``Catalog.importer``.
     """
 
     def __init__(
-        self, catalog, spark=None, master: str | None = None, instants_per_task: int = INSTANTS_PER_TASK, **batches
+        self,
+        catalog: Catalog,
+        spark=None,
+        master: str | None = None,
+        instants_per_task: int = INSTANTS_PER_TASK,
+        progress: ImportProgress | None = None,
+        **batches: int,
     ) -> None:
-        super().__init__(catalog, **batches)
+        self.writer = catalog.importer(progress, **batches)
+        self.progress = self.writer.progress
         self.spark = spark
         self.master = master
         self.instants_per_task = instants_per_task
@@ -133,7 +135,7 @@ class SparkHudiImporter(HudiImporter):
                 latest = with_schema[-1]
                 schema_instant = decoded.filter(lambda row: row[0] == latest).first()[1]
             instants = (row[1] for row in decoded.toLocalIterator(prefetchPartitions=True))
-            return self.write(
+            return self.writer.write(
                 source, database, table, [instant for _, instant, _, _ in outline], schema_instant, instants
             )
         finally:

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from ..errors import UnsupportedReadError
 from ..hudi.properties import COPY_ON_WRITE, MERGE_ON_READ, QUERY_AS_RO_TABLE
 from ..instant_times import is_instant_time
+from ..model import VIEW_OF_PARAM
 from ..read_source import CatalogSource, HudiTableInfo, PartitionInfo
-from ..services.snapshot import VIEW_OF_PARAM
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import pymysql
 import pytest
 
 from tests.conftest import skip_or_fail
-from tests.hms_adapter.test_cli import free_port
+from tests.support.servers import free_port
 
 DATABASE = "faults"
 

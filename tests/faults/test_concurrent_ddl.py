@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 CLIENTS = 16
 SECONDS = float(os.environ.get("HMS_DDL_SECONDS", "20"))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 BATCH = 20
 WORKERS = 4

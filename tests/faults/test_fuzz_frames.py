@@ -27,7 +27,7 @@ from hms_adapter.handler import MetastoreHandler
 from hms_adapter.idl import metaserver
 from hms_adapter.metaserver import MetaserverHandler
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 FRAMES = int(os.environ.get("HMS_FUZZ_FRAMES", "300"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))

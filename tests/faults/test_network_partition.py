@@ -19,7 +19,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, skip_or_fail
-from tests.hms_adapter.test_cli import CLI, free_port
+from tests.support.servers import CLI, free_port
 
 BATCH = 10
 CUT_SECONDS = 5.0

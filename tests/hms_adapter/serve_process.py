@@ -19,7 +19,7 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory
 
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 SASL_START, SASL_OK, SASL_COMPLETE = 1, 2, 5
 

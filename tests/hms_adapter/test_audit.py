@@ -9,7 +9,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 
 def test_every_call_is_one_line_of_the_audit_log(tmp_path):

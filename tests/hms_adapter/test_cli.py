@@ -5,8 +5,6 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import sys
-import time
 
 import pytest
 from sqlalchemy import create_engine, inspect
@@ -14,27 +12,7 @@ from sqlalchemy import create_engine, inspect
 from hms_adapter.idl import metaserver as metaserver_idl
 from hudi_catalog.store.schema import SCHEMA_VERSION
 from tests.conftest import hive
-
-CLI = [sys.executable, "-m", "hms_adapter.cli"]
-
-
-def write_passwords(path, passwords: dict[str, str]) -> None:
-    """Add each user with their password to the password file ``path``, through ``hudi-metastore passwd``."""
-    for user, password in passwords.items():
-        subprocess.run(
-            CLI + ["passwd", str(path), user],
-            input=password + "\n",
-            text=True,
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 
 def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
@@ -65,18 +43,6 @@ def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
         "functions",
         "schema_version",
     } <= tables
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"server did not listen on {port}")
 
 
 @pytest.mark.parametrize("transport,protocol", [("buffered", "binary"), ("framed", "compact")])

@@ -14,8 +14,8 @@ from sqlalchemy.engine import make_url
 from hudi_catalog import Catalog
 from hudi_catalog.model import Column, StorageDescriptor, Table
 from hudi_catalog.services.hudi_import import HudiImporter
-from tests.hms_adapter.test_cli import CLI, free_port
 from tests.hudi.tables import unpack
+from tests.support.servers import CLI, free_port
 
 HUDI_TABLE = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
 

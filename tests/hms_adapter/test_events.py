@@ -15,7 +15,6 @@ from thriftpy2.thrift import TApplicationException
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
-from tests.hms_adapter.test_workers import workers  # noqa: F401  (a fixture)
 
 
 def _events(client, after: int = 0, **filters) -> list:
@@ -222,7 +221,7 @@ def test_events_past_their_time_to_live_are_removed_and_the_gap_shows(client, ca
     assert client.get_current_notificationEventId().eventId == start + 5
 
 
-def test_event_ids_are_gap_free_and_in_commit_order_across_two_workers(workers):  # noqa: F811
+def test_event_ids_are_gap_free_and_in_commit_order_across_two_workers(workers):
     _, port, _ = workers
 
     def connect():

@@ -6,19 +6,7 @@ import pytest
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import make_database
-
-
-def function(db: str, name: str, class_name: str = "com.example.udf.Upper", resources=None, owner="alice"):
-    return hive.Function(
-        functionName=name,
-        dbName=db,
-        className=class_name,
-        ownerName=owner,
-        ownerType=hive.PrincipalType.USER,
-        createTime=0,
-        functionType=hive.FunctionType.JAVA,
-        resourceUris=list(resources or []),
-    )
+from tests.support.hive_functions import function
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 from hive_metastore.ttypes import Database, HiveObjectType, MetaException, PrincipalType
 
 from hms_adapter.passwords import hash_password
-from tests.hms_adapter.test_authorization import _connect, _grant, _password, _table, _table_ref
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port, write_passwords
+from tests.support.authorization import _connect, _grant, _password, _table, _table_ref
+from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
 
 
 @pytest.fixture

@@ -3,19 +3,7 @@
 
 from __future__ import annotations
 
-import pytest
-from hive_metastore import ThriftHiveMetastore
 from hive_metastore import ttypes as hive4
-from thrift.protocol import TBinaryProtocol
-from thrift.transport import TSocket, TTransport
-
-
-@pytest.fixture
-def hive4_metastore(server):
-    transport = TTransport.TBufferedTransport(TSocket.TSocket("127.0.0.1", server.port))
-    transport.open()
-    yield ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
-    transport.close()
 
 
 def test_get_open_txns_req_in_hive_4_layout(hive4_metastore):

@@ -10,7 +10,6 @@ from hive_metastore import ttypes as hive4
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
-from tests.hms_adapter.test_hive4_client_txns import hive4_metastore  # noqa: F401 (a fixture)
 
 PARQUET = {
     "inputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
@@ -31,7 +30,7 @@ def _table(db: str, name: str) -> hive4.Table:
     )
 
 
-def test_database_requests(hive4_metastore, client):  # noqa: F811
+def test_database_requests(hive4_metastore, client):
     client.create_database_req(
         hive.CreateDatabaseRequest(
             databaseName="h4",
@@ -68,7 +67,7 @@ def test_database_requests(hive4_metastore, client):  # noqa: F811
         )
 
 
-def test_table_and_partition_requests(hive4_metastore, client, tmp_path):  # noqa: F811
+def test_table_and_partition_requests(hive4_metastore, client, tmp_path):
     client.create_database_req(hive.CreateDatabaseRequest(databaseName="h4"))
     table = _table("h4", "t")
     table.sd.location = f"file:{tmp_path / 't'}"

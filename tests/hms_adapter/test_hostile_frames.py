@@ -18,7 +18,7 @@ from tests.hms_adapter.serve_process import (  # noqa: F401  (serve_process: a f
     serve_process,
     timed,
 )
-from tests.hms_adapter.test_cli import write_passwords
+from tests.support.servers import write_passwords
 
 BINARY_CALL = struct.pack(">I", 0x80010001) + struct.pack(">I", 14) + b"get_partitions" + struct.pack(">i", 1)
 COMPACT_CALL = bytes([0x82, 0x21, 1, 14]) + b"get_partitions"

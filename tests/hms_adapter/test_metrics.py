@@ -23,7 +23,7 @@ from thriftpy2.rpc import make_client
 from hudi_catalog.store import schema
 from tests.conftest import hive
 from tests.faults.conftest import private_mariadb  # noqa: F401  (a fixture)
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)$")

@@ -20,34 +20,11 @@ from thrift.transport import TSSLSocket
 from thrift.transport.TTransport import TTransportException
 from thrift_sasl import TSaslClientTransport
 
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port, write_passwords
-from tests.hms_adapter.test_tls import certs  # noqa: F401  (a fixture)
+from tests.support.sasl import _SaslClient
+from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
 
 PASSWORD = "correct horse battery staple"
 BOB_PASSWORD = "bob-s3cret-2"
-
-
-class _SaslClient:
-    """``pure-sasl``'s client in the interface ``thrift_sasl`` calls (that of the ``sasl`` package), as
-    impyla adapts it."""
-
-    def __init__(self, client: SASLClient) -> None:
-        self.client = client
-
-    def start(self, mechanism: str):
-        return True, mechanism, self.client.process()
-
-    def step(self, challenge: bytes):
-        return True, self.client.process(challenge)
-
-    def encode(self, data: bytes):
-        return True, self.client.wrap(data)
-
-    def decode(self, data: bytes):
-        return True, self.client.unwrap(data)
-
-    def getError(self):  # noqa: N802 (the interface's name)
-        return self.client.get_error()
 
 
 def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAIN"):
@@ -65,7 +42,7 @@ def _client(port: int, ca: str, user: str, password: str, mechanism: str = "PLAI
 
 
 @pytest.fixture
-def password_server(certs, tmp_path):  # noqa: F811
+def password_server(certs, tmp_path):
     passwords, audit, port = tmp_path / "passwords", tmp_path / "audit.log", free_port()
     write_passwords(passwords, {"alice": PASSWORD, "bob": BOB_PASSWORD})
     log = open(tmp_path / "server.log", "w")
@@ -155,7 +132,7 @@ def test_users_authenticate_and_others_are_refused(password_server):
         assert PASSWORD not in text and BOB_PASSWORD not in text
 
 
-def test_password_mode_refuses_unsafe_setups(certs, tmp_path):  # noqa: F811
+def test_password_mode_refuses_unsafe_setups(certs, tmp_path):
     passwords = tmp_path / "passwords"
     write_passwords(passwords, {"alice": "x"})
     base = CLI + [

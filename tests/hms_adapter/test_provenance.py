@@ -20,7 +20,7 @@ from hudi_catalog.store import locations
 from hudi_catalog.store.locations import NOTHING_SPARED
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
-from tests.hms_adapter.test_authorization import _table, serve  # noqa: F401 (serve: a fixture)
+from tests.support.authorization import _table
 
 PRECIOUS = "keep me"
 

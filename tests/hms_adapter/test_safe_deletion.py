@@ -13,7 +13,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from hudi_catalog import Catalog
 from hudi_catalog.store import schema
 from tests.conftest import another_database, libpq_url, skip_or_fail
-from tests.hudi_catalog.test_migrations import LAYOUT_13_COMMIT, make_previous_layout_store
+from tests.support.previous_layouts import LAYOUT_13_COMMIT, make_previous_layout_store
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 SINCE_12 = "add_authorization, add_location_provenance"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import skip_or_fail
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port, write_passwords
 from tests.support.doc_examples import REPOSITORY, examples, run_example
+from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
 
 DOC = REPOSITORY / "docs" / "security.md"
 PASSWORD = "doc-example-pass-1"

@@ -15,7 +15,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 STRICT_CALL = struct.pack(">I", 0x80010001)
 

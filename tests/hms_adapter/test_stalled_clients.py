@@ -24,7 +24,7 @@ from tests.hms_adapter.serve_process import (  # noqa: F401  (serve_process: a f
     serve_process,
     timed,
 )
-from tests.hms_adapter.test_cli import write_passwords
+from tests.support.servers import write_passwords
 
 THREADS = 4
 STALLED = 3 * THREADS

@@ -21,77 +21,9 @@ from thriftpy2.transport import TTransportException
 from hms_adapter.idl import metaserver
 from hms_adapter.serving import make_metaserver, make_server
 from hms_adapter.tls import ServerTls, TlsFiles
-from tests.conftest import hive, skip_or_fail
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
-from tests.spark.test_spark_e2e import java, run_statements  # noqa: F401  (java is a fixture)
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
-
-def _signed(cwd: Path, name: str, ca: str, subject: str, server: bool) -> None:
-    _openssl(
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        f"{name}.key",
-        "-out",
-        f"{name}.csr",
-        "-subj",
-        f"/CN={subject}",
-        cwd=cwd,
-    )
-    extensions = cwd / f"{name}.ext"
-    extensions.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n" if server else "extendedKeyUsage=clientAuth\n")
-    _openssl(
-        "x509",
-        "-req",
-        "-in",
-        f"{name}.csr",
-        "-CA",
-        f"{ca}.pem",
-        "-CAkey",
-        f"{ca}.key",
-        "-CAcreateserial",
-        "-days",
-        "2",
-        "-out",
-        f"{name}.pem",
-        "-extfile",
-        extensions.name,
-        cwd=cwd,
-    )
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory) -> Path:
-    """A CA, a server certificate for localhost/127.0.0.1 signed by it (and a second one), a client one."""
-    if shutil.which("openssl") is None:
-        skip_or_fail("openssl is needed to make test certificates")
-    cwd = tmp_path_factory.mktemp("tls")
-    _openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=test-ca",
-        cwd=cwd,
-    )
-    _signed(cwd, "server", "ca", "hudi-metastore", server=True)
-    _signed(cwd, "server2", "ca", "hudi-metastore-renewed", server=True)
-    _signed(cwd, "client", "ca", "alice", server=False)
-    return cwd
+from tests.conftest import hive
+from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.spark_statements import run_statements
 
 
 class Served:
@@ -175,7 +107,7 @@ def test_only_modern_tls_and_a_ca_option_requires_client_certificates(catalog, c
 
 @pytest.mark.spark
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp_path):  # noqa: F811
+def test_spark_connects_over_tls_with_a_truststore(java, tls_servers, certs, tmp_path):
     hms_port = tls_servers[0]
     truststore = tmp_path / "trust.jks"
     subprocess.run(

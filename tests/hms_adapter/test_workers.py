@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -15,22 +14,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.hms_adapter.test_cli import CLI
-
-LISTENING = re.compile(r"listening on thrift://[^:]+:(\d+) \((\d+) worker processes\)")
-METASERVER = re.compile(r"metaserver protocol on thrift://[^:]+:(\d+)")
-
-
-def children(pid: int) -> set[int]:
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat.parent.name))
-    return found
+from tests.support.servers import CLI, children
 
 
 def listening_socket_inodes(port: int) -> set[str]:
@@ -69,47 +53,6 @@ def wait_until(condition, seconds: float = 60, message: str = "condition") -> No
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {message}")
         time.sleep(0.2)
-
-
-@pytest.fixture
-def workers(db_url, tmp_path):
-    """A ``serve --workers 2`` process on port 0; yields (process, port, metaserver port)."""
-    process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--workers",
-            "2",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--metaserver-port",
-            "0",
-            "--db-url",
-            db_url,
-            "--warehouse",
-            str(tmp_path / "wh"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        lines = [process.stdout.readline() for _ in range(2)]
-        assert process.poll() is None, process.stderr.read()
-        listening = LISTENING.search(lines[1])
-        assert listening and listening.group(2) == "2", lines
-        yield process, int(listening.group(1)), int(METASERVER.search(lines[0]).group(1))
-    finally:
-        if process.poll() is None:
-            workers = children(process.pid)  # before the kill: the kill gives them to init
-            process.kill()
-            for child in workers:
-                try:
-                    os.kill(child, signal.SIGKILL)
-                except ProcessLookupError:  # gone with their supervisor
-                    pass
 
 
 def test_each_worker_listens_on_the_one_port_and_all_answer(workers):

@@ -45,7 +45,7 @@ from hudi_catalog.services.hudi_import import (
 )
 from tests.conftest import RunningServer, hive
 from tests.hudi.tables import unpack
-from tests.hudi.test_import import oracle_slices, our_slices
+from tests.support.hudi_oracles import oracle_slices, our_slices
 
 BATCH_NUM = 1000
 """``hoodie.datasource.hive_sync.batch_num`` (default): partitions per ``add_partitions`` call."""

@@ -24,26 +24,11 @@ from hudi_catalog.errors import HudiMetadataError, NoSuchTableError
 from hudi_catalog.model import InstantState
 from hudi_catalog.services.hudi_import import COPY_ON_WRITE_INPUT, LAST_COMMIT_SYNC, MERGE_ON_READ_INPUT, HudiImporter
 from tests.hudi.tables import tables_on_stores, unpack
+from tests.support.hudi_oracles import oracle_slices, our_slices
 
 WRITE_ACTIONS = {"commit", "deltacommit", "replacecommit", "compaction", "clustering"}
 LISTED_AS = {"compaction": "commit", "clustering": "replacecommit"}
 """hudi-rs lists completed compactions and clusterings by the action of their completed file."""
-
-
-def our_slices(catalog, table: str, as_of: str | None = None) -> set[tuple]:
-    return {
-        (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
-        for found in catalog.snapshot.latest_file_slices("h", table, as_of=as_of).values()
-        for s in found
-    }
-
-
-def oracle_slices(oracle, as_of: str | None = None) -> set[tuple]:
-    options = HudiReadOptions() if as_of is None else HudiReadOptions().with_as_of_timestamp(as_of)
-    return {
-        (s.partition_path, s.file_id, s.base_file_name or None, tuple(s.log_file_names))
-        for s in oracle.get_file_slices(options)
-    }
 
 
 @pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
 
 import pytest
 from thriftpy2.rpc import make_client
@@ -18,11 +17,9 @@ from hms_adapter.idl import metaserver as ms
 from hms_adapter.serving import make_metaserver
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.hudi.storage import open_path
-from hudi_catalog.model import InstantState
-from hudi_catalog.services.hudi_import import HudiImporter, timeline_entries
+from hudi_catalog.services.hudi_import import HudiImporter
 from tests.hudi.tables import tables_on_stores, unpack
-
-REQUESTED, INFLIGHT, COMPLETED = InstantState.REQUESTED, InstantState.INFLIGHT, InstantState.COMPLETED
+from tests.support.metaserver_replay import COMPLETED, INFLIGHT, REQUESTED, replay, thrift_instant, wire_state
 
 
 @pytest.fixture
@@ -42,76 +39,12 @@ def client(metaserver):
     client.close()
 
 
-def at(instant_time: str) -> datetime:
-    return datetime.strptime(instant_time[:14], "%Y%m%d%H%M%S").replace(
-        microsecond=int(instant_time[14:]) * 1000, tzinfo=timezone.utc
-    )
-
-
-def wire_state(state) -> int:
-    """A state's code on the metaserver protocol, by its name in the IDL."""
-    return ms.TState._NAMES_TO_VALUES[state.name]
-
-
-def thrift_instant(ts: str, action: str, state: InstantState):
-    return ms.THoodieInstant(timestamp=ts, action=ms.TAction._NAMES_TO_VALUES[action.upper()], state=wire_state(state))
-
-
 def slices(catalog, database: str) -> set[tuple]:
     return {
         (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
         for found in catalog.snapshot.latest_file_slices(database, "t").values()
         for s in found
     }
-
-
-def replay(catalog, client, base, database: str, partition_keys) -> None:
-    """Create table ``<database>.t`` through the metaserver and drive every instant of the Hudi table at
-    ``base`` through it, in the order its writer made them, at the server clock of each instant."""
-    fs, path = open_path(str(base))
-    config = read_table_config(fs, path)
-    client.createDatabase(database)
-    client.createTable(
-        ms.Table(
-            tableName="t",
-            databaseName=database,
-            owner="writer",
-            createTime=0,
-            location=f"file:{base}",
-            tableType=config.table_type,
-            partitionKeys=[ms.FieldSchema(name=k.name, type=k.type, comments=None) for k in partition_keys],
-            parameters={"hoodie.table.version": str(config.version)},
-        )
-    )
-    events = []
-    for entry in timeline_entries(fs, path, config):
-        instant, metadata = entry.instant, entry.read(fs, path, config)
-        events.append((instant.requested_time, 0, instant, metadata))
-        if instant.state is COMPLETED:
-            events.append((instant.completion_time or instant.requested_time, 1, instant, metadata))
-    for moment, kind, instant, metadata in sorted(events, key=lambda e: e[:2]):
-        catalog.ctx.clock = lambda moment=moment: at(moment)
-        ts, action = instant.requested_time, instant.action
-        if kind == 0:
-            first = REQUESTED if REQUESTED in metadata or INFLIGHT not in metadata else INFLIGHT
-            client.createNewInstantWithTime(database, "t", thrift_instant(ts, action, first), metadata.get(first, b""))
-            if first is REQUESTED and instant.state is not REQUESTED:
-                client.transitionInstantState(
-                    database,
-                    "t",
-                    thrift_instant(ts, action, REQUESTED),
-                    thrift_instant(ts, action, INFLIGHT),
-                    metadata.get(INFLIGHT, b""),
-                )
-        else:
-            result = client.transitionInstantState(
-                database,
-                "t",
-                thrift_instant(ts, action, INFLIGHT),
-                thrift_instant(ts, action, COMPLETED),
-                metadata.get(COMPLETED, b""),
-            )
-            assert result.success and result.instant.state == wire_state(COMPLETED)
 
 
 @pytest.mark.parametrize(("db_url", "name"), tables_on_stores(), indirect=["db_url"])
@@ -327,7 +260,7 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
 
 
 def test_bad_instants_are_refused_naming_them_and_change_nothing(catalog, client):
-    from tests.hudi.test_decoding import CLEAN_PARTITION, _avro_file, _schema
+    from tests.support.hudi_metadata import CLEAN_PARTITION, _avro_file, _schema
 
     client.createDatabase("b")
     client.createTable(

@@ -20,7 +20,7 @@ from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.hudi.storage import open_path
 from hudi_catalog.services.hudi_import import HudiImporter
 from tests.hudi.tables import tables_on_stores, unpack
-from tests.hudi.test_metaserver import replay
+from tests.support.metaserver_replay import replay
 
 STATS = ("numFiles", "totalSize", "numRows")
 

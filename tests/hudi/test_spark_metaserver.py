@@ -28,7 +28,7 @@ import pytest
 from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import mysql_database, require_module
-from tests.hms_adapter.test_cli import free_port
+from tests.support.servers import free_port
 from tests.support.spark_writers import SparkWriter, engines, hudi_spark_writer
 from tests.support.sql_engines import served_metastore
 

@@ -20,7 +20,7 @@ from hudi_catalog.delegation_tokens import (
     encode_token,
 )
 from hudi_catalog.errors import DelegationTokenError
-from tests.hudi_catalog.test_locks import Clock
+from tests.support.catalog_probes import Clock
 
 DAY = 86400.0
 

@@ -15,7 +15,7 @@ import random
 
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.partition_names import DEFAULT_PARTITION_NAME
-from tests.hudi_catalog.test_pruning_properties import (
+from tests.support.partition_filters import (
     OPS,
     Between,
     BoolOp,

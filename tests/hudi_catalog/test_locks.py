@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -21,8 +20,8 @@ from hudi_catalog.errors import (
     TxnOpenError,
 )
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
-from hudi_catalog.model import Column, Database, StorageDescriptor, Table
-from hudi_catalog.services.tables import EXPECTED_KEY, EXPECTED_VALUE
+from hudi_catalog.model import EXPECTED_KEY, EXPECTED_VALUE, Column, Database, StorageDescriptor, Table
+from tests.support.catalog_probes import Clock
 
 SR, SW, EX, EW = LockType.SHARED_READ, LockType.SHARED_WRITE, LockType.EXCLUSIVE, LockType.EXCL_WRITE
 ACQUIRED, WAITING = LockState.ACQUIRED, LockState.WAITING
@@ -35,19 +34,6 @@ def request(*components: tuple[LockType, str], txn: int = 0) -> LockRequest:
         database, table, partition = (dotted.split(".", 2) + [None, None])[:3]
         built.append(LockComponent(lock_type, LockTarget(database, table, partition)))
     return LockRequest(built, user="u", host="h", txn_id=txn)
-
-
-class Clock:
-    """A settable clock for the catalog's services."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture

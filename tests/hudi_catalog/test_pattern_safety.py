@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
-from tests.hms_adapter.test_functions import function
+from tests.support.hive_functions import function
 
 LONG = "a" * 28
 """A value backtracking engines choke on; 28 ``a`` took 24 s for ``(a+)+b`` on SQLite before RE2."""

@@ -6,30 +6,13 @@ Statements are counted with SQLAlchemy's ``before_cursor_execute`` event on the 
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
-from sqlalchemy import event
 
 from hudi_catalog.model import Column, Database, Partition, SerDe, StorageDescriptor, Table
 from hudi_catalog.store.locations import CLAIM_BATCH
+from tests.support.catalog_probes import counting
 
 SMALL, LARGE = 10, 500
-
-
-@contextmanager
-def counting(catalog):
-    """Collects the SQL text of every statement the store's engine runs inside the block."""
-    statements: list[str] = []
-
-    def listener(conn, cursor, statement, parameters, context, executemany):
-        statements.append(statement)
-
-    event.listen(catalog.store.engine, "before_cursor_execute", listener)
-    try:
-        yield statements
-    finally:
-        event.remove(catalog.store.engine, "before_cursor_execute", listener)
 
 
 def sd(columns: list[Column]) -> StorageDescriptor:

@@ -10,7 +10,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.errors import NoSuchTableError
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.read_cache import CacheMemory, RevisionCache
-from tests.hudi_catalog.test_query_counts import counting
+from tests.support.catalog_probes import counting
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
-from tests.hudi_catalog.test_pruning_properties import (
-    DEFAULT_PARTITION_NAME,
+from hudi_catalog.partition_names import DEFAULT_PARTITION_NAME
+from tests.support.partition_filters import (
     TYPES,
     BoolOp,
     Compare,

@@ -21,21 +21,22 @@ from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.hudi.properties import read_table_config
 from hudi_catalog.hudi.storage import open_path
+from hudi_catalog.hudi.timeline_source import timeline_entries
 from hudi_catalog.iceberg import BLOCKED_PROPERTY, SKIPPED_PROPERTY
+from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.model import InstantState
-from hudi_catalog.services.hudi_import import HudiImporter, timeline_entries
+from hudi_catalog.services.hudi_import import HudiImporter
 from hudi_catalog.services.iceberg_views import (
     APPLIED_PARAM,
     ERROR_PARAM,
     METADATA_LOCATION,
     SOURCE_PARAM,
     VIEW_PARAM,
-    ViewSettings,
 )
 from tests.conftest import RunningServer
 from tests.hudi.tables import unpack
-from tests.hudi.test_metaserver import replay
 from tests.iceberg.helpers import PARQUET_COW_TABLES, assert_same_rows, completed_writes, oracle, oracle_read
+from tests.support.metaserver_replay import replay
 
 EXPRESSIBLE = [n for n in PARQUET_COW_TABLES if "epochmillis" not in n] or [
     pytest.param("missing", marks=pytest.mark.skip(reason="no Hudi tables"))

@@ -16,10 +16,10 @@ from hms_adapter.idl import metaserver as ms
 from hudi_catalog import Catalog
 from hudi_catalog.services.iceberg_views import SOURCE_PARAM, VIEW_PARAM
 from tests.conftest import RunningServer
-from tests.hms_adapter.test_cli import _wait_for_port, free_port
 from tests.hudi.tables import unpack
-from tests.hudi.test_metaserver import replay
 from tests.iceberg.helpers import assert_same_rows, oracle, oracle_read, wait_for_view
+from tests.support.metaserver_replay import replay
+from tests.support.servers import _wait_for_port, free_port
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"

@@ -25,9 +25,10 @@ from hms_adapter.idl import metaserver as ms
 from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
+from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.services import iceberg_views
-from hudi_catalog.services.iceberg_views import APPLIED_PARAM, ERROR_PARAM, METADATA_LOCATION, ViewSettings
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from hudi_catalog.services.iceberg_views import APPLIED_PARAM, ERROR_PARAM, METADATA_LOCATION
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 ROUNDS = 2
 BACKLOG = 12

@@ -17,8 +17,8 @@ import pytest
 
 from hudi_catalog.services.hudi_import import HudiImporter
 from tests.hudi.tables import unpack
-from tests.hudi.test_metaserver import replay
 from tests.java.wheel_jars import JARS, compile_source
+from tests.support.metaserver_replay import replay
 
 SOURCE = Path(__file__).with_name("EventsAndStats.java")
 HUDI_TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"

@@ -31,8 +31,8 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.java.wheel_jars import JARS, compile_source
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 SOURCE = Path(__file__).with_name("LockReplay.java")
 TXN_TIMEOUT_S = 3

@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.kdc import PrivateKdc, ensure_kerberos
 from tests.conftest import require_module, skip_or_fail
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 SERVICE = "hive/localhost"
 # DataNucleus makes the peer's tables on first use, in a connection of its own. Under Kerberos, Spark's

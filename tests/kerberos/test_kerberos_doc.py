@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.hms_adapter.test_cli import CLI
 from tests.support.doc_examples import REPOSITORY, examples, run_example
+from tests.support.servers import CLI
 
 from .conftest import USERS, start_kerberized_server, stop
 

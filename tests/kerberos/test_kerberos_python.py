@@ -151,7 +151,7 @@ def test_refusals_leave_the_server_serving(kdc, kerberized_server, alice_cache, 
 def test_kerberos_options_are_checked_before_listening(kdc, tmp_path):
     import subprocess
 
-    from tests.hms_adapter.test_cli import CLI
+    from tests.support.servers import CLI
 
     base = CLI + [
         "serve",

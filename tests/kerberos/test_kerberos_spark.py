@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.spark.test_spark_e2e import java, run_statements  # noqa: F401  (java is a fixture)
+from tests.support.spark_statements import run_statements
 
 from .conftest import SERVICE, USERS, hadoop_conf_dir
 
@@ -62,7 +62,7 @@ def test_spark_session_over_kerberos_matches_a_kerberized_hive_metastore(
 
 
 @pytest.mark.spark
-def test_spark_without_a_ticket_is_refused(java, kdc, kerberized_server, tmp_path):  # noqa: F811
+def test_spark_without_a_ticket_is_refused(java, kdc, kerberized_server, tmp_path):
     # a write and a read are enough: each refused statement costs Spark's client its connection retries
     refused = [STATEMENTS[0], "SHOW DATABASES"]
     results = _spark_session(kdc, tmp_path, f"thrift://localhost:{kerberized_server.port}", None, refused)

@@ -34,8 +34,8 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import table_lock_request
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 WRITER = Path(__file__).with_name("writer.py")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.spark.test_spark_e2e import java, run_statements  # noqa: F401  (java is a fixture)
+from tests.support.spark_statements import run_statements
 
 ANALYZE = [
     "CREATE DATABASE st",
@@ -41,7 +41,7 @@ def _run(work: Path, uri: str, statements: list[str]) -> dict[str, dict]:
 
 @pytest.mark.spark
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-def test_analyzed_statistics_survive_a_new_session(java, server, tmp_path):  # noqa: F811
+def test_analyzed_statistics_survive_a_new_session(java, server, tmp_path):
     first = _run(tmp_path / "analyze", server.uri, ANALYZE)
     assert all("rows" in r for r in first.values()), first
     described = _run(tmp_path / "describe", server.uri, DESCRIBE)

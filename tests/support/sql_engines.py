@@ -24,8 +24,8 @@ from sqlalchemy.engine import make_url
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, require_module, skip_or_fail
-from tests.hms_adapter.test_cli import CLI, _wait_for_port, free_port
 from tests.support.peer_schema import create_peer_schema
+from tests.support.servers import CLI, _wait_for_port, free_port
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:

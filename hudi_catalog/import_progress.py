@@ -1,8 +1,10 @@
-"""What an import of a Hudi table reports as it goes (``hudi-metastore import``): the observer the importer
-is given. The catalog only counts; a front end shows the counts (the CLI as a progress bar on a terminal,
-or as periodic log lines)."""
+"""What an import of a Hudi table reports as it goes (``hudi-metastore import``), the observer the importer
+is given, and what it did in the end (``ImportResult``). The catalog only counts; a front end shows the
+counts (the CLI as a progress bar on a terminal, or as periodic log lines)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 
 class ImportProgress:
@@ -19,3 +21,14 @@ class ImportProgress:
     def written(self, instants: int, applied: int) -> None:
         """``instants`` more instants were written (or found recorded already, by an earlier run);
         ``applied`` of them were completed instants, applied to the file snapshot."""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: the table it registered or brought up to date, and the latest completed write."""
+
+    database: str
+    table: str
+    recorded: int
+    """Instant states recorded by this run (0 when the catalog was already up to date)."""
+    latest_commit: str | None

@@ -1,0 +1,131 @@
+"""The object a Hive Metastore call names: its catalog, database and table, worked out once per call.
+
+The processor reads it from the call's arguments before the call runs; the catalog scope, the authorization
+check and the audit log all use that one answer, so they cannot disagree about what a call acts on.
+
+Hive's calls name their object in one of two ways:
+- as leading string arguments, the database then the table (``get_table(dbname, tbl_name)``);
+- inside a request struct, or a struct within it (``GetTableRequest.dbName``/``tblName``,
+  ``AddPartitionsRequest``, a ``Table`` whose ``dbName`` it carries, a list of partitions: its first one).
+
+Hive 3+ clients may prefix a database name with its catalog, ``@<catalog>#<database>``; a request struct
+may instead carry the catalog in a field of its own (``catName``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .convert.names import catalog_of_name, strip_catalog
+
+CATALOG_FIELDS = ("catName", "catalogName", "catalog", "hive3CatName")
+"""Fields of Hive 3/4 structs that name the catalog of a call."""
+DATABASE_FIELDS = (
+    "dbName",
+    "db_name",
+    "dbname",
+    "databaseName",
+    "table_db",
+    "database",
+    "db",
+    "oldDbName",
+    "foreign_db_name",
+    "parent_db_name",
+    "name",
+)
+"""Fields that name the database of a struct, in the order they are looked for (``name``: a ``Database``
+struct, or a request naming a database, such as ``GetDatabaseRequest``)."""
+TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename", "table_name", "foreign_tbl_name", "parent_tbl_name")
+"""Fields that name the table of a struct that names a database."""
+SEARCH_DEPTH = 3
+"""How deep into nested structs the names are looked for."""
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    """What a call names. ``database`` is without its catalog prefix (``None`` when the call names none, or
+    names a whole catalog, ``@hive#``); ``database_as_named`` is the name as the call sent it."""
+
+    catalog: str | None
+    """The catalog named by a prefix or a catalog field; ``None``: the default one."""
+    database_as_named: str | None
+    table: str | None
+
+    @property
+    def database(self) -> str | None:
+        return strip_catalog(self.database_as_named) if self.database_as_named else None
+
+    def describe(self) -> str:
+        """``db``, ``db.table`` or ``-``: the object as the audit log names it."""
+        if not self.database_as_named:
+            return "-"
+        names = [self.database or self.database_as_named, *([self.table] if self.table else [])]
+        return ".".join(names)
+
+
+def target_of_call(args: Sequence) -> CallTarget:
+    """The catalog, database and table a call's arguments (in IDL order) name."""
+    catalog = next(filter(None, (_catalog_in(value, SEARCH_DEPTH) for value in args)), None)
+    database: str | None
+    table: str | None
+    if args and isinstance(args[0], str):
+        database, table = args[0], args[1] if len(args) > 1 and isinstance(args[1], str) else None
+    else:
+        database, table = next(
+            (found for found in (_names_in(value, SEARCH_DEPTH) for value in args) if found[0]), (None, None)
+        )
+    return CallTarget(catalog, database, table)
+
+
+def _names_in(value, depth: int) -> tuple[str | None, str | None]:
+    """The database and table a struct names: its own fields, else those of the first struct inside it that
+    names a database."""
+    if isinstance(value, list):
+        return _names_in(value[0], depth) if value else (None, None)
+    spec = getattr(value, "thrift_spec", None)
+    if spec is None or depth == 0:
+        return None, None
+    database = _first_string(value, DATABASE_FIELDS)
+    if database is not None:
+        return database, _first_string(value, TABLE_FIELDS)
+    for item in spec.values():
+        found = _names_in(getattr(value, item[1], None), depth - 1)
+        if found[0] is not None:
+            return found
+    return None, None
+
+
+def _catalog_in(value, depth: int) -> str | None:
+    """The catalog a value names: a prefixed database name, or a struct's catalog field (or one of a struct
+    inside it)."""
+    if isinstance(value, str):
+        return catalog_of_name(value)
+    if isinstance(value, list):
+        return _catalog_in(value[0], depth) if value else None
+    spec = getattr(value, "thrift_spec", None)
+    if spec is None or depth == 0:
+        return None
+    named = _first_string(value, CATALOG_FIELDS, nonempty=True)
+    if named is not None:
+        return named
+    for field in DATABASE_FIELDS:
+        named = getattr(value, field, None)
+        marked = catalog_of_name(named) if isinstance(named, str) else None
+        if marked:
+            return marked
+    for item in spec.values():
+        nested = getattr(value, item[1], None)
+        if nested is not None and not isinstance(nested, (str, bytes, int, float, dict)):
+            found = _catalog_in(nested, depth - 1)
+            if found:
+                return found
+    return None
+
+
+def _first_string(struct, fields: Sequence[str], nonempty: bool = False) -> str | None:
+    for field in fields:
+        value = getattr(struct, field, None)
+        if isinstance(value, str) and (value or not nonempty):
+            return value
+    return None

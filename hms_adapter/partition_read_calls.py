@@ -1,0 +1,239 @@
+"""The HMS partition calls of ``MetastoreHandler`` that read partitions (get, list, names, by filter, specs),
+Hive 3/4's request forms included: call ``Catalog.partitions`` and answer. Partition lists are answered
+from cached encodings (``EncodedPartitionList``) unless a request asks for a trimmed answer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from hudi_catalog import Catalog
+from hudi_catalog.authorization import ObjectType, Operation
+from hudi_catalog.catalog_scope import current_catalog
+from hudi_catalog.errors import CatalogError, InvalidFilterError, NoSuchTableError
+from hudi_catalog.model import TableKeys
+
+from .access_rules import access
+from .call_helpers import bare_db
+from .convert.partition import to_thrift_partition, to_thrift_partition_spec, trim_partition
+from .convert.partition_wire import (
+    NAME_LIST,
+    EncodedNameList,
+    EncodedPartitionList,
+    assemble_name_list,
+    assemble_partition_list,
+    encode_partition_fields,
+)
+from .idl import hive
+
+log = logging.getLogger("hms_adapter.handler")  # the handler's log lines keep their logger name
+
+
+def _limit(max_parts) -> int:
+    """Hive's ``max_parts``: negative (usually -1) means no limit."""
+    return -1 if max_parts is None or max_parts < 0 else max_parts
+
+
+class PartitionReadCalls:
+    """Mixed into ``MetastoreHandler``."""
+
+    catalog: Catalog
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition(self, db_name, tbl_name, part_vals):
+        return to_thrift_partition(self.catalog.partitions.get(bare_db(db_name), tbl_name, part_vals or []))
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_req(self, req):
+        return hive.GetPartitionResponse(partition=self.get_partition(req.dbName, req.tblName, req.partVals))
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_with_auth(self, db_name, tbl_name, part_vals, user_name, group_names):
+        return self.get_partition(db_name, tbl_name, part_vals)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_by_name(self, db_name, tbl_name, part_name):
+        return to_thrift_partition(self.catalog.partitions.get_by_name(bare_db(db_name), tbl_name, part_name))
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions(self, db_name, tbl_name, max_parts):
+        return self._list(db_name, tbl_name, max_parts)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_with_auth(self, db_name, tbl_name, max_parts, user_name, group_names):
+        return self._list(db_name, tbl_name, max_parts)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_ps(self, db_name, tbl_name, part_vals, max_parts):
+        return self._list(db_name, tbl_name, max_parts, part_vals)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_ps_with_auth(self, db_name, tbl_name, part_vals, max_parts, user_name, group_names):
+        return self._list(db_name, tbl_name, max_parts, part_vals)
+
+    def _list(self, db_name, tbl_name, max_parts, part_vals=None):
+        return self._encoded(db_name, tbl_name, values=part_vals, max_parts=_limit(max_parts))
+
+    def _encoded(self, db_name, tbl_name, wrapper=None, **selection) -> EncodedPartitionList:
+        """Partitions as cached encodings; those not cached yet are encoded here and cached for next time.
+        A list whose every partition is encoded is kept whole, as its reply's bytes, in the catalog's cache.
+
+        ``wrapper``: the Hive 3/4 response struct that carries the list, if any.
+        """
+
+        def assemble(table: TableKeys, encodings: Sequence[bytes]) -> bytes:
+            return assemble_partition_list(table.database, table.name, encodings, wrapper)
+
+        table, found, missing = self.catalog.partitions.read_encoded(
+            bare_db(db_name), tbl_name, assemble=assemble, assembly=(wrapper, current_catalog()), **selection
+        )
+        if isinstance(found, bytes):  # every partition was encoded: the whole answer
+            return EncodedPartitionList(found, wrapper)
+        fresh = [encode_partition_fields(e.partition) for e in missing]
+        try:
+            self.catalog.partitions.save_encodings([(e.part_id, e.revision, b) for e, b in zip(missing, fresh)])
+        except CatalogError as error:  # the answer stands; the next read encodes again
+            log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
+        filled = iter(fresh)
+        return EncodedPartitionList(
+            assemble(table, [encoded if encoded is not None else next(filled) for encoded in found]), wrapper
+        )
+
+    # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
+    # parameter key patterns) are honoured by building those answers without the encoding cache.
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_req(self, req):
+        return self._requested(req.dbName, req.tblName, req, hive.PartitionsResponse, max_parts=_limit(req.maxParts))
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_ps_with_auth_req(self, req):
+        wrapper = hive.GetPartitionsPsWithAuthResponse
+        if req.partNames:
+            return self._requested(req.dbName, req.tblName, req, wrapper, names=req.partNames)
+        return self._requested(
+            req.dbName, req.tblName, req, wrapper, values=req.partVals, max_parts=_limit(req.maxParts)
+        )
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_by_filter_req(self, req):
+        return self._filter_call(
+            self._requested,
+            req.dbName,
+            req.tblName,
+            req,
+            None,
+            filter_text=req.filter or "",
+            max_parts=_limit(req.maxParts),
+        )
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_by_names_req(self, req):
+        return self._requested(req.db_name, req.tbl_name, req, hive.GetPartitionsByNamesResult, names=req.names or [])
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_names_ps_req(self, req):
+        names = self.catalog.partitions.names(bare_db(req.dbName), req.tblName, _limit(req.maxParts), req.partValues)
+        return hive.GetPartitionNamesPsResponse(names=names)
+
+    def _requested(self, db_name, tbl_name, req, wrapper, **selection):
+        """A request-style partition list, trimmed as the request asks."""
+        trimmed = (
+            req.skipColumnSchemaForPartition
+            or req.includeParamKeyPattern is not None
+            or req.excludeParamKeyPattern is not None
+        )
+        if not trimmed:
+            return self._encoded(db_name, tbl_name, wrapper, **selection)
+        found = self.catalog.partitions.read(bare_db(db_name), tbl_name, **selection)
+        parts = [
+            to_thrift_partition(
+                trim_partition(
+                    p, req.skipColumnSchemaForPartition, req.includeParamKeyPattern, req.excludeParamKeyPattern
+                )
+            )
+            for p in found
+        ]
+        return parts if wrapper is None else wrapper(partitions=parts)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_names(self, db_name, tbl_name, max_parts):
+        return self._names(db_name, tbl_name, max_parts)
+
+    def _names(self, db_name, tbl_name, max_parts, part_vals=None) -> EncodedNameList:
+        """Partition names as their reply's bytes, kept whole in the catalog's cache."""
+        return EncodedNameList(
+            self.catalog.partitions.names_answer(
+                bare_db(db_name), tbl_name, assemble_name_list, NAME_LIST, _limit(max_parts), part_vals
+            )
+        )
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def fetch_partition_names_req(self, partitionReq):
+        return self.get_partition_names(partitionReq.dbName, partitionReq.tblName, partitionReq.maxParts)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_names_ps(self, db_name, tbl_name, part_vals, max_parts):
+        return self._names(db_name, tbl_name, max_parts, part_vals)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_by_names(self, db_name, tbl_name, names):
+        return self._encoded(db_name, tbl_name, names=names or [])
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_by_filter(self, db_name, tbl_name, filter, max_parts):
+        return self._filter_call(
+            self._encoded, db_name, tbl_name, filter_text=filter or "", max_parts=_limit(max_parts)
+        )
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_num_partitions_by_filter(self, db_name, tbl_name, filter):
+        return self._filter_call(self.catalog.partitions.count_by_filter, bare_db(db_name), tbl_name, filter)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_part_specs_by_filter(self, db_name, tbl_name, filter, max_parts):
+        parts = self._by_filter(db_name, tbl_name, filter, max_parts)
+        table = self.catalog.tables.get(bare_db(db_name), tbl_name)
+        return [to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)]
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_with_specs(self, request):
+        """Hive 4's listing: partitions chosen by names, partial values or filters (``BY_EXPR``, ANDed), their
+        parameters trimmed by the projection's key patterns, as one ``PartitionSpec``. The projection's field
+        list is not applied: the partitions are whole."""
+        chosen = request.filterSpec
+        filters = (chosen.filters or []) if chosen else []
+        selection: dict = {}
+        if filters:
+            if chosen.filterMode == hive.PartitionFilterMode.BY_NAMES:
+                selection["names"] = filters
+            elif chosen.filterMode == hive.PartitionFilterMode.BY_VALUES:
+                selection["values"] = filters
+            elif chosen.filterMode == hive.PartitionFilterMode.BY_EXPR:
+                selection["filter_text"] = " and ".join(f"({f})" for f in filters)
+            else:
+                raise hive.MetaException(message=f"Unsupported filter mode {chosen.filterMode}")
+        projection = request.projectionSpec
+        include = projection.includeParamKeyPattern if projection else None
+        exclude = projection.excludeParamKeyPattern if projection else None
+        parts = self._filter_call(self.catalog.partitions.read, bare_db(request.dbName), request.tblName, **selection)
+        if include is not None or exclude is not None:
+            parts = [trim_partition(p, False, include, exclude) for p in parts]
+        table = self.catalog.tables.get(bare_db(request.dbName), request.tblName)
+        spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)
+        return hive.GetPartitionsResponse(partitionSpec=[spec])
+
+    def _by_filter(self, db_name, tbl_name, filter, max_parts):
+        return self._filter_call(
+            self.catalog.partitions.by_filter, bare_db(db_name), tbl_name, filter, _limit(max_parts)
+        )
+
+    @staticmethod
+    def _filter_call(action, *args, **kwargs):
+        """Filter calls answer a missing table with NoSuchObjectException, a bad filter with MetaException."""
+        try:
+            return action(*args, **kwargs)
+        except NoSuchTableError as e:
+            raise hive.NoSuchObjectException(message=str(e)) from e
+        except InvalidFilterError as e:
+            raise hive.MetaException(message=str(e)) from e
