@@ -338,12 +338,49 @@ def metaserver_client(catalog):
     thread.join(10)
 
 
+SLOW_MODULES = {
+    "hms_adapter/test_schema_cli.py": "a hudi-metastore process per step, on empty, older and newer databases",
+    "hms_adapter/test_cli.py": "hudi-metastore processes: serve, init, passwd, their flags",
+    "hms_adapter/test_cli_mistakes.py": "a hudi-metastore process per mistaken command line",
+    "hms_adapter/test_security_doc.py": "the security guide's commands, run as written",
+    "hms_adapter/test_authorization.py": "servers with each --authorization mode, and their clients",
+    "hms_adapter/test_metrics.py": "servers with --metrics-port, scraped",
+    "hms_adapter/test_workers.py": "serve --workers: forked servers, killed and restarted",
+    "hms_adapter/test_serving_limits.py": "servers at their connection and frame limits",
+    "hms_adapter/test_hostile_frames.py": "hostile clients against a server process",
+    "hms_adapter/test_tls.py": "TLS servers and clients, certificates made per module",
+    "hms_adapter/test_password_auth.py": "password-authenticated servers",
+    "hms_adapter/test_stalled_clients.py": "clients that stall a server for seconds",
+    "hms_adapter/test_large_requests.py": "a server's memory under requests of many megabytes",
+    "hms_adapter/test_descriptor_exhaustion.py": "a server process run out of file descriptors",
+    "hms_adapter/test_call_layers_bench.py": "runs a benchmark",
+    "hms_adapter/test_locks_bench.py": "runs a benchmark",
+    "hudi_catalog/test_filter_differential.py": "thousands of generated filters against an independent evaluator",
+    "hudi_catalog/test_filter_fuzz.py": "fuzzed filters",
+    "hudi_catalog/test_pruning_properties.py": "property tests of pruning",
+    "hudi_catalog/test_migrations.py": "catalog databases made by earlier commits, upgraded",
+    "hudi/test_import_progress.py": "hudi-metastore import processes on a terminal",
+    "iceberg/test_iceberg_cli.py": "hudi-metastore iceberg processes",
+    "test_docker.py": "the container image's build context and entry point",
+}
+"""Modules outside ``SLOW_FOLDERS`` whose tests are slow, and why: most start ``hudi-metastore`` processes
+(about 2.5 s of CPU each before they do anything) or run thousands of generated cases."""
+SERVER_STORES = ("mysql", "postgresql")
+"""Every store-dependent test runs on SQLite too: the everyday run keeps that one, CI runs all three."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``slow`` the tests of ``SLOW_FOLDERS`` and every ``spark`` test: ``pytest -m "not slow"`` is the
-    everyday run (CI runs everything)."""
+    """Mark ``slow`` the tests of ``SLOW_FOLDERS`` and ``SLOW_MODULES``, every ``spark`` test and the MariaDB
+    and PostgreSQL runs of the store-dependent tests: ``pytest -m "not slow"`` is the everyday run, on SQLite
+    and in-process (CI runs everything)."""
     tests_root = Path(__file__).parent
     for item in items:
         relative = Path(str(item.path)).relative_to(tests_root) if tests_root in Path(str(item.path)).parents else None
         in_slow_folder = relative is not None and relative.parts[0] in SLOW_FOLDERS
-        if in_slow_folder or item.get_closest_marker("spark"):
+        in_slow_module = relative is not None and relative.as_posix() in SLOW_MODULES
+        params = getattr(item, "callspec", None)
+        on_a_server_store = params is not None and (
+            params.params.get("db_url") in SERVER_STORES or params.params.get("store") in SERVER_STORES
+        )
+        if in_slow_folder or in_slow_module or on_a_server_store or item.get_closest_marker("spark"):
             item.add_marker(pytest.mark.slow)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins
 import logging
 import sys
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
@@ -26,7 +26,7 @@ from ..errors import (
     NoSuchTableError,
 )
 from ..events import CatalogEvent, EventType
-from ..model import MANAGED_TABLE, Partition, Table, TableKeys, UnencodedPartition
+from ..model import MANAGED_TABLE, VIEW_OF_PARAM, Partition, StorageDescriptor, Table, TableKeys, UnencodedPartition
 from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
@@ -51,6 +51,102 @@ def _java_list(values: Sequence[str]) -> str:
 
 def _columns_key(columns) -> tuple:
     return tuple((c.name, c.type, c.comment) for c in columns)
+
+
+# -- creating partitions: the one path ------------------------------------------------------------
+
+
+def partition_storage(table: Table, sd: StorageDescriptor | None, location: str | None) -> StorageDescriptor:
+    """The storage descriptor of a new partition of ``table`` at ``location``: ``sd`` (the table's when None),
+    with the table's columns when it names none."""
+    sd = replace(sd) if sd else replace(table.sd)
+    if not sd.columns:
+        sd.columns = list(table.sd.columns)
+    sd.location = location
+    return sd
+
+
+def default_location(table: Table, relative: str) -> str | None:
+    """Where a partition of ``table`` without a location lives: ``<table location>/<relative>`` (its name, or
+    the Hudi partition path); none for a table without a location (a view's partitions, as in Hive)."""
+    return join(table.sd.location, relative) if table.sd.location else None
+
+
+def create_partitions(
+    ctx: ServiceContext,
+    conn: Connection,
+    row: Row,
+    table: Table,
+    partitions: Mapping[str, Partition],
+    now: int,
+    *,
+    present: Collection[str] = (),
+    views: bool = False,
+) -> dict[str, tuple[int, Partition]]:
+    """Create partitions of ``table`` (``row``: its ``tbl`` row) in ``conn``'s transaction: the one way a
+    partition comes to be, whoever asks (DDL and hive sync through ``PartitionService.add``, a Hudi commit
+    through ``SnapshotService``). Returns ``{name: (part_id, partition as created)}``.
+
+    ``partitions``: ``{name: partition}``, checked and placed (storage descriptor, location) by the caller;
+    those named in ``present`` the table has already, and they are not created. Each partition is created as
+    ``table``'s (``_as_created``: its create time and ``transient_lastDdlTime`` ``now`` unless given), stored
+    with the schema version of its columns (``insert_many`` raises the table's partitions revision, which
+    invalidates every read cache of them), and one ADD_PARTITION event is logged for the table.
+
+    With ``views``, the tables that are views of ``table`` (``VIEW_OF_PARAM``: a MERGE_ON_READ table's ``_ro``
+    and ``_rt``) get every one of ``partitions`` they lack (those in ``present`` too), each with the view's
+    own storage descriptor at the same location, as Hudi's hive sync adds them, and an event each, after the
+    table's.
+    """
+    stamped = {name: _as_created(table, part, now) for name, part in partitions.items()}
+    created = _insert(conn, row, table, {name: p for name, p in stamped.items() if name not in present})
+    events = [CatalogEvent(EventType.ADD_PARTITION, table=table, partitions=[p for _, p in created.values()])]
+    if views:
+        for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
+            view_row = table_store.row_by_id(conn, view_id)
+            if view_row is None:  # dropped meanwhile
+                continue
+            view = ctx.table_model(conn, view_row)
+            existing = partition_store.ids_by_name(conn, view_id, stamped)
+            shown = {
+                name: _as_created(view, replace(part, sd=partition_storage(view, None, part.sd.location)), now)
+                for name, part in stamped.items()
+                if name not in existing
+            }
+            view_created = _insert(conn, view_row, view, shown)
+            events.append(
+                CatalogEvent(EventType.ADD_PARTITION, table=view, partitions=[p for _, p in view_created.values()])
+            )
+    ctx.events.emit_all(conn, [e for e in events if e.partitions], now)
+    return created
+
+
+def _as_created(table: Table, part: Partition, now: int) -> Partition:
+    """``part`` as a partition of ``table`` is created: named by the table's (normalized) names, its create
+    time and ``transient_lastDdlTime`` ``now`` unless it brings them (Hive's ``initializeAddedPartition``)."""
+    parameters = dict(part.parameters or {})
+    parameters.setdefault(DDL_TIME, str(now))
+    return replace(
+        part, database=table.database, table=table.name, parameters=parameters, create_time=part.create_time or now
+    )
+
+
+def _insert(
+    conn: Connection, row: Row, table: Table, partitions: Mapping[str, Partition]
+) -> dict[str, tuple[int, Partition]]:
+    """Insert partitions of ``table``, each with the schema version of its columns (the table's own, or one
+    looked up or added per distinct column list of the call, not per partition)."""
+    versions = {_columns_key(table.sd.columns): row.schema_version}
+    entries = []
+    for name, part in partitions.items():
+        key = _columns_key(part.sd.columns)
+        if key not in versions:
+            versions[key] = descriptors.find_or_add_schema_version(
+                conn, row.tbl_id, row.schema_version, part.sd.columns, table.partition_keys
+            )
+        entries.append((name, part, versions[key]))
+    ids = partition_store.insert_many(conn, row.tbl_id, table.partition_keys, entries)
+    return {name: (ids[name], part) for name, part, _ in entries}
 
 
 Assemble = Callable[[TableKeys, Sequence[bytes]], bytes]
@@ -170,37 +266,23 @@ class PartitionService:
                 locked, locked_table = self._table_to_add_to(conn, database, table_name, lock=True)
                 if (locked.tbl_id, locked.revision) != (row.tbl_id, row.revision):  # changed meanwhile
                     table, named, prepared = locked_table, self._named(locked_table, parts), {}
-                row, tbl_id = locked, locked.tbl_id
-                existing = partition_store.ids_by_name(conn, tbl_id, named)
+                row = locked
+                existing = partition_store.ids_by_name(conn, row.tbl_id, named)
                 self._check_new(table, existing, if_not_exists)
-                entries = []
-                # one schema version per distinct column list of the call, not one lookup per partition
-                versions = {_columns_key(table.sd.columns): row.schema_version}
-                for name, part in named.items():
-                    if name in existing:
-                        continue
-                    part = prepared.get(name) or self._prepared(table, name, part, now, made_dirs, environment)
-                    key = _columns_key(part.sd.columns)
-                    if key not in versions:
-                        versions[key] = descriptors.find_or_add_schema_version(
-                            conn, tbl_id, row.schema_version, part.sd.columns, table.partition_keys
-                        )
-                    entries.append((name, part, versions[key]))
-                ids = partition_store.insert_many(conn, tbl_id, table.partition_keys, entries)
+                ready = {
+                    name: prepared.get(name) or self._prepared(table, name, part, now, made_dirs, environment)
+                    for name, part in named.items()
+                    if name not in existing
+                }
+                created = create_partitions(self.ctx, conn, row, table, ready, now)
                 made = set(made_dirs)
                 location_store.record_made(
-                    conn, schema.partitions, [ids[name] for name, part, _ in entries if part.sd.location in made]
+                    conn, schema.partitions, [part_id for part_id, part in created.values() if part.sd.location in made]
                 )
-                if entries:
-                    self.ctx.events.emit(
-                        conn,
-                        CatalogEvent(EventType.ADD_PARTITION, table=table, partitions=[p for _, p, _ in entries]),
-                        now,
-                    )
         except Exception:
             self._discard_unclaimed(made_dirs)
             raise
-        return [part for _, part, _ in entries]
+        return [part for _, part in created.values()]
 
     def _discard_unclaimed(self, made_dirs: Sequence[str]) -> None:
         """After a failed add: delete the directories it made, but those a live object now has as its location
@@ -257,17 +339,18 @@ class PartitionService:
             raise AlreadyExistsError(f"Partition already exists: {table.qualified_name}/{next(iter(existing))}")
 
     def _prepared(self, table: Table, name: str, part: Partition, now: int, made_dirs: list[str], environment):
-        sd = replace(part.sd) if part.sd else replace(table.sd)
-        if not sd.columns:
-            sd.columns = list(table.sd.columns)
-        if sd.location:
-            location: str | None = qualify(sd.location)
+        """What only this path does before ``create_partitions``: a location the client gave checked (the
+        default is ``<table location>/<name>``), the directory made (recorded in ``made_dirs``), and fast
+        statistics gathered by listing it."""
+        given = part.sd.location if part.sd else table.sd.location
+        if given:
+            location: str | None = qualify(given)
             directories.check_location(
                 self.ctx.warehouse, location, f"partition {name} of {table.qualified_name}", InvalidObjectError
             )
-        else:  # a view's partitions have no location, as in Hive
-            location = join(table.sd.location, name) if table.sd.location else None
-        sd.location = location
+        else:
+            location = default_location(table, name)
+        sd = partition_storage(table, part.sd, location)
         made = location is not None and self.ctx.warehouse.make_dirs(location)
         if made and location is not None:
             made_dirs.append(location)
@@ -275,15 +358,7 @@ class PartitionService:
         # a Hudi table's partitions get theirs from the timeline (SnapshotService)
         if location is not None and should_update(environment) and not derived_from_slices(table.parameters):
             update_fast_stats(parameters, self.ctx.warehouse, location, made, False, environment)
-        parameters.setdefault(DDL_TIME, str(now))
-        return replace(
-            part,
-            database=table.database,
-            table=table.name,
-            sd=sd,
-            parameters=parameters,
-            create_time=part.create_time or now,
-        )
+        return replace(part, sd=sd, parameters=parameters)
 
     def append(
         self,

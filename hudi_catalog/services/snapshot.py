@@ -27,7 +27,6 @@ from posixpath import basename
 from sqlalchemy import Connection, Row
 
 from ..errors import HudiMetadataError, NoSuchObjectError, NoSuchTableError
-from ..events import CatalogEvent, EventType
 from ..hudi.file_names import LogFileName, data_file_instant
 from ..hudi.file_slices import DataFile, FileSlice, latest_file_slices
 from ..hudi.instant_files import InstantFile
@@ -43,7 +42,7 @@ from ..hudi.metadata import (
 from ..hudi.partition_paths import partition_values
 from ..hudi.properties import COPY_ON_WRITE, TABLE_TYPE, table_version
 from ..hudi.slice_stats import empty_statistics, moved_by, paths_changed, slice_statistics
-from ..model import VIEW_OF_PARAM, WRITE_ACTIONS, Action, Instant, InstantState, Partition, TableKeys
+from ..model import WRITE_ACTIONS, Action, Instant, InstantState, Partition, TableKeys
 from ..names import normalize
 from ..partition_names import make_partition_name
 from ..store import instants as instant_store
@@ -51,8 +50,8 @@ from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import snapshot as snapshot_store
 from ..store import tables as table_store
-from ..warehouse import join
 from .context import ServiceContext
+from .partitions import create_partitions, default_location, partition_storage
 
 log = logging.getLogger(__name__)
 
@@ -293,11 +292,12 @@ class SnapshotService:
     def _add_partitions(self, conn: Connection, table: TableKeys, paths: list[str], instant: Instant) -> dict:
         """Give Hudi partition paths their partitions. A partition of the same Hive name that has no Hudi path
         yet (added through HMS, by hive sync, before the instant was applied) is that partition: it takes the
-        path and keeps its Hive metadata. The others are added, to the views of the table too."""
+        path and keeps its Hive metadata. The others are created (``create_partitions``, as every partition
+        is) at ``<table location>/<path>``, and the table's views get them all."""
         row = table_store.get_row(conn, table.database, table.name)
         model = self.ctx.table_model(conn, row)
         keys = [k.name for k in table.partition_keys]
-        entries: list[tuple[str, Partition, int]] = []
+        named: dict[str, Partition] = {}
         named_paths: dict[str, str] = {}
         for path in paths:
             try:
@@ -310,14 +310,8 @@ class SnapshotService:
                     f"{instant.requested_time}.{instant.action}: partition paths "
                     f"{named_paths[name]!r} and {path!r} are both partition {name}"
                 )
-            sd = replace(model.sd, location=join(model.sd.location, path) if model.sd.location else None)
-            entries.append(
-                (
-                    name,
-                    Partition(table.database, table.name, values, sd=sd, create_time=self.ctx.now()),
-                    row.schema_version,
-                )
-            )
+            sd = partition_storage(model, None, default_location(model, path))
+            named[name] = Partition(table.database, table.name, values, sd=sd)
             named_paths[name] = path
         existing = partition_store.ids_by_name(conn, table.id, named_paths)
         taken = snapshot_store.paths_of(conn, existing.values())
@@ -328,30 +322,9 @@ class SnapshotService:
                 f"{instant.requested_time}.{instant.action}: partition path "
                 f"{named_paths[name]!r} is partition {name}, which has path {path!r}"
             )
-        by_name = dict(existing)
-        added = [e for e in entries if e[0] not in existing]
-        by_name.update(partition_store.insert_many(conn, table.id, table.partition_keys, added))
+        created = create_partitions(self.ctx, conn, row, model, named, self.ctx.now(), present=existing, views=True)
+        by_name = {**existing, **{name: part_id for name, (part_id, _) in created.items()}}
         snapshot_store.set_paths(conn, {part_id: named_paths[name] for name, part_id in by_name.items()})
-        added_events = [CatalogEvent(EventType.ADD_PARTITION, table=model, partitions=[p for _, p, _ in added])]
-        for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
-            view_row = table_store.row_by_id(conn, view_id)
-            if view_row is None:
-                continue
-            existing = partition_store.ids_by_name(conn, view_id, named_paths)
-            view_added = [
-                (name, replace(part, table=view_row.name), view_row.schema_version)
-                for name, part, _ in entries
-                if name not in existing
-            ]
-            partition_store.insert_many(conn, view_id, table.partition_keys, view_added)
-            added_events.append(
-                CatalogEvent(
-                    EventType.ADD_PARTITION,
-                    table=self.ctx.table_model(conn, view_row),
-                    partitions=[p for _, p, _ in view_added],
-                )
-            )
-        self.ctx.events.emit_all(conn, [e for e in added_events if e.partitions], self.ctx.now())
         return {named_paths[name]: part_id for name, part_id in by_name.items()}
 
     # -- reads --------------------------------------------------------------------------------------
