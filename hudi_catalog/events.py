@@ -39,7 +39,8 @@ class CatalogEvent:
 
     ``database``/``table``/``function``: the object created or dropped, or its new state after an alter
     (``old_*`` its state before). Partition events carry their ``table`` and ``partitions`` (for an alter,
-    the partition after, ``old_partitions`` before); an insert names the ``files`` written, and a
+    the partition after, ``old_partitions`` before; a dropped partition may carry only its values and
+    location, all that a drop's message names); an insert names the ``files`` written, and a
     transactional write (``ACID_WRITE``) also its ``txn_id`` and ``write_id``. ``truncate`` marks the alter of
     a table or partition whose data was deleted.
     """

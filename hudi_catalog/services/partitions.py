@@ -763,13 +763,20 @@ class PartitionService:
                 values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
             elif values is None:
                 raise InvalidObjectError("A partition to drop needs its values or its name")
-            found = partition_store.read_with_ids(
-                conn, table, row.tbl_id, partition_store.selection(row.tbl_id, names=[self._name(table, values)])
+            found = partition_store.locations_with_ids(
+                conn, partition_store.selection(row.tbl_id, names=[self._name(table, values)])
             )
             if not found:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
-            part_id, dropped = found[0]
-            claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
+            part_id, location = found[0]
+            # what a drop's event and its directory claim need: the values (those of the name it was found by)
+            # and the location, not the whole partition
+            dropped = Partition(table.database, table.name, list(values), sd=StorageDescriptor(location=location))
+            claims = (
+                self._claims(conn, row, table, [(part_id, dropped)])
+                if delete_data and table.table_type == MANAGED_TABLE
+                else []
+            )
             partition_store.delete_ids(conn, row.tbl_id, [part_id])
             self.ctx.events.emit(
                 conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]), self.ctx.now()

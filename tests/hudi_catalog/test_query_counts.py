@@ -212,7 +212,7 @@ def test_drop_partition_reads_only_what_it_deletes(qc):
     with counting(qc) as statements:
         qc.partitions.drop("qc", "t", values=["2024-01-01", "3"], delete_data=False)
     assert len(qc.partitions.names("qc", "t")) == SMALL - 1
-    # the table row, the partition (its row, values, parameters and schema: the drop event carries it), the
-    # table's partitions revision raised, the DELETEs of its replaced file groups and of its row (the rows
-    # hanging off it go by their foreign keys' cascades), then the event's id and row
-    assert len(_sql(statements)) == 10
+    # the table row, the partition's id and location (its values are those it was named by: all the drop
+    # event needs), the table's partitions revision raised, the DELETEs of its replaced file groups and of its
+    # row (the rows hanging off it go by their foreign keys' cascades), then the event's id and row
+    assert len(_sql(statements)) == 7
