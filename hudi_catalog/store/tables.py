@@ -260,13 +260,14 @@ def metas(conn: Connection) -> list[TableMeta]:
 
 
 def ids_with_param(conn: Connection, db_id: int, key: str, value: str) -> list[int]:
-    """The ids of the database's tables whose parameter ``key`` is ``value``."""
+    """The ids of the database's tables whose parameter ``key`` is ``value``, in the order they were made."""
     p = schema.tbl_params.c
     return list(
         conn.execute(
             select(_t.tbl_id)
             .join(schema.tbl_params, p.tbl_id == _t.tbl_id)
             .where(_t.db_id == db_id, p.param_key == key, p.param_value == value)
+            .order_by(_t.tbl_id)
         ).scalars()
     )
 

@@ -111,7 +111,7 @@ def test_interrupted_import_resumes_and_refresh_records_only_new_instants(catalo
     shutil.move(latest, hidden)
 
     importer = spark_importer(catalog, spark, batch_instants=2)
-    write_batch, calls = importer._write_batch, []
+    write_batch, calls = importer.writer._write_batch, []
 
     def failing_batch(*args):
         calls.append(1)
@@ -119,7 +119,7 @@ def test_interrupted_import_resumes_and_refresh_records_only_new_instants(catalo
             raise RuntimeError("driver lost")
         return write_batch(*args)
 
-    monkeypatch.setattr(importer, "_write_batch", failing_batch)
+    monkeypatch.setattr(importer.writer, "_write_batch", failing_batch)
     with pytest.raises(RuntimeError, match="driver lost"):
         importer.run(str(base), database="h", table="t")
     assert len(catalog.timeline.instants("h", "t")) == 4
