@@ -56,11 +56,17 @@ def _token_object(method: str, args) -> str:
     return "token"
 
 
+SETTING_METHODS = frozenset({"setMetaConf", "setOption"})
+"""Calls of a key and its value, which may be a secret: named by the key alone."""
+
+
 def object_of_call(method: str, args, target: CallTarget) -> str:
-    """What the audit line names: ``db`` or ``db.table`` (``target``), a token for the token calls, ``-``
-    when the call names nothing."""
+    """What the audit line names: ``db`` or ``db.table`` (``target``), a token for the token calls, the key
+    of a setting, ``-`` when the call names nothing."""
     if method in TOKEN_METHODS:
         return _token_object(method, args)
+    if method in SETTING_METHODS:
+        return _clean(args[0]) if args and isinstance(args[0], str) else "-"
     return _clean(target.describe())
 
 

@@ -56,3 +56,11 @@ def test_a_whole_catalog_names_no_database():
     assert target_of(rule_of(MetastoreHandler.get_table), call) is None  # refused: there is no table to check
     assert object_of_call("get_table", [], call) == "@hive#.orders"
     assert object_of_call("get_all_functions", [], target_of_call([])) == "-"
+
+
+def test_a_setting_is_audited_by_its_key_never_its_value():
+    args = ["hive.metastore.partition.name.whitelist.pattern", "s3cr3t"]
+    assert (
+        object_of_call("setMetaConf", args, target_of_call(args)) == "hive.metastore.partition.name.whitelist.pattern"
+    )
+    assert object_of_call("setOption", ["k", "s3cr3t"], target_of_call(["k", "s3cr3t"])) == "k"
