@@ -191,6 +191,15 @@ InstantMetadata: TypeAlias = (
 )
 
 
+@dataclass(frozen=True)
+class DecodedCompletion:
+    """A completed instant's metadata as the call that completed it decoded it, under ``table_version``: handed
+    on, so that whoever else needs it (the Iceberg view) does not decode the same bytes again."""
+
+    table_version: int
+    metadata: InstantMetadata
+
+
 def decode_instant(instant: InstantFile, data: bytes, table_version: int) -> InstantMetadata:
     """Decode the content of an instant file.
 

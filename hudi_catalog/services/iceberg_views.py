@@ -37,7 +37,7 @@ from pyarrow import fs as pafs
 
 from ..errors import AlreadyExistsError, ConcurrentModificationError, InvalidOperationError, NoSuchObjectError
 from ..hudi.instant_files import InstantFile
-from ..hudi.metadata import decode_instant
+from ..hudi.metadata import DecodedCompletion, decode_instant
 from ..hudi.properties import CREATE_SCHEMA, TABLE_VERSION, TableConfig, read_table_config, table_version
 from ..iceberg import (
     BLOCKED_PROPERTY,
@@ -66,6 +66,7 @@ from ..model import (
     SerDe,
     StorageDescriptor,
     Table,
+    TableKeys,
 )
 from ..names import normalize
 from ..read_cache import RevisionCache
@@ -75,7 +76,7 @@ from ..store import tables as table_store
 from .context import DDL_TIME, ServiceContext
 from .tables import TableService
 from .view_links import SOURCE_PARAM, VIEW_PARAM
-from .view_updates import ViewUpdateQueue
+from .view_updates import Handed, HandedInstant, ViewUpdateQueue
 
 log = logging.getLogger(__name__)
 
@@ -126,11 +127,18 @@ class IcebergViewService:
 
     # -- public calls ------------------------------------------------------------------------------------
 
-    def create(self, database: str, table: str, name: str | None = None, metadata_dir: str | None = None) -> ViewResult:
+    def create(
+        self,
+        database: str,
+        table: str,
+        name: str | None = None,
+        metadata_dir: str | None = None,
+        handed: Handed | None = None,
+    ) -> ViewResult:
         """Build the view of a Hudi table from scratch from its timeline in the catalog and register it (a
         view already there is replaced by the new version, its table uuid kept); the table keeps it from
         then on. A view the table had under another name is dropped once this one is registered: the view
-        moves, no stale copy stays behind.
+        moves, no stale copy stays behind. ``handed``: instants their commits decoded already.
 
         Raises:
             NoSuchObjectError: no such table.
@@ -145,7 +153,7 @@ class IcebergViewService:
         metadata_dir = metadata_dir or source.table.parameters.get(METADATA_DIR_PARAM) or self._default_dir(source)
         existing = self._view_table(source, name)
         instants = self._completed(source)
-        changes = self._changes(source, instants)
+        changes = self._changes(source, instants, handed or {})
         create_schema = source.config.raw.get(CREATE_SCHEMA)
         writes = any(c is not None and c.action != Action.CLEAN.value for c in changes)
         if not writes and not create_schema:
@@ -165,8 +173,9 @@ class IcebergViewService:
             self._drop_moved(source, normalize(previous))
         return result
 
-    def refresh(self, database: str, table: str) -> ViewResult | None:
+    def refresh(self, database: str, table: str, handed: Handed | None = None) -> ViewResult | None:
         """Take the instants completed since the view's last one; ``None`` when the table has no view.
+        ``handed``: instants their commits decoded already.
 
         Raises:
             NoSuchObjectError: no such table.
@@ -183,7 +192,7 @@ class IcebergViewService:
             # no view yet, or a restore removed what the view took: only a rebuild can undo it
             if view is None or METADATA_LOCATION not in view.parameters or pending is None:
                 try:
-                    return self.create(database, table, name)
+                    return self.create(database, table, name, handed=handed)
                 except ConcurrentModificationError:
                     log.info("%s: another server registered the Iceberg view first; reading its version", name)
                     continue
@@ -194,7 +203,7 @@ class IcebergViewService:
                 return self._result(view, ViewUpdate(previous, (), (), {}), taken, view.parameters.get(ERROR_PARAM))
             metadata_dir = previous.location.rsplit("/", 1)[0]
             builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir, previous)
-            changes = self._changes(source, pending)
+            changes = self._changes(source, pending, handed or {})
             update, applied, error = self._apply(builder, pending, changes, block=False)
             applied = applied or taken
             try:
@@ -207,30 +216,33 @@ class IcebergViewService:
         """Whether the table keeps an Iceberg view."""
         return VIEW_PARAM in self.tables.get(database, table).parameters
 
-    def instant_completed(self, database: str, table: str, instant: Instant) -> None:
-        """Bring the view up to date after an instant completed (its transaction committed): on the
-        background thread when one runs (``updates_in_background``), else here. Never raises."""
+    def instant_completed(self, table: TableKeys, instant: Instant, decoded: DecodedCompletion | None) -> None:
+        """Bring the view up to date after an instant completed (its transaction committed), with its
+        metadata as the commit decoded it (``None``: not decoded): on the background thread when one runs
+        (``updates_in_background``), else here. Never raises."""
         if instant.action not in _VIEW_ACTIONS:
             return
+        handed = {} if decoded is None else {instant.requested_time: HandedInstant(table.id, decoded)}
         queue = self._queue
         if queue is not None and queue.running:
-            queue.submit(database, table)
+            queue.submit(table.database, table.name, handed)
         else:
-            self.update(database, table)
+            self.update(table.database, table.name, handed)
 
-    def update(self, database: str, table: str) -> None:
-        """Refresh the table's view, or with ``all_tables`` build it the first time. Never raises: Hudi's
-        commit has happened whatever the view does, so a failure is only logged (and reported on the view
-        table), and the table's next update tries again from what the view took."""
+    def update(self, database: str, table: str, handed: Handed | None = None) -> None:
+        """Refresh the table's view, or with ``all_tables`` build it the first time (``handed``: instants
+        their commits decoded already). Never raises: Hudi's commit has happened whatever the view does, so
+        a failure is only logged (and reported on the view table), and the table's next update tries again
+        from what the view took."""
         try:
             parameters = self.tables.get(database, table).parameters
             if VIEW_PARAM in parameters:
-                self.refresh(database, table)
+                self.refresh(database, table, handed)
             elif self.settings.all_tables:
                 try:
-                    self.create(database, table)
+                    self.create(database, table, handed=handed)
                 except ConcurrentModificationError:  # another server built it first: take what it left
-                    self.refresh(database, table)
+                    self.refresh(database, table, handed)
         except Exception:  # the commit stands; the next update tries again
             log.exception("%s.%s: the Iceberg view was not updated", database, table)
 
@@ -275,19 +287,24 @@ class IcebergViewService:
         pending = instants[position + 1 :]
         return None if any(i.action is Action.RESTORE for i in pending) else pending
 
-    def _changes(self, source: _Source, instants: Sequence[Instant]) -> list[InstantChanges | None]:
-        """Each instant's changes to the view (``None``: it changes nothing the view shows), decoded from the
-        metadata the catalog stored when it completed."""
+    def _changes(self, source: _Source, instants: Sequence[Instant], handed: Handed) -> list[InstantChanges | None]:
+        """Each instant's changes to the view (``None``: it changes nothing the view shows): as its commit
+        decoded it (``handed``, when decoded for this table under the same table version), else decoded from
+        the metadata the catalog stored when it completed."""
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, source.table.database, source.table.name)
-            stored = instant_store.completed_metadata(conn, keys.id, [i.requested_time for i in instants])
+            taken = {t: h.decoded.metadata for t, h in handed.items() if _fits(h, keys.id, source.version)}
+            to_read = [i.requested_time for i in instants if i.requested_time not in taken]
+            stored = instant_store.completed_metadata(conn, keys.id, to_read) if to_read else {}
         changes: list[InstantChanges | None] = []
         for instant in instants:
             file = InstantFile.of(instant, source.version)
             if instant.action is Action.RESTORE:
                 changes.append(None)
                 continue
-            decoded = decode_instant(file, stored.get(instant.requested_time, b""), source.version)
+            decoded = taken.get(instant.requested_time)
+            if decoded is None:
+                decoded = decode_instant(file, stored.get(instant.requested_time, b""), source.version)
             changes.append(instant_changes(file, decoded))
         return with_create_schema(changes, source.config)
 
@@ -431,6 +448,10 @@ class IcebergViewService:
             dict(update.skipped),
             error,
         )
+
+
+def _fits(handed: HandedInstant, table_id: int, version: int) -> bool:
+    return handed.table_id == table_id and handed.decoded.table_version == version
 
 
 def _config_key(table: Table, base_path: str) -> tuple:

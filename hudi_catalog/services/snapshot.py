@@ -34,6 +34,7 @@ from ..hudi.metadata import (
     CleanMetadata,
     CommitMetadata,
     CompactionPlan,
+    DecodedCompletion,
     InstantMetadata,
     RestoreMetadata,
     RollbackMetadata,
@@ -67,15 +68,28 @@ class SnapshotService:
     def table_version(table: TableKeys) -> int:
         return table_version(table.hudi_version)
 
-    def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
+    def instant_completed(
+        self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes
+    ) -> DecodedCompletion | None:
+        """Apply a completed instant to the snapshot in the completing transaction (in asynchronous mode:
+        check that it decodes and leave it pending); returns its metadata as decoded, ``None`` when the
+        snapshot had it already.
+
+        Raises:
+            HudiMetadataError: the metadata cannot be decoded, or names a partition the table cannot have;
+                the message names the instant.
+        """
         if self.asynchronous:
-            version = self.table_version(table)
-            decode_instant(InstantFile.of(instant, version), metadata, version)  # refuse what could never apply
+            decoded = self._decode(table, instant, metadata)  # refuse what could never apply
             snapshot_store.record_version(
                 conn, table.id, instant.requested_time, self.ctx.now(), snapshot_store.PENDING
             )
-        elif snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now()):
-            self._apply(conn, table, instant, metadata)
+            return decoded
+        if not snapshot_store.record_version(conn, table.id, instant.requested_time, self.ctx.now()):
+            return None
+        decoded = self._decode(table, instant, metadata)
+        self._apply_all(conn, table, [(instant, decoded.metadata)])
+        return decoded
 
     def sync_pending(self) -> int:
         """Apply every instant that completed in asynchronous mode and is not applied yet; returns how many."""
@@ -95,21 +109,15 @@ class SnapshotService:
                 metadata = instant_store.read_metadata(
                     conn, tbl_id, instant_time, instant.action, InstantState.COMPLETED
                 )
-                self._apply(conn, table, instant, metadata or b"")
+                self._apply_all(conn, table, [(instant, self._decode(table, instant, metadata or b"").metadata)])
                 applied += 1
         if applied:
             log.info("applied %d pending instants to the snapshot", applied)
         return applied
 
-    def _apply(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None:
-        """Apply one completed instant to the snapshot, in the caller's transaction.
-
-        Raises:
-            HudiMetadataError: the metadata cannot be decoded, or names a partition the table cannot have;
-                the message names the instant.
-        """
+    def _decode(self, table: TableKeys, instant: Instant, metadata: bytes) -> DecodedCompletion:
         version = self.table_version(table)
-        self._apply_all(conn, table, [(instant, decode_instant(InstantFile.of(instant, version), metadata, version))])
+        return DecodedCompletion(version, decode_instant(InstantFile.of(instant, version), metadata, version))
 
     def instants_decoded(
         self, conn: Connection, table: TableKeys, completed: Sequence[tuple[Instant, InstantMetadata]]

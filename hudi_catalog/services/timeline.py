@@ -16,6 +16,7 @@ from typing import Protocol
 from sqlalchemy import Connection
 
 from ..errors import AlreadyExistsError, InvalidOperationError, NoSuchObjectError
+from ..hudi.metadata import DecodedCompletion
 from ..instant_times import is_instant_time, next_instant_time
 from ..model import Action, Instant, InstantState, TableKeys
 from ..names import normalize
@@ -30,14 +31,19 @@ _ORDER = {InstantState.REQUESTED: 0, InstantState.INFLIGHT: 1, InstantState.COMP
 
 
 class CompletionListener(Protocol):
-    """Told of every instant that completes, inside the completing transaction (the snapshot applies it)."""
+    """Told of every instant that completes, inside the completing transaction (the snapshot applies it);
+    returns the completed metadata as it decoded it (``None``: it did not decode it), which
+    ``AfterCompletion`` is handed so that a commit is decoded once."""
 
-    def instant_completed(self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes) -> None: ...
+    def instant_completed(
+        self, conn: Connection, table: TableKeys, instant: Instant, metadata: bytes
+    ) -> DecodedCompletion | None: ...
 
 
-AfterCompletion = Callable[[str, str, Instant], None]
-"""Told of every instant that completed, after the completing transaction committed: ``(database, table,
-instant)``. It must not raise: the instant is complete whatever it does (the Iceberg views take it)."""
+AfterCompletion = Callable[[TableKeys, Instant, "DecodedCompletion | None"], None]
+"""Told of every instant that completed, after the completing transaction committed: ``(table, instant,
+decoded)``, ``decoded`` as ``CompletionListener`` returned it. It must not raise: the instant is complete
+whatever it does (the Iceberg views take it)."""
 
 
 class TimelineService:
@@ -162,11 +168,12 @@ class TimelineService:
                 requested_time, action, to_state, completion, current.heartbeat_seconds, current.last_heartbeat
             )
             instant_store.write_metadata(conn, keys.id, moved, metadata)
+            decoded = None
             if to_state is InstantState.COMPLETED and self.on_complete is not None:
-                self.on_complete.instant_completed(conn, keys, moved, metadata or b"")
+                decoded = self.on_complete.instant_completed(conn, keys, moved, metadata or b"")
         log.info("%s: %s %s %s -> %s", keys.qualified_name, action, requested_time, from_state.value, to_state.value)
         if to_state is InstantState.COMPLETED and self.after_complete is not None:
-            self.after_complete(keys.database, keys.name, moved)
+            self.after_complete(keys, moved, decoded)
         return moved
 
     def delete(self, database: str, table: str, requested_time: str, action: Action) -> None:

@@ -110,10 +110,10 @@ def viewing(db_url, warehouse):
     published: list[tuple[str, dict[str, str]]] = []
     listener = catalog.timeline.after_complete
 
-    def record(database: str, table: str, instant) -> None:
-        listener(database, table, instant)
-        if database == "replayed":
-            published.append((instant.requested_time, dict(catalog.tables.get(database, "t_iceberg").parameters)))
+    def record(table, instant, decoded) -> None:
+        listener(table, instant, decoded)
+        if table.database == "replayed":
+            published.append((instant.requested_time, dict(catalog.tables.get(table.database, "t_iceberg").parameters)))
 
     catalog.timeline.after_complete = record
     yield catalog, server, client, published
@@ -185,9 +185,9 @@ def test_a_commit_the_view_cannot_take_leaves_it_at_its_last_good_snapshot(viewi
         file.rename(file.with_suffix(".away"))
     listener = catalog.timeline.after_complete
 
-    def restore_after_second(database: str, table: str, instant) -> None:
-        listener(database, table, instant)
-        if database == "replayed" and instant.requested_time == second:
+    def restore_after_second(table, instant, decoded) -> None:
+        listener(table, instant, decoded)
+        if table.database == "replayed" and instant.requested_time == second:
             for file in hidden:
                 file.with_suffix(".away").rename(file)
 

@@ -26,7 +26,9 @@ from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.iceberg_views import ViewSettings
-from hudi_catalog.services import iceberg_views
+from hudi_catalog.hudi.metadata import CommitMetadata, DecodedCompletion
+from hudi_catalog.services import iceberg_views, snapshot
+from hudi_catalog.services.view_updates import HandedInstant
 from hudi_catalog.services.iceberg_views import APPLIED_PARAM, ERROR_PARAM, METADATA_LOCATION
 from tests.support.servers import CLI, _wait_for_port, free_port
 
@@ -192,6 +194,43 @@ def test_hoodie_properties_is_read_once_per_table_revision(
     assert len(reads) == 3
 
 
+@pytest.mark.parametrize("background", [False, True], ids=["inline", "background"])
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_commit_is_decoded_once_for_the_snapshot_and_the_view(catalog, metaserver, tmp_path, monkeypatch, background):
+    decodes: list[str] = []
+    real = snapshot.decode_instant
+
+    def counting(file, data, version):
+        decodes.append(file.requested_time)
+        return real(file, data, version)
+
+    monkeypatch.setattr(snapshot, "decode_instant", counting)
+    monkeypatch.setattr(iceberg_views, "decode_instant", counting)
+    _, client = metaserver
+    queue = catalog.iceberg_views.updates_in_background() if background else None
+    if queue is not None:
+        queue.start()
+    try:
+        base = tmp_path / "trips"
+        writer.make_table(base)
+        writer.create(client, base, "lake")
+        first = writer.write_commit(client, base, "lake", "trips", 0)  # the view is built here
+        second = writer.write_commit(client, base, "lake", "trips", 1)  # and refreshed here
+        assert queue is None or queue.wait_idle(30)
+    finally:
+        if queue is not None:
+            queue.stop()
+    assert catalog.tables.get("lake", "trips_iceberg").parameters[APPLIED_PARAM] == second
+    assert decodes.count(first) == 1 and decodes.count(second) == 1, decodes
+
+    # a decode handed for another table (one dropped and made again under the name) is not taken
+    handed = {second: HandedInstant(-1, DecodedCompletion(6, CommitMetadata()))}
+    decodes.clear()
+    catalog.iceberg_views.create("lake", "trips", handed=handed)
+    assert sorted(decodes) == sorted([first, second])
+    assert catalog.tables.get("lake", "trips_iceberg").parameters[APPLIED_PARAM] == second
+
+
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_a_commit_answers_before_its_view_update_which_follows(catalog, metaserver, tmp_path):
     _, client = metaserver
@@ -199,9 +238,9 @@ def test_a_commit_answers_before_its_view_update_which_follows(catalog, metaserv
     release = threading.Event()
     update = views.update
 
-    def held(database: str, table: str) -> None:
+    def held(database: str, table: str, handed) -> None:
         release.wait(30)
-        update(database, table)
+        update(database, table, handed)
 
     views.update = held  # type: ignore[method-assign]
     queue = views.updates_in_background()
