@@ -2,9 +2,10 @@
 
 A line holds the time, the authenticated principal (``anonymous`` without authentication), the
 user the client claimed with ``set_ugi``, the client address, the method, the object it names (database,
-table; for the delegation token calls, ``token:OWNER#SEQUENCE``) and the outcome (``ok`` or the exception's
-name), tab-separated as ``key=value`` fields. Argument values other than object names never reach it, so no
-secret can: a token is named by what its identifier says, never by its string.
+table; for the delegation token calls, ``token:OWNER#SEQUENCE``), the partition when the call names one
+(its name, or its values as ``[v1,v2]``) and the outcome (``ok`` or the exception's name), tab-separated as
+``key=value`` fields. Argument values other than object names never reach it, so no secret can: a token is
+named by what its identifier says, never by its string.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class AuditLog:
 
     def record(self, method: str, args, target: CallTarget, outcome: str, elapsed_ms: float) -> None:
         claimed = connection.claimed_user()
+        partition = target.describe_partition()
         self.logger.info(
             "\t".join(
                 [
@@ -92,6 +94,7 @@ class AuditLog:
                     f"client={connection.peer()}",
                     f"method={method}",
                     f"object={object_of_call(method, args, target)}",
+                    *([f"partition={_clean(partition)}"] if partition is not None else []),
                     f"outcome={outcome}",
                     f"ms={elapsed_ms:.1f}",
                 ]

@@ -1,4 +1,4 @@
-"""The object a Hive Metastore call names: its catalog, database and table, worked out once per call.
+"""The object a Hive Metastore call names: its catalog, database, table and partition, worked out once per call.
 
 The processor reads it from the call's arguments before the call runs; the catalog scope, the authorization
 check and the audit log all use that one answer, so they cannot disagree about what a call acts on.
@@ -10,6 +10,12 @@ Hive's calls name their object in one of two ways:
 
 Hive 3+ clients may prefix a database name with its catalog, ``@<catalog>#<database>``; a request struct
 may instead carry the catalog in a field of its own (``catName``).
+
+A call names one partition by its values (``get_partition(db, tbl, part_vals)``, a ``Partition`` struct as
+``add_partition(new_part)`` sends it, ``GetPartitionRequest.partVals``) or by its name
+(``get_partition_by_name(db, tbl, part_name)``); the ``_ps`` calls name a partial list of values, which
+stands for the partitions it matches. The arguments are told apart by their IDL names, since a third string
+argument is a partition's name in one call and a filter or a column in others.
 """
 
 from __future__ import annotations
@@ -40,6 +46,13 @@ TABLE_FIELDS = ("tblName", "tableName", "tbl_name", "tablename", "table_name", "
 """Fields that name the table of a struct that names a database."""
 SEARCH_DEPTH = 3
 """How deep into nested structs the names are looked for."""
+PARTITION_VALUE_ARGUMENTS = ("part_vals",)
+"""Arguments (and request struct fields, below) holding the values of the partition a call names."""
+PARTITION_VALUE_FIELDS = ("partVals", "partValues", "part_vals")
+PARTITION_NAME_ARGUMENTS = ("part_name",)
+PARTITION_NAME_FIELDS = ("partName", "part_name", "partitionName")
+PARTITION_STRUCT_ARGUMENTS = ("new_part", "part", "partition")
+"""Arguments that are one ``Partition`` struct (its ``values`` name it)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,10 @@ class CallTarget:
     """The catalog named by a prefix or a catalog field; ``None``: the default one."""
     database_as_named: str | None
     table: str | None
+    partition_values: tuple[str, ...] | None = None
+    """The values of the partition the call names (a partial list for the ``_ps`` calls)."""
+    partition_name: str | None = None
+    """The name (``k1=v1/k2=v2``) of the partition the call names, as sent."""
 
     @property
     def database(self) -> str | None:
@@ -63,9 +80,17 @@ class CallTarget:
         names = [self.database or self.database_as_named, *([self.table] if self.table else [])]
         return ".".join(names)
 
+    def describe_partition(self) -> str | None:
+        """The partition as the audit log names it: its name, or its values as ``[v1,v2]``; ``None``."""
+        if self.partition_name is not None:
+            return self.partition_name
+        if self.partition_values is not None:
+            return "[" + ",".join(self.partition_values) + "]"
+        return None
 
-def target_of_call(args: Sequence) -> CallTarget:
-    """The catalog, database and table a call's arguments (in IDL order) name."""
+
+def target_of_call(args: Sequence, names: Sequence[str] = ()) -> CallTarget:
+    """The catalog, database, table and partition a call's arguments (in IDL order, named ``names``) name."""
     catalog = next(filter(None, (_catalog_in(value, SEARCH_DEPTH) for value in args)), None)
     database: str | None
     table: str | None
@@ -75,7 +100,47 @@ def target_of_call(args: Sequence) -> CallTarget:
         database, table = next(
             (found for found in (_names_in(value, SEARCH_DEPTH) for value in args) if found[0]), (None, None)
         )
-    return CallTarget(catalog, database, table)
+    values, name = _partition_in(args, names)
+    return CallTarget(catalog, database, table, values, name)
+
+
+def _partition_in(args: Sequence, names: Sequence[str]) -> tuple[tuple[str, ...] | None, str | None]:
+    """The values or the name of the partition the arguments name (``(None, None)``: none)."""
+    for value, name in zip(args, names):
+        if name in PARTITION_VALUE_ARGUMENTS and _strings(value):
+            return tuple(value), None
+        if name in PARTITION_NAME_ARGUMENTS and isinstance(value, str):
+            return None, value
+        if name in PARTITION_STRUCT_ARGUMENTS and _strings(getattr(value, "values", None)):
+            return tuple(value.values), None
+    for value in args:
+        found = _partition_fields_in(value, SEARCH_DEPTH)
+        if found != (None, None):
+            return found
+    return None, None
+
+
+def _partition_fields_in(value, depth: int) -> tuple[tuple[str, ...] | None, str | None]:
+    """The partition a request struct names in its fields, or one of a struct inside it
+    (``ColumnStatistics.statsDesc.partName``)."""
+    spec = getattr(value, "thrift_spec", None)
+    if spec is None or depth == 0:
+        return None, None
+    found = next((getattr(value, f) for f in PARTITION_VALUE_FIELDS if _strings(getattr(value, f, None))), None)
+    if found is not None:
+        return tuple(found), None
+    named = _first_string(value, PARTITION_NAME_FIELDS)
+    if named is not None:
+        return None, named
+    for item in spec.values():
+        nested = _partition_fields_in(getattr(value, item[1], None), depth - 1)
+        if nested != (None, None):
+            return nested
+    return None, None
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _names_in(value, depth: int) -> tuple[str | None, str | None]:

@@ -99,8 +99,9 @@ class MetastoreProcessor:
             args.read(iprot)
         iprot.read_message_end()
         result = getattr(self._service, api + "_result")()
-        values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
-        target = target_of_call(values)
+        names = [spec[1] for spec in args.thrift_spec.values()]
+        values = [getattr(args, name) for name in names]
+        target = target_of_call(values, names)
         started = time.perf_counter()
         outcome = "ok"
         try:

@@ -1,5 +1,5 @@
 """``serve --audit-log``: one line per call (time, principal, the user ``set_ugi`` claimed, client address,
-method, object, outcome), for failed calls too, and nothing but object names from the arguments."""
+method, object, the partition when the call names one, outcome), for failed calls too, and nothing but object names from the arguments."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.hms_adapter.helpers import cols, make_table
+from tests.hms_adapter.helpers import cols, make_partition, make_table
 from tests.support.servers import CLI, _wait_for_port, free_port
 
 
@@ -45,6 +45,10 @@ def test_every_call_is_one_line_of_the_audit_log(tmp_path):
         except hive.NoSuchObjectException:
             pass
         client.get_table_req(hive.GetTableRequest(dbName="@hive#shop", tblName="orders"))
+        client.create_table(make_table("shop", "sales", columns=cols("id:bigint"), partition_keys=cols("day")))
+        client.add_partition(make_partition("shop", "sales", ["2024-01-01"]))
+        client.get_partition("shop", "sales", ["2024-01-01"])
+        client.get_partition_by_name("shop", "sales", "day=2024-01-01")
         local_port = client._iprot.trans.sock.getsockname()[1]
         client.close()
     finally:
@@ -57,7 +61,13 @@ def test_every_call_is_one_line_of_the_audit_log(tmp_path):
         ("create_table", "shop.orders", "ok", "alice"),
         ("get_table", "shop.missing", "NoSuchTableError", "alice"),
         ("get_table_req", "shop.orders", "ok", "alice"),
+        ("create_table", "shop.sales", "ok", "alice"),
+        ("add_partition", "shop.sales", "ok", "alice"),
+        ("get_partition", "shop.sales", "ok", "alice"),
+        ("get_partition_by_name", "shop.sales", "ok", "alice"),
     ]
+    assert [l.get("partition") for l in lines[-3:]] == ["[2024-01-01]", "[2024-01-01]", "day=2024-01-01"]
+    assert all("partition" not in l for l in lines[:-3])
     assert {l["principal"] for l in lines} == {"anonymous"}
     assert {l["client"] for l in lines} == {f"127.0.0.1:{local_port}"}
     assert "s3cr3t" not in audit.read_text()

@@ -64,3 +64,47 @@ def test_a_setting_is_audited_by_its_key_never_its_value():
         object_of_call("setMetaConf", args, target_of_call(args)) == "hive.metastore.partition.name.whitelist.pattern"
     )
     assert object_of_call("setOption", ["k", "s3cr3t"], target_of_call(["k", "s3cr3t"])) == "k"
+
+
+def _named_call(method: str, *values) -> CallTarget:
+    """The target of ``method`` called with ``values``, its arguments named as the IDL names them."""
+    args = getattr(hive.ThriftHiveMetastore, f"{method}_args")(*values)
+    names = [spec[1] for spec in args.thrift_spec.values()]
+    return target_of_call([getattr(args, name) for name in names], names)
+
+
+@pytest.mark.parametrize(
+    ("method", "values", "partition"),
+    [
+        ("get_partition", ("sales", "orders", ["2024", "01"]), "[2024,01]"),
+        ("drop_partition", ("sales", "orders", ["2024", "01"], True), "[2024,01]"),
+        ("get_partitions_ps", ("sales", "orders", ["2024"], -1), "[2024]"),
+        ("get_partition_by_name", ("sales", "orders", "y=2024/m=01"), "y=2024/m=01"),
+        ("get_partition_column_statistics", ("sales", "orders", "y=2024/m=01", "amount"), "y=2024/m=01"),
+        ("alter_partition", ("sales", "orders", hive.Partition(values=["2024", "02"])), "[2024,02]"),
+        ("add_partition", (hive.Partition(dbName="sales", tableName="orders", values=["2024", "03"]),), "[2024,03]"),
+        (
+            "get_partition_req",
+            (hive.GetPartitionRequest(dbName="sales", tblName="orders", partVals=["2024", "04"]),),
+            "[2024,04]",
+        ),
+        (
+            "update_partition_column_statistics",
+            (
+                hive.ColumnStatistics(
+                    statsDesc=hive.ColumnStatisticsDesc(
+                        isTblLevel=False, dbName="sales", tableName="orders", partName="y=2024/m=05"
+                    )
+                ),
+            ),
+            "y=2024/m=05",
+        ),
+        # a third string that is not a partition: a filter, a column
+        ("get_partitions_by_filter", ("sales", "orders", "y = '2024'", -1), None),
+        ("get_table_column_statistics", ("sales", "orders", "amount"), None),
+        ("get_partitions", ("sales", "orders", -1), None),
+    ],
+)
+def test_a_call_names_its_partition_by_values_or_by_name(method, values, partition):
+    target = _named_call(method, *values)
+    assert (target.database, target.table, target.describe_partition()) == ("sales", "orders", partition)
