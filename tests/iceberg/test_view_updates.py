@@ -24,12 +24,12 @@ from benchmarks import metaserver_writer as writer
 from hms_adapter.idl import metaserver as ms
 from hms_adapter.serving import make_metaserver
 from hudi_catalog import Catalog
+from hudi_catalog.hudi.metadata import CommitMetadata, DecodedCompletion
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.iceberg_views import ViewSettings
-from hudi_catalog.hudi.metadata import CommitMetadata, DecodedCompletion
 from hudi_catalog.services import iceberg_views, snapshot
-from hudi_catalog.services.view_updates import HandedInstant
 from hudi_catalog.services.iceberg_views import APPLIED_PARAM, ERROR_PARAM, METADATA_LOCATION
+from hudi_catalog.services.view_updates import HandedInstant
 from tests.support.servers import CLI, _wait_for_port, free_port
 
 ROUNDS = 2
