@@ -68,6 +68,15 @@ def test_only_services_use_the_store():
     assert outside == set(STORE_USERS_OUTSIDE_THE_LAYERS)
 
 
+def test_services_handle_the_stores_records_not_sqlalchemy_rows():
+    rows = {"sqlalchemy.Row", "sqlalchemy.RowMapping", "sqlalchemy.engine.Row", "sqlalchemy.engine.RowMapping"}
+    users = [(f, m) for f, m in imports_of("hudi_catalog/services", with_names=True) if m in rows]
+    assert users == []
+    assert ("hudi_catalog/services/locks.py", "sqlalchemy.Connection") in imports_of(
+        "hudi_catalog/services", with_names=True
+    )  # the names are read
+
+
 def test_the_read_source_lives_with_the_catalog():
     """Spark's reader asks the catalog through ``hudi_catalog.read_source``; the catalog side (the read
     source, the services, the metaserver front end) never imports the Spark package."""

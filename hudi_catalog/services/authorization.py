@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..authorization import (
     ADMIN_ROLE,
@@ -54,7 +54,14 @@ from ..store import authorization as grant_store
 from ..store import databases as db_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
-from ..store.authorization import ObjectIds
+from ..store.authorization import (
+    DatabaseOwnerRecord,
+    MembershipRecord,
+    NamedGrantRecord,
+    ObjectIds,
+    RoleRecord,
+    TableOwnerRecord,
+)
 from .context import ServiceContext
 
 log = logging.getLogger(__name__)
@@ -64,7 +71,7 @@ def _principal(name: str | None, type_name: str | None) -> Principal:
     return Principal(name or "", PrincipalType[type_name] if type_name else PrincipalType.USER)
 
 
-def _role_grant(row: Row) -> RoleGrant:
+def _role_grant(row: MembershipRecord) -> RoleGrant:
     return RoleGrant(
         row.role_name,
         _principal(row.principal_name, row.principal_type),
@@ -74,7 +81,7 @@ def _role_grant(row: Row) -> RoleGrant:
     )
 
 
-def _privilege_grant(row: Row) -> PrivilegeGrant:
+def _privilege_grant(row: NamedGrantRecord) -> PrivilegeGrant:
     object_type = ObjectType[row.object_type]
     secured = SecuredObject(
         object_type,
@@ -196,7 +203,7 @@ class AuthorizationService:
             return None
         return wanted or "OBJECT OWNERSHIP"
 
-    def _owner(self, conn: Connection, target: SecuredObject) -> Row | None:
+    def _owner(self, conn: Connection, target: SecuredObject) -> DatabaseOwnerRecord | TableOwnerRecord | None:
         """The ``owner_name``/``owner_type`` of the database or table ``target`` names, None if missing."""
         if target.database is None:
             return None
@@ -311,7 +318,7 @@ class AuthorizationService:
         log.info("dropped role %s (by %s)", name, caller or "-")
 
     @staticmethod
-    def _role(conn: Connection, name: str) -> Row:
+    def _role(conn: Connection, name: str) -> RoleRecord:
         row = grant_store.role_row(conn, name or "")
         if row is None:
             raise NoSuchObjectError(f"Role {name} does not exist")
@@ -371,7 +378,7 @@ class AuthorizationService:
         return roles
 
     def _require_role_admin(
-        self, conn: Connection, caller: str | None, role: Row, operation: str, groups: Sequence[str]
+        self, conn: Connection, caller: str | None, role: RoleRecord, operation: str, groups: Sequence[str]
     ) -> None:
         """Admins, and members holding the role's admin option, grant and revoke it."""
         if not self.policy.enforced or (caller is not None and self._is_admin(conn, caller, groups=groups)):

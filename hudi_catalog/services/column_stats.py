@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..column_stats import check_kind, extrapolated, merge, with_accurate_columns
 from ..errors import CatalogError, NoSuchObjectError, NoSuchTableError, UnknownColumnError
@@ -24,6 +24,7 @@ from ..store import column_stats as stats_store
 from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import tables as table_store
+from ..store.tables import TableRecord
 from .context import ServiceContext
 
 log = logging.getLogger(__name__)
@@ -262,7 +263,7 @@ class ColumnStatsService:
 
     # -- helpers ------------------------------------------------------------------------------------
 
-    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
+    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[TableRecord, Table]:
         row = table_store.find_row(conn, normalize(database), normalize(table), lock=lock)
         if row is None:
             raise NoSuchTableError(

@@ -12,13 +12,14 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..errors import InvalidObjectError, InvalidOperationError, NoSuchObjectError, NoSuchTableError
 from ..model import ConstraintKind, TableConstraint
 from ..names import normalize
 from ..store import constraints as constraint_store
 from ..store import tables as table_store
+from ..store.tables import TableRecord
 from .context import ServiceContext
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ def _referenced(conn: Connection, fk: TableConstraint) -> int:
     return parent.tbl_id
 
 
-def _table_row(conn: Connection, database: str, table: str) -> Row:
+def _table_row(conn: Connection, database: str, table: str) -> TableRecord:
     row = table_store.find_row(conn, database, table)
     if row is None:
         raise NoSuchTableError(f"Parent table not found: {database}.{table}")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..config import MAX_BATCH_PARTITIONS_DEFAULT
 from ..model import Table
@@ -14,6 +14,7 @@ from ..pruning.parse import FilterLimits
 from ..read_cache import CacheMemory, RevisionCache
 from ..store import tables as table_store
 from ..store.engine import Store
+from ..store.tables import TableRecord
 from ..warehouse import Warehouse
 from .event_log import EventLog
 
@@ -42,7 +43,7 @@ class ServiceContext:
     def __post_init__(self) -> None:
         self.table_cache = RevisionCache(self.cache_memory)
 
-    def table_model(self, conn: Connection, row: Row) -> Table:
+    def table_model(self, conn: Connection, row: TableRecord) -> Table:
         """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,
         else read in ``conn`` and cached."""
         table = self.table_cache.get(row.tbl_id, row.revision)

@@ -15,7 +15,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..errors import InvalidObjectError, NoSuchLockError, TxnOpenError
 from ..locks.model import HeldLock, LockRequest, LockState, LockStatus, LockTarget, LockType
@@ -23,6 +23,7 @@ from ..locks.rules import conflicts, exempt
 from ..store import locks as lock_store
 from ..store import sequences
 from ..store import txns as txn_store
+from ..store.locks import LockRecord, NearLockRecord
 from .context import ServiceContext
 from .transactions import TxnService
 
@@ -41,7 +42,7 @@ def lock_name(lock_id: int) -> str:
     return f"lockid:{lock_id}"
 
 
-def _target(row: Row) -> LockTarget:
+def _target(row: LockRecord | NearLockRecord) -> LockTarget:
     return LockTarget(row.db_name, row.tbl_name, row.part_name)
 
 
@@ -119,7 +120,7 @@ class LockService:
             mine = self._heartbeat_for_check(conn, lock_id, now)
             return LockStatus(lock_id, self._try_grant(conn, lock_id, mine, now))
 
-    def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> Sequence[Row]:
+    def _heartbeat_for_check(self, conn: Connection, lock_id: int, now: int) -> Sequence[LockRecord]:
         """The lock's rows, after its heartbeat (its transaction's, for a lock in one; none when the lock's
         last is younger than ``CHECK_HEARTBEAT_EVERY_MS``)."""
         cutoff = self.txns.cutoff_ms(now)
@@ -197,7 +198,7 @@ class LockService:
 
     # -- granting ------------------------------------------------------------------------------------------
 
-    def _try_grant(self, conn: Connection, lock_id: int, mine: Sequence[Row], now: int) -> LockState:
+    def _try_grant(self, conn: Connection, lock_id: int, mine: Sequence[LockRecord], now: int) -> LockState:
         """Under the mutex: acquire every component of a waiting lock, or none, recording the nearest
         blocker of the first blocked component."""
         if all(r.state == LockState.ACQUIRED for r in mine):
@@ -222,18 +223,18 @@ class _LocksAhead:
     """The lock components ahead of a request, indexed by the object they name, so that a component is
     compared only with those that overlap it (a request of thousands of partitions stays linear)."""
 
-    def __init__(self, rows: Iterable[Row]) -> None:
-        self.by_object: dict[tuple[str, str | None, str | None], list[Row]] = defaultdict(list)
-        self.by_database: dict[str, list[Row]] = defaultdict(list)
+    def __init__(self, rows: Iterable[NearLockRecord]) -> None:
+        self.by_object: dict[tuple[str, str | None, str | None], list[NearLockRecord]] = defaultdict(list)
+        self.by_database: dict[str, list[NearLockRecord]] = defaultdict(list)
         for row in rows:
             self.by_object[(row.db_name, row.tbl_name, row.part_name)].append(row)
             self.by_database[row.db_name].append(row)
-        self.by_table: dict[tuple[str, str], list[Row]] = defaultdict(list)
+        self.by_table: dict[tuple[str, str], list[NearLockRecord]] = defaultdict(list)
         for (database, table, _), rows_of_object in self.by_object.items():
             if table is not None:
                 self.by_table[(database, table)].extend(rows_of_object)
 
-    def _overlapping(self, target: LockTarget) -> list[Row]:
+    def _overlapping(self, target: LockTarget) -> list[NearLockRecord]:
         if target.table is None:
             return self.by_database.get(target.database, [])
         database_wide = self.by_object.get((target.database, None, None), [])
@@ -245,7 +246,9 @@ class _LocksAhead:
             + self.by_object.get((target.database, target.table, target.partition), [])
         )
 
-    def first_blocked(self, components: Iterable[tuple[int, LockTarget, LockType, int]]) -> tuple[int, Row] | None:
+    def first_blocked(
+        self, components: Iterable[tuple[int, LockTarget, LockType, int]]
+    ) -> tuple[int, NearLockRecord] | None:
         """``(position, blocker)`` of the first of ``(position, target, type, txn id)`` components that must
         wait, or None when all can be granted."""
         for position, target, requested, txn_id in components:
@@ -254,7 +257,7 @@ class _LocksAhead:
                 return position, blocker
         return None
 
-    def blocker(self, target: LockTarget, requested: LockType, txn_id: int) -> Row | None:
+    def blocker(self, target: LockTarget, requested: LockType, txn_id: int) -> NearLockRecord | None:
         """The nearest lock ahead (the latest to arrive) that a ``requested`` lock of ``target`` (in
         transaction ``txn_id``, 0 for none) must wait for, or None. Waiters so form a chain: when a holder
         goes, only the next in line finds its blocker gone and takes the mutex to be granted."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
-from sqlalchemy import Connection, Row, Select
+from sqlalchemy import Connection, Select
 
 from ..call_settings import current_settings
 from ..errors import (
@@ -38,6 +38,7 @@ from ..store import locations as location_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..store.locations import Spared
+from ..store.tables import TableRecord
 from ..warehouse import join, qualify
 from . import directories
 from .context import DDL_TIME, ServiceContext
@@ -75,7 +76,7 @@ def default_location(table: Table, relative: str) -> str | None:
 def create_partitions(
     ctx: ServiceContext,
     conn: Connection,
-    row: Row,
+    row: TableRecord,
     table: Table,
     partitions: Mapping[str, Partition],
     now: int,
@@ -132,7 +133,7 @@ def _as_created(table: Table, part: Partition, now: int) -> Partition:
 
 
 def _insert(
-    conn: Connection, row: Row, table: Table, partitions: Mapping[str, Partition]
+    conn: Connection, row: TableRecord, table: Table, partitions: Mapping[str, Partition]
 ) -> dict[str, tuple[int, Partition]]:
     """Insert partitions of ``table``, each with the schema version of its columns (the table's own, or one
     looked up or added per distinct column list of the call, not per partition)."""
@@ -202,7 +203,7 @@ class PartitionService:
 
     # -- helpers ----------------------------------------------------------------------------------
 
-    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[Row, Table]:
+    def _table(self, conn: Connection, database: str, table: str, lock: bool = False) -> tuple[TableRecord, Table]:
         """The table's ``tbl`` row and model; the row carries ``tbl_id`` and the current ``schema_version``."""
         row = table_store.get_row(conn, normalize(database), normalize(table), lock=lock)
         return row, self.ctx.table_model(conn, row)
@@ -729,7 +730,7 @@ class PartitionService:
                 self.ctx.warehouse.rename(*move)
 
     def _claims(
-        self, conn: Connection, row: Row, table: Table, found: Sequence[tuple[int, Partition]]
+        self, conn: Connection, row: TableRecord, table: Table, found: Sequence[tuple[int, Partition]]
     ) -> builtins.list[directories.Claim]:
         """The directories of a managed table's partitions ``(part_id, partition)`` as a drop or rename would
         delete or move them, each sparing its own partition (``services.directories``)."""

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from posixpath import basename
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchObjectError, NoSuchTableError
 from ..hudi.file_names import LogFileName, data_file_instant
@@ -51,6 +51,7 @@ from ..store import params, schema
 from ..store import partitions as partition_store
 from ..store import snapshot as snapshot_store
 from ..store import tables as table_store
+from ..store.snapshot import FileRecord, PartitionFileRecord
 from .context import ServiceContext
 from .partitions import create_partitions, default_location, partition_storage
 
@@ -374,7 +375,7 @@ class SnapshotService:
 
     def _slices(
         self, conn: Connection, keys: TableKeys, path_of: Mapping[int | None, str], as_of: str | None = None
-    ) -> tuple[list[FileSlice], dict[tuple[str, str], Row]]:
+    ) -> tuple[list[FileSlice], dict[tuple[str, str], FileRecord]]:
         """The latest file slices of the partitions ``path_of`` names (``{part_id: path}``; None: the
         unpartitioned table), and their live file rows by ``(path, name)``."""
         rows = snapshot_store.live_files(conn, keys.id, list(path_of))
@@ -387,7 +388,7 @@ class SnapshotService:
         self,
         conn: Connection,
         keys: TableKeys,
-        rows: Sequence[Row],
+        rows: Sequence[FileRecord | PartitionFileRecord],
         paths: Sequence[str],
         pending: Mapping[tuple[str, str], str],
         as_of: str | None,
@@ -487,7 +488,7 @@ class SnapshotService:
         with self.ctx.store.read() as conn:
             keys = table_store.get_keys(conn, normalize(database), normalize(table))
             rows = snapshot_store.files_added_between(conn, keys.id, begin, end)
-            paths = {
+            paths: dict[int | None, str] = {
                 pid: path
                 for path, pid in snapshot_store.partition_ids_by_path(
                     conn, keys.id, snapshot_store.partition_paths(conn, keys.id)

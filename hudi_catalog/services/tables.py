@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..authorization import ObjectType, PrivilegeGrant, normalize_privilege
 from ..call_settings import current_settings
@@ -56,7 +56,9 @@ from ..store import locations as location_store
 from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..store import txns as txn_store
+from ..store.databases import DatabaseRecord
 from ..store.locations import Spared
+from ..store.tables import TableRecord
 from ..types import is_implicitly_convertible
 from ..warehouse import join, qualify
 from . import directories
@@ -125,9 +127,12 @@ def _distinct_grants(grants: Sequence[PrivilegeGrant]) -> list[PrivilegeGrant]:
     return list(kept.values())
 
 
-def table_claims(conn: Connection, row: Row, in_database: tuple[str, ...]) -> list[directories.Claim]:
+def table_claims(conn: Connection, row: TableRecord, in_database: tuple[str, ...]) -> list[directories.Claim]:
     """The directories dropping a managed table's data would delete: the table's own, and those of its
-    partitions located elsewhere; ``in_database``: its database's location when the server made it."""
+    partitions located elsewhere (none without a location); ``in_database``: its database's location when the
+    server made it."""
+    if row.location is None:
+        return []
     made = location_store.made(row)
     own = directories.container_of(row.location, made)
     return [directories.Claim(row.location, made, in_database)] + [
@@ -353,7 +358,7 @@ class TableService:
             self.after_alter(old.parameters, new)
 
     def _move_on_rename(
-        self, conn: Connection, row: Row, old: Table, new: Table, target_db: Row
+        self, conn: Connection, row: TableRecord, old: Table, new: Table, target_db: DatabaseRecord
     ) -> tuple[str, str] | None:
         """``(from, to)`` of a renamed managed table's directory, or None where it stays. As in Hive, only a
         table at its default location (``<database location>/<name>``) moves, to the default location of

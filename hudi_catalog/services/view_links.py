@@ -3,11 +3,12 @@ view a drop of the table takes with it."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import Connection
 
 from ..model import Table
 from ..store import params, schema
 from ..store import tables as table_store
+from ..store.tables import TableRecord
 
 VIEW_PARAM = "hudi.iceberg.view"
 """On a Hudi table: the name of its Iceberg view (in the same database); the view is kept while it is set."""
@@ -15,7 +16,7 @@ SOURCE_PARAM = "hudi.iceberg.source"
 """On a view table: the Hudi table it shows (``database.table``)."""
 
 
-def view_row(conn: Connection, table: Table) -> Row | None:
+def view_row(conn: Connection, table: Table) -> TableRecord | None:
     """The ``tbl`` row of ``table``'s Iceberg view, locked: the table named by its ``hudi.iceberg.view`` that
     shows it (``hudi.iceberg.source``). A table of that name showing something else is not its view."""
     name = table.parameters.get(VIEW_PARAM)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from sqlalchemy import Connection, Row, and_, delete, insert, select, tuple_, update
+from sqlalchemy import Connection, and_, delete, insert, select, tuple_, update
 
 from ..authorization import ObjectType, Principal, PrincipalType
 from . import schema
@@ -37,8 +38,18 @@ class ObjectIds:
 # -- roles ----------------------------------------------------------------------------------------
 
 
-def role_row(conn: Connection, name: str) -> Row | None:
-    return conn.execute(select(schema.role).where(_r.name == name)).first()
+class RoleRecord(NamedTuple):
+    """A ``role`` row."""
+
+    role_id: int
+    name: str
+    create_time: int
+    owner_name: str | None
+
+
+def role_row(conn: Connection, name: str) -> RoleRecord | None:
+    row = conn.execute(select(schema.role).where(_r.name == name)).first()
+    return None if row is None else RoleRecord._make(row)
 
 
 def add_role(conn: Connection, name: str, create_time: int, owner: str) -> None:
@@ -53,20 +64,46 @@ def remove_role(conn: Connection, role_id: int, name: str) -> None:
     conn.execute(delete(schema.role).where(_r.role_id == role_id))
 
 
-def role_rows(conn: Connection) -> list[Row]:
-    return list(conn.execute(select(schema.role).order_by(_r.name)))
+def role_rows(conn: Connection) -> list[RoleRecord]:
+    return [RoleRecord._make(row) for row in conn.execute(select(schema.role).order_by(_r.name))]
 
 
 # -- membership -----------------------------------------------------------------------------------
+
+
+class MemberRecord(NamedTuple):
+    """A ``role_member`` row: ``principal`` is a member of role ``role_id``, granted by ``grantor``."""
+
+    role_id: int
+    principal_name: str
+    principal_type: str
+    grant_option: bool
+    grant_time: int
+    grantor: str | None
+    grantor_type: str | None
+
+
+class MembershipRecord(NamedTuple):
+    """A ``role_member`` row with its role's name."""
+
+    role_name: str
+    role_id: int
+    principal_name: str
+    principal_type: str
+    grant_option: bool
+    grant_time: int
+    grantor: str | None
+    grantor_type: str | None
 
 
 def _member_of(role_id: int, principal: Principal):
     return and_(_m.role_id == role_id, _m.principal_type == principal.type.name, _m.principal_name == principal.name)
 
 
-def member_row(conn: Connection, role_id: int, principal: Principal, lock: bool = False) -> Row | None:
+def member_row(conn: Connection, role_id: int, principal: Principal, lock: bool = False) -> MemberRecord | None:
     query = select(schema.role_member).where(_member_of(role_id, principal))
-    return conn.execute(query.with_for_update() if lock else query).first()
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    return None if row is None else MemberRecord._make(row)
 
 
 def add_member(
@@ -96,19 +133,70 @@ def remove_member(conn: Connection, role_id: int, principal: Principal) -> None:
 _MEMBERSHIP = select(_r.name.label("role_name"), schema.role_member).join(schema.role, _r.role_id == _m.role_id)
 
 
-def members(conn: Connection, role_id: int) -> list[Row]:
-    return list(conn.execute(_MEMBERSHIP.where(_m.role_id == role_id).order_by(_m.principal_type, _m.principal_name)))
+def members(conn: Connection, role_id: int) -> list[MembershipRecord]:
+    query = _MEMBERSHIP.where(_m.role_id == role_id).order_by(_m.principal_type, _m.principal_name)
+    return [MembershipRecord._make(row) for row in conn.execute(query)]
 
 
-def memberships(conn: Connection, principals: Sequence[Principal]) -> list[Row]:
+def memberships(conn: Connection, principals: Sequence[Principal]) -> list[MembershipRecord]:
     """The role grants whose grantee is one of ``principals``."""
     if not principals:
         return []
     wanted = tuple_(_m.principal_type, _m.principal_name).in_([(p.type.name, p.name) for p in principals])
-    return list(conn.execute(_MEMBERSHIP.where(wanted).order_by(_r.name)))
+    return [MembershipRecord._make(row) for row in conn.execute(_MEMBERSHIP.where(wanted).order_by(_r.name))]
 
 
 # -- privilege grants -----------------------------------------------------------------------------
+
+
+class GrantRecord(NamedTuple):
+    """A ``privilege_grant`` row: ``privilege`` on the object of ``object_key`` granted to a principal."""
+
+    grant_id: int
+    object_key: str
+    object_type: str
+    db_id: int | None
+    tbl_id: int | None
+    part_id: int | None
+    column_name: str | None
+    principal_name: str
+    principal_type: str
+    privilege: str
+    grant_option: bool
+    grant_time: int
+    grantor: str | None
+    grantor_type: str | None
+
+
+class NamedGrantRecord(NamedTuple):
+    """A ``privilege_grant`` row with the names of its object (None where the object has no such part)."""
+
+    grant_id: int
+    object_key: str
+    object_type: str
+    db_id: int | None
+    tbl_id: int | None
+    part_id: int | None
+    column_name: str | None
+    principal_name: str
+    principal_type: str
+    privilege: str
+    grant_option: bool
+    grant_time: int
+    grantor: str | None
+    grantor_type: str | None
+    cat_name: str | None
+    db_name: str | None
+    tbl_name: str | None
+    part_name: str | None
+
+
+class HeldPrivilegeRecord(NamedTuple):
+    """A privilege held on the object of ``object_key``, and whether with its grant option."""
+
+    object_key: str
+    privilege: str
+    grant_option: bool
 
 
 def _grant_of(ids: ObjectIds, principal: Principal, privilege: str):
@@ -120,9 +208,12 @@ def _grant_of(ids: ObjectIds, principal: Principal, privilege: str):
     )
 
 
-def grant_row(conn: Connection, ids: ObjectIds, principal: Principal, privilege: str, lock: bool = False) -> Row | None:
+def grant_row(
+    conn: Connection, ids: ObjectIds, principal: Principal, privilege: str, lock: bool = False
+) -> GrantRecord | None:
     query = select(schema.privilege_grant).where(_grant_of(ids, principal, privilege))
-    return conn.execute(query.with_for_update() if lock else query).first()
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    return None if row is None else GrantRecord._make(row)
 
 
 def add_grant(
@@ -171,26 +262,28 @@ _GRANTS_WITH_NAMES = select(
 """Grants with the names of their objects (``db_name``, ``tbl_name``, ``part_name``)."""
 
 
-def grants(conn: Connection, principal: Principal | None = None, ids: ObjectIds | None = None) -> list[Row]:
+def grants(
+    conn: Connection, principal: Principal | None = None, ids: ObjectIds | None = None
+) -> list[NamedGrantRecord]:
     """Grants to ``principal`` (all when None) on ``ids``'s object (every object when None), named."""
     query = _GRANTS_WITH_NAMES
     if principal is not None:
         query = query.where(_g.principal_type == principal.type.name, _g.principal_name == principal.name)
     if ids is not None:
         query = query.where(_g.object_key == ids.key)
-    return list(conn.execute(query.order_by(_g.object_type, _g.principal_type, _g.principal_name, _g.privilege)))
+    query = query.order_by(_g.object_type, _g.principal_type, _g.principal_name, _g.privilege)
+    return [NamedGrantRecord._make(row) for row in conn.execute(query)]
 
 
-def held(conn: Connection, principals: Sequence[Principal], keys: Iterable[str]) -> list[Row]:
-    """``object_key``, ``privilege`` and ``grant_option`` of the grants any of ``principals`` holds on the
-    objects of ``keys``."""
+def held(conn: Connection, principals: Sequence[Principal], keys: Iterable[str]) -> list[HeldPrivilegeRecord]:
+    """The grants any of ``principals`` holds on the objects of ``keys``."""
     keys = list(keys)
     if not principals or not keys:
         return []
     query = select(_g.object_key, _g.privilege, _g.grant_option).where(
         _g.object_key.in_(keys), _principal_in(principals)
     )
-    return list(conn.execute(query))
+    return [HeldPrivilegeRecord._make(row) for row in conn.execute(query)]
 
 
 def _principal_in(principals: Sequence[Principal]):
@@ -217,17 +310,35 @@ def granted_databases(conn: Connection, principals: Sequence[Principal]) -> set[
     return set(conn.execute(direct.union(via_table)).scalars())
 
 
-def database_owners(conn: Connection, names: Sequence[str], catalog: str) -> list[Row]:
-    """``db_id``, ``name``, ``owner_name``, ``owner_type`` of the databases ``names`` of ``catalog``."""
+class DatabaseOwnerRecord(NamedTuple):
+    """A database's id, name and owner."""
+
+    db_id: int
+    name: str
+    owner_name: str | None
+    owner_type: str | None
+
+
+class TableOwnerRecord(NamedTuple):
+    """A table's id, name and owner."""
+
+    tbl_id: int
+    name: str
+    owner_name: str | None
+    owner_type: str | None
+
+
+def database_owners(conn: Connection, names: Sequence[str], catalog: str) -> list[DatabaseOwnerRecord]:
+    """The databases ``names`` of ``catalog`` that exist, with their owners."""
     if not names:
         return []
     query = select(_d.db_id, _d.name, _d.owner_name, _d.owner_type).where(_d.cat_name == catalog, _d.name.in_(names))
-    return list(conn.execute(query))
+    return [DatabaseOwnerRecord._make(row) for row in conn.execute(query)]
 
 
-def table_owners(conn: Connection, db_id: int, names: Sequence[str] | None = None) -> list[Row]:
-    """``tbl_id``, ``name``, ``owner_name``, ``owner_type`` of the tables ``names`` (all when None) of ``db_id``."""
+def table_owners(conn: Connection, db_id: int, names: Sequence[str] | None = None) -> list[TableOwnerRecord]:
+    """The tables ``names`` (all when None) of ``db_id`` that exist, with their owners."""
     query = select(_t.tbl_id, _t.name, _t.owner_name, _t.owner_type).where(_t.db_id == db_id)
     if names is not None:
         query = query.where(_t.name.in_(list(names)))
-    return list(conn.execute(query))
+    return [TableOwnerRecord._make(row) for row in conn.execute(query)]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, Connection, Row, delete, insert, select, update
+from typing import NamedTuple
+
+from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
 
 from ..catalog_scope import current_catalog
 from ..model import DatabaseCatalog
@@ -11,17 +13,27 @@ from . import schema
 _c = schema.catalogs.c
 
 
+class CatalogRecord(NamedTuple):
+    """A ``catalogs`` row, as ``find`` reads it."""
+
+    name: str
+    description: str | None
+    location_uri: str | None
+    create_time: int
+
+
 def in_scope() -> ColumnElement[bool]:
     """``db.cat_name`` is the catalog in scope (``catalog_scope``)."""
     return schema.db.c.cat_name == current_catalog()
 
 
-def find(conn: Connection, name: str, lock: bool = False) -> Row | None:
+def find(conn: Connection, name: str, lock: bool = False) -> CatalogRecord | None:
     query = select(schema.catalogs).where(_c.name == name)
-    return conn.execute(query.with_for_update() if lock else query).first()
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    return None if row is None else CatalogRecord._make(row)
 
 
-def to_model(row: Row) -> DatabaseCatalog:
+def to_model(row: CatalogRecord) -> DatabaseCatalog:
     return DatabaseCatalog(row.name, row.description, row.location_uri, row.create_time)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Row, bindparam, delete, func, insert, select, update
+from typing import NamedTuple
+
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from ..catalog_scope import current_catalog
 from ..errors import NoSuchDatabaseError, StorageError
@@ -14,7 +16,24 @@ from .locations import location_key
 _db = schema.db.c
 
 
-def get_row(conn: Connection, name: str, lock: bool = False) -> Row:
+class DatabaseRecord(NamedTuple):
+    """A ``db`` row, as ``get_row`` reads it. ``location_uri`` is never NULL: every database is created with a
+    location, and an alter keeps it."""
+
+    db_id: int
+    cat_name: str
+    name: str
+    description: str | None
+    location_uri: str
+    managed_location_uri: str | None
+    owner_name: str | None
+    owner_type: str | None
+    create_time: int
+    location_key: str | None
+    made_location: str | None
+
+
+def get_row(conn: Connection, name: str, lock: bool = False) -> DatabaseRecord:
     """The ``db`` row of a database; ``NoSuchDatabaseError`` with Hive's text when missing."""
     query = select(schema.db).where(_db.name == name, in_scope())
     if lock:
@@ -22,10 +41,10 @@ def get_row(conn: Connection, name: str, lock: bool = False) -> Row:
     row = conn.execute(query).first()
     if row is None:
         raise NoSuchDatabaseError(f"There is no database named {name}")
-    return row
+    return DatabaseRecord._make(row)
 
 
-def to_model(conn: Connection, row: Row) -> Database:
+def to_model(conn: Connection, row: DatabaseRecord) -> Database:
     return Database(
         name=row.name,
         description=row.description,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from typing import NamedTuple
+
+from sqlalchemy import Connection, delete, insert, select, update
 
 from ..delegation_tokens import TokenIdentifier
 from . import schema
@@ -11,11 +13,26 @@ _k = schema.token_master_key.c
 _t = schema.delegation_token.c
 
 
-def current_key(conn: Connection, created_after: int) -> Row | None:
+class MasterKeyRecord(NamedTuple):
+    """A master key that signs tokens."""
+
+    key_id: int
+    secret: bytes
+
+
+class TokenRecord(NamedTuple):
+    """A stored token: Hadoop's serialized identifier and its expiry (ms since the epoch)."""
+
+    identifier: bytes
+    expires: int
+
+
+def current_key(conn: Connection, created_after: int) -> MasterKeyRecord | None:
     """The newest master key created after ``created_after`` (ms), if any."""
-    return conn.execute(
+    row = conn.execute(
         select(_k.key_id, _k.secret).where(_k.created > created_after).order_by(_k.key_id.desc()).limit(1)
     ).first()
+    return None if row is None else MasterKeyRecord._make(row)
 
 
 def add_key(conn: Connection, key_id: int, secret: bytes, created: int, expires: int) -> None:
@@ -42,10 +59,11 @@ def add_token(conn: Connection, identifier: TokenIdentifier, raw: bytes, expires
     )
 
 
-def token(conn: Connection, sequence_number: int, lock: bool = False) -> Row | None:
-    """The stored token of ``sequence_number`` (its identifier bytes and expiry); ``lock`` holds its row."""
+def token(conn: Connection, sequence_number: int, lock: bool = False) -> TokenRecord | None:
+    """The stored token of ``sequence_number``; ``lock`` holds its row."""
     query = select(_t.identifier, _t.expires).where(_t.sequence_number == sequence_number)
-    return conn.execute(query.with_for_update() if lock else query).first()
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    return None if row is None else TokenRecord._make(row)
 
 
 def set_expiry(conn: Connection, sequence_number: int, expires: int) -> None:

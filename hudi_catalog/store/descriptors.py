@@ -7,7 +7,7 @@ under a version number, so partitions that share a table's columns share its row
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection, RowMapping, and_, func, insert, select, tuple_
@@ -60,8 +60,8 @@ def descriptor_to_row(sd: StorageDescriptor, schema_version: int) -> dict[str, A
     }
 
 
-def descriptor_from_row(row: RowMapping, columns: list[Column]) -> StorageDescriptor:
-    """Rebuild a storage descriptor from a row holding the descriptor columns."""
+def descriptor_from_row(row: RowMapping | Mapping[str, Any], columns: list[Column]) -> StorageDescriptor:
+    """Rebuild a storage descriptor from a row (or a record's ``_asdict()``) holding the descriptor columns."""
     extra = _load(row["serde_extra"], {})
     skewed = _load(row["skewed_info"], None)
     return StorageDescriptor(

@@ -54,15 +54,18 @@ class _Compiled:
 class DriverStatement:
     """A Core statement compiled once per dialect and run on the DBAPI cursor of the caller's transaction.
 
+    Its rows are named tuples of ``record`` (a ``NamedTuple`` type whose fields are the statement's labels, in
+    order), or of a type made per set of labels when there is none.
+
     Example: ``DriverStatement(delete(t).where(t.c.id == bindparam("id"))).execute(conn, {"id": 7}).rowcount``
     """
 
-    def __init__(self, statement: ClauseElement) -> None:
+    def __init__(self, statement: ClauseElement, record: Any = None) -> None:
         self._statement = statement
+        self._record = record
         self._by_dialect: dict[str, _Compiled] = {}
         self._row_types: dict[tuple[str, ...], Any] = {}
-
-    """A named tuple type per set of result labels."""
+        """A named tuple type per set of result labels."""
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> DriverResult:
         """Run the statement with ``params`` (every bind parameter not given a value by the statement)."""
@@ -112,8 +115,16 @@ class DriverStatement:
         labels = tuple(column[0] for column in cursor.description)
         row_type: Any = self._row_types.get(labels)
         if row_type is None:
-            row_type = self._row_types[labels] = namedtuple("DriverRow", labels)
+            row_type = self._row_types[labels] = self._row_type(labels)
         return [row_type._make(row) for row in cursor.fetchall()]
+
+    def _row_type(self, labels: tuple[str, ...]) -> Any:
+        """The type of rows labelled ``labels``: ``record``, whose fields must be those labels, or a new one."""
+        if self._record is None:
+            return namedtuple("DriverRow", labels)
+        if self._record._fields != labels:
+            raise ValueError(f"{self._record.__name__} has the fields {self._record._fields}, the rows {labels}")
+        return self._record
 
 
 def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:

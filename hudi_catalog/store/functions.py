@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from ..errors import NoSuchFunctionError
 from ..model import Function, ResourceUri
@@ -15,11 +16,28 @@ _f = schema.functions.c
 _d = schema.db.c
 
 
+class FunctionRecord(NamedTuple):
+    """A ``functions`` row with its database's name (``db_name``), as ``find_row``, ``get_row`` and ``rows``
+    read it. ``class_name`` is never NULL: it is written from the model's, a string."""
+
+    func_id: int
+    db_id: int
+    name: str
+    class_name: str
+    owner_name: str | None
+    owner_type: str | None
+    create_time: int
+    func_type: int
+    resource_uris: str | None
+    db_name: str
+
+
 def _query():
+    """The ``functions`` row with its database's name: ``FunctionRecord``'s columns, in its order."""
     return select(schema.functions, _d.name.label("db_name")).join(schema.db, _d.db_id == _f.db_id)
 
 
-def to_model(row: Row) -> Function:
+def to_model(row: FunctionRecord) -> Function:
     return Function(
         database=row.db_name,
         name=row.name,
@@ -43,11 +61,12 @@ def _values(function: Function) -> dict:
     }
 
 
-def find_row(conn: Connection, database: str, name: str) -> Row | None:
-    return conn.execute(_query().where(_d.name == database, in_scope(), _f.name == name)).first()
+def find_row(conn: Connection, database: str, name: str) -> FunctionRecord | None:
+    row = conn.execute(_query().where(_d.name == database, in_scope(), _f.name == name)).first()
+    return None if row is None else FunctionRecord._make(row)
 
 
-def get_row(conn: Connection, database: str, name: str) -> Row:
+def get_row(conn: Connection, database: str, name: str) -> FunctionRecord:
     row = find_row(conn, database, name)
     if row is None:
         raise NoSuchFunctionError(f"Function {database}.{name} does not exist")
@@ -74,8 +93,8 @@ def has_functions(conn: Connection, db_id: int) -> bool:
     return conn.execute(select(_f.func_id).where(_f.db_id == db_id).limit(1)).first() is not None
 
 
-def rows(conn: Connection, database: str | None = None) -> list[Row]:
+def rows(conn: Connection, database: str | None = None) -> list[FunctionRecord]:
     query = _query().where(in_scope()).order_by(_d.name, _f.name)
     if database is not None:
         query = query.where(_d.name == database)
-    return list(conn.execute(query))
+    return [FunctionRecord._make(row) for row in conn.execute(query)]

@@ -142,9 +142,9 @@ def claimed(conn: Connection, directories: Sequence[tuple[Sequence[str], Spared]
     return answers
 
 
-def made(row) -> bool:
-    """Whether a ``db``/``tbl``/``partitions`` row's directory is one the server made for it (at the location
-    it has now)."""
+def made(row: Any) -> bool:
+    """Whether a ``db``/``tbl``/``partitions`` row's directory (a ``DatabaseRecord``'s ``location_uri``, the
+    others' ``location``) is one the server made for it (at the location it has now)."""
     location = row.location_uri if hasattr(row, "location_uri") else row.location
     return location is not None and row.made_location == location
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from sqlalchemy import Connection, Row, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import aliased
 
 from ..locks.model import HeldLock, LockRequest, LockState, LockTarget, LockType
@@ -75,6 +76,29 @@ def insert_lock(conn: Connection, lock_id: int, request: LockRequest, now_ms: in
 _INSERT = DriverStatement(insert(schema.hive_lock))
 
 
+class LockRecord(NamedTuple):
+    """A ``hive_lock`` row (a component of a lock), with ``blocker_alive``: the id of the live lock it waits
+    for, if any."""
+
+    lock_id: int
+    component: int
+    txn_id: int
+    db_name: str
+    tbl_name: str | None
+    part_name: str | None
+    state: int
+    lock_type: int
+    last_heartbeat_ms: int
+    acquired_at_ms: int | None
+    heartbeat_count: int
+    user_name: str
+    host_name: str
+    agent_info: str | None
+    blocked_by_lock: int | None
+    blocked_by_component: int | None
+    blocker_alive: int | None
+
+
 _blocker = aliased(schema.hive_lock, name="blocker")
 _OWN_ROWS = DriverStatement(
     select(schema.hive_lock, _blocker.c.lock_id.label("blocker_alive"))
@@ -87,14 +111,27 @@ _OWN_ROWS = DriverStatement(
         ),
     )
     .where(_l.lock_id == bindparam("lock_id"))
-    .order_by(_l.component)
+    .order_by(_l.component),
+    LockRecord,
 )
 
 
-def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> Sequence[Row]:
-    """The lock's components in order, each with ``blocker_alive``: the id of the live lock it waits for, if
-    any."""
+def rows_of(conn: Connection, lock_id: int, cutoff_ms: int) -> list[LockRecord]:
+    """The lock's components in order."""
     return _OWN_ROWS.execute(conn, {"lock_id": lock_id, "cutoff": cutoff_ms}).rows
+
+
+class NearLockRecord(NamedTuple):
+    """What deciding on a lock reads of a component of another lock."""
+
+    lock_id: int
+    component: int
+    txn_id: int
+    db_name: str
+    tbl_name: str | None
+    part_name: str | None
+    state: int
+    lock_type: int
 
 
 _NEAR = select(
@@ -107,14 +144,15 @@ _NEAR_ONE_TABLE = DriverStatement(
         or_(_l.tbl_name.is_(None), _l.tbl_name == bindparam("table")),
         _live(),
         _l.lock_id != bindparam("mine"),
-    )
+    ),
+    NearLockRecord,
 )
 """The common request (Hudi's, Iceberg's, a Hive statement's table lock): one table or its partitions."""
 
 
 def live_rows_near(
     conn: Connection, targets: Iterable[LockTarget], cutoff_ms: int, except_lock: int = 0
-) -> Sequence[Row]:
+) -> list[NearLockRecord]:
     """The live components of other locks that may overlap ``targets``: in their databases, and, unless a
     target is a whole database, on their tables or database-wide."""
     targets = list(targets)
@@ -126,10 +164,11 @@ def live_rows_near(
             return _NEAR_ONE_TABLE.execute(conn, params).rows
     params = {"databases": sorted({t.database for t in targets}), "cutoff": cutoff_ms, "mine": except_lock}
     if any(t.table is None for t in targets):
-        return conn.execute(_NEAR, params).all()
-    return conn.execute(
-        _NEAR_TABLES, {**params, "tables": sorted({t.table for t in targets if t.table is not None})}
-    ).all()
+        rows = conn.execute(_NEAR, params)
+    else:
+        table_names = sorted({t.table for t in targets if t.table is not None})
+        rows = conn.execute(_NEAR_TABLES, {**params, "tables": table_names})
+    return [NearLockRecord._make(row) for row in rows]
 
 
 _ACQUIRE = DriverStatement(

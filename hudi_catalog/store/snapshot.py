@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     BindParameter,
     Connection,
-    Row,
     Select,
     and_,
     bindparam,
@@ -218,11 +217,22 @@ def replace_file_groups(
         conn.execute(insert(schema.replaced_file_group), row_chunk)
 
 
-def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list[Row]:
-    """``(part_id, name, file_id, instant_ts, size, num_rows, completion_ts, replaced_ts)`` of the files not
-    cleaned, in the given partitions: ``completion_ts`` is the completion time of the instant that added the
-    file (``None``
+class FileRecord(NamedTuple):
+    """A file not cleaned: ``completion_ts`` is the completion time of the instant that added it (``None``
     while it is not completed), ``replaced_ts`` the instant that replaced its file group, if any."""
+
+    part_id: int | None
+    name: str
+    file_id: str
+    instant_ts: str
+    size: int
+    num_rows: int | None
+    completion_ts: str | None
+    replaced_ts: str | None
+
+
+def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) -> list[FileRecord]:
+    """The files not cleaned in the given partitions."""
     i, r = schema.instant.c, _r
     writer = and_(i.tbl_id == _f.tbl_id, i.ts == _f.instant_ts, i.state == COMPLETED)
     replaced = and_(
@@ -242,11 +252,11 @@ def live_files(conn: Connection, tbl_id: int, part_ids: Collection[int | None]) 
         .select_from(schema.files.outerjoin(schema.instant, writer).outerjoin(schema.replaced_file_group, replaced))
         .where(_f.tbl_id == tbl_id, _f.is_deleted.is_(False))
     )
-    rows: list[Row] = []
+    rows: list[FileRecord] = []
     for chunk in chunks([p for p in part_ids if p is not None]):
-        rows += conn.execute(query.where(_f.part_id.in_(chunk))).all()
+        rows += [FileRecord._make(row) for row in conn.execute(query.where(_f.part_id.in_(chunk)))]
     if None in part_ids:
-        rows += conn.execute(query.where(_f.part_id.is_(None))).all()
+        rows += [FileRecord._make(row) for row in conn.execute(query.where(_f.part_id.is_(None)))]
     return rows
 
 
@@ -293,23 +303,47 @@ def _partition_files_query(partitioned: bool) -> Select:
 _PARTITION_FILES, _UNPARTITIONED_FILES = _partition_files_query(True), _partition_files_query(False)
 
 
-def partition_files(conn: Connection, tbl_id: int, path: str) -> Sequence[Row]:
-    """``(name, file_id, instant_ts, completion_ts, replaced_ts, pending_compactions)`` of the files not
-    cleaned of the partition with Hudi path ``path`` (``""``: the unpartitioned table), in one prebuilt
-    statement: ``completion_ts`` as ``live_files`` gives it, ``pending_compactions`` the number of the
-    table's compactions and log compactions not completed. Empty too when there is no such partition."""
+class PartitionFileRecord(NamedTuple):
+    """A file not cleaned of one partition, as ``partition_files`` reads it: ``completion_ts`` and
+    ``replaced_ts`` as in ``FileRecord``, ``pending_compactions`` the number of the table's compactions and log
+    compactions not completed."""
+
+    name: str
+    file_id: str
+    instant_ts: str
+    completion_ts: str | None
+    replaced_ts: str | None
+    pending_compactions: int
+
+
+def partition_files(conn: Connection, tbl_id: int, path: str) -> list[PartitionFileRecord]:
+    """The files not cleaned of the partition with Hudi path ``path`` (``""``: the unpartitioned table), in
+    one prebuilt statement. Empty too when there is no such partition."""
     if path:
-        return conn.execute(_PARTITION_FILES, {"table_id": tbl_id, "path": path}).all()
-    return conn.execute(_UNPARTITIONED_FILES, {"table_id": tbl_id}).all()
+        rows = conn.execute(_PARTITION_FILES, {"table_id": tbl_id, "path": path})
+    else:
+        rows = conn.execute(_UNPARTITIONED_FILES, {"table_id": tbl_id})
+    return [PartitionFileRecord._make(row) for row in rows]
 
 
-def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> Sequence[Row]:
-    """``(part_id, name, file_id, instant_ts, size)`` of files added by instants in ``(begin, end]``."""
-    return conn.execute(
+class AddedFileRecord(NamedTuple):
+    """A file and the instant that added it."""
+
+    part_id: int | None
+    name: str
+    file_id: str
+    instant_ts: str
+    size: int
+
+
+def files_added_between(conn: Connection, tbl_id: int, begin: str, end: str) -> list[AddedFileRecord]:
+    """The files added by instants in ``(begin, end]``."""
+    query = (
         select(_f.part_id, _f.name, _f.file_id, _f.instant_ts, _f.size)
         .where(_f.tbl_id == tbl_id, _f.instant_ts > begin, _f.instant_ts <= end)
         .order_by(_f.part_id, _f.file_id, _f.name)
-    ).all()
+    )
+    return [AddedFileRecord._make(row) for row in conn.execute(query)]
 
 
 def record_version(conn: Connection, tbl_id: int, instant_ts: str, now: int, status: int = APPLIED) -> bool:
@@ -323,15 +357,23 @@ def record_version(conn: Connection, tbl_id: int, instant_ts: str, now: int, sta
     return True
 
 
-def pending_versions(conn: Connection) -> Sequence[Row]:
-    """``(tbl_id, version)`` of every completed instant not applied yet, in completion order per table."""
+class PendingVersionRecord(NamedTuple):
+    """A completed instant (``version``, its requested time) of table ``tbl_id`` not applied yet."""
+
+    tbl_id: int
+    version: str
+
+
+def pending_versions(conn: Connection) -> list[PendingVersionRecord]:
+    """Every completed instant not applied yet, in completion order per table."""
     i = schema.instant.c
-    return conn.execute(
+    query = (
         select(_v.tbl_id, _v.version)
         .select_from(schema.tbl_version.outerjoin(schema.instant, and_(i.tbl_id == _v.tbl_id, i.ts == _v.version)))
         .where(_v.snapshot_status == PENDING)
         .order_by(_v.tbl_id, func.coalesce(i.completion_ts, _v.version), _v.version)
-    ).all()
+    )
+    return [PendingVersionRecord._make(row) for row in conn.execute(query)]
 
 
 def claim_pending(conn: Connection, tbl_id: int, instant_ts: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, select, update
 
@@ -20,7 +21,46 @@ _d = schema.db.c
 COMMENT_PARAM = "comment"
 
 
+class TableRecord(NamedTuple):
+    """A ``tbl`` row with its database's name (``db_name``), as ``get_row``, ``find_row``, ``row_by_id`` and
+    ``rows_in`` read it."""
+
+    tbl_id: int
+    db_id: int
+    name: str
+    owner_name: str | None
+    owner_type: str | None
+    create_time: int
+    last_access_time: int
+    retention: int
+    tbl_type: str
+    view_original_text: str | None
+    view_expanded_text: str | None
+    is_rewrite_enabled: bool
+    location: str | None
+    input_format: str | None
+    output_format: str | None
+    is_compressed: bool
+    num_buckets: int
+    is_stored_as_sub_dirs: bool
+    serde_name: str | None
+    serde_lib: str | None
+    serde_params: str | None
+    serde_extra: str | None
+    sd_params: str | None
+    bucket_cols: str | None
+    sort_cols: str | None
+    skewed_info: str | None
+    schema_version: int
+    revision: int
+    partitions_revision: int
+    location_key: str | None
+    made_location: str | None
+    db_name: str
+
+
 def _table_query():
+    """The ``tbl`` row with its database's name: ``TableRecord``'s columns, in its order."""
     return select(schema.tbl, _d.name.label("db_name")).join(schema.db, _d.db_id == _t.db_id)
 
 
@@ -67,7 +107,7 @@ _TABLE_KEYS = _named(
 ).order_by(_s.position)
 
 
-def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row:
+def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> TableRecord:
     """The ``tbl`` row (plus ``db_name``); ``NoSuchTableError`` with Hive's text when missing."""
     row = find_row(conn, database, name, lock)
     if row is None:
@@ -93,18 +133,22 @@ def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     )
 
 
-def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> Row | None:
+def _record(row: Row | None) -> TableRecord | None:
+    return None if row is None else TableRecord._make(row)
+
+
+def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> TableRecord | None:
     query = _table_query().where(_t.tbl_id == tbl_id)
-    return conn.execute(_locked(query) if lock else query).first()
+    return _record(conn.execute(_locked(query) if lock else query).first())
 
 
-def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> Row | None:
+def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> TableRecord | None:
     """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
     query = _LOCKED_TABLE_BY_NAME if lock else _TABLE_BY_NAME
-    return conn.execute(query, _by_name(database, name)).first()
+    return _record(conn.execute(query, _by_name(database, name)).first())
 
 
-def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
+def to_models(conn: Connection, rows: Sequence[TableRecord]) -> list[Table]:
     """Build tables from their rows with two more queries, whatever their number."""
     if not rows:
         return []
@@ -123,7 +167,7 @@ def to_models(conn: Connection, rows: Sequence[Row]) -> list[Table]:
                 create_time=row.create_time,
                 last_access_time=row.last_access_time,
                 retention=row.retention,
-                sd=descriptors.descriptor_from_row(row._mapping, data_columns),
+                sd=descriptors.descriptor_from_row(row._asdict(), data_columns),
                 partition_keys=partition_keys,
                 parameters=table_params.get(row.tbl_id, {}),
                 view_original_text=row.view_original_text,
@@ -219,11 +263,11 @@ def delete_table(conn: Connection, tbl_id: int) -> None:
     conn.execute(delete(schema.tbl).where(_t.tbl_id == tbl_id))
 
 
-def rows_in(conn: Connection, database: str, names: Sequence[str] | None = None) -> list[Row]:
+def rows_in(conn: Connection, database: str, names: Sequence[str] | None = None) -> list[TableRecord]:
     query = _table_query().where(_d.name == database, in_scope()).order_by(_t.name)
     if names is not None:
         query = query.where(_t.name.in_(list(names)))
-    return list(conn.execute(query))
+    return [TableRecord._make(row) for row in conn.execute(query)]
 
 
 def names_in(conn: Connection, database: str, table_type: str | None = None) -> list[str]:

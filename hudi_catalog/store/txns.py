@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
-from sqlalchemy import Connection, Row, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from ..locks.model import TxnInfo, TxnState
 from . import schema
@@ -185,13 +186,21 @@ def highest_write_id(conn: Connection, database: str, table: str, txn_high_water
     ).scalar_one()
 
 
-def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark: int) -> Sequence[Row]:
-    """``(txn_id, write_id)`` rows of the table up to the write id ``high_water_mark``, by write id."""
-    return conn.execute(
+class WriteIdRecord(NamedTuple):
+    """A write id of a table and the transaction it was handed to."""
+
+    txn_id: int
+    write_id: int
+
+
+def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark: int) -> list[WriteIdRecord]:
+    """The write ids of the table up to ``high_water_mark``, by write id."""
+    query = (
         select(_w.txn_id, _w.write_id)
         .where(_w.db_name == database, _w.tbl_name == table, _w.write_id <= high_water_mark)
         .order_by(_w.write_id)
-    ).all()
+    )
+    return [WriteIdRecord._make(row) for row in conn.execute(query)]
 
 
 def rename_table(conn: Connection, database: str, table: str, new_database: str, new_table: str) -> None:

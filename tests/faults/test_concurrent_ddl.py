@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 CLIENTS = 16
 SECONDS = float(os.environ.get("HMS_DDL_SECONDS", "20"))
@@ -89,27 +89,13 @@ def test_sixteen_clients_of_mixed_ddl_over_two_workers(mysql_db_url, tmp_path):
     port = free_port()
     log = open(tmp_path / "server.log", "w")
     server = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--workers",
-            "2",
-            "--db-url",
-            mysql_db_url,
-            "--warehouse",
-            str(tmp_path / "wh"),
-        ],
+        serve_command(port, db_url=mysql_db_url, warehouse=tmp_path / "wh", extra=["--workers", "2"]),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, server)
+        wait_for_port(port, server, log=tmp_path / "server.log")
         setup = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
         setup.create_database(hive.Database(name="ddl", parameters={}))
         setup.create_table(_table("events", partitioned=True))

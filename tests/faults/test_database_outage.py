@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 BATCH = 20
 WORKERS = 4
@@ -92,25 +92,13 @@ def test_a_database_crash_mid_load_costs_latency_not_errors(private_mariadb, tmp
     port, warehouse = free_port(), str(tmp_path / "warehouse")
     log = open(tmp_path / "server.log", "w")
     server = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            private_mariadb.url,
-            "--warehouse",
-            warehouse,
-        ],
+        serve_command(port, db_url=private_mariadb.url, warehouse=warehouse),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, server)
+        wait_for_port(port, server, log=tmp_path / "server.log")
         setup = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=60_000)
         setup.create_database(hive.Database(name="load", parameters={}))
         for worker in range(WORKERS):

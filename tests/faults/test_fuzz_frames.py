@@ -27,7 +27,7 @@ from hms_adapter.handler import MetastoreHandler
 from hms_adapter.idl import metaserver
 from hms_adapter.metaserver import MetaserverHandler
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 FRAMES = int(os.environ.get("HMS_FUZZ_FRAMES", "300"))
 SEED = int(os.environ.get("HMS_FUZZ_SEED", "20261125"))
@@ -143,29 +143,20 @@ def server(tmp_path):
     port, metaserver_port = free_port(), free_port()
     log = tmp_path / "server.log"
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--metaserver-port",
-            str(metaserver_port),
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--threads",
-            "8",
-        ],
+        serve_command(
+            port,
+            metaserver_port=metaserver_port,
+            db_url=f"sqlite:///{tmp_path / 'c.db'}",
+            warehouse=tmp_path / "wh",
+            extra=["--threads", "8"],
+        ),
         stdout=open(log, "w"),
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
-        _wait_for_port(metaserver_port, process)
+        wait_for_port(port, process, log=log)
+        wait_for_port(metaserver_port, process, log=log)
         yield process, port, metaserver_port, log
     finally:
         process.terminate()

@@ -8,7 +8,6 @@ server serves again without a restart."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -19,7 +18,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, skip_or_fail
-from tests.support.servers import CLI, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 BATCH = 10
 CUT_SECONDS = 5.0
@@ -64,18 +63,6 @@ def hosts():
     for host in made:
         subprocess.run(["ip", "link", "del", host.link], capture_output=True)
         subprocess.run(["ip", "netns", "del", host.namespace], capture_output=True)
-
-
-def _wait_for(address: str, port: int, process: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            socket.create_connection((address, port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"nothing listens on {address}:{port}")
 
 
 @dataclass
@@ -135,30 +122,16 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
             db_url = f"mysql+pymysql://root@{host.gateway}:{private_mariadb.port}/faults"
             servers.append(
                 subprocess.Popen(
-                    [
-                        "ip",
-                        "netns",
-                        "exec",
-                        host.namespace,
-                        *CLI,
-                        "serve",
-                        "--host",
-                        host.address,
-                        "--port",
-                        str(port),
-                        "--no-metaserver",
-                        "--db-url",
-                        db_url,
-                        "--warehouse",
-                        str(tmp_path / "wh"),
-                    ],
+                    # the server runs inside the host's namespace, listening on the host's own address
+                    ["ip", "netns", "exec", host.namespace]
+                    + serve_command(port, host=host.address, db_url=db_url, warehouse=tmp_path / "wh"),
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     text=True,
                 )
             )
         for host, server in zip(hosts, servers):
-            _wait_for(host.address, port, server)
+            wait_for_port(port, server, seconds=60, host=host.address, log=tmp_path / f"server-{host.namespace}.log")
         setup = make_client(hive.ThriftHiveMetastore, hosts[1].address, port, timeout=60_000)
         setup.create_database(hive.Database(name="net", parameters={}))
         for table in ("ta", "tb"):

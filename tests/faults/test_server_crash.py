@@ -14,7 +14,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 BATCH = 1000
 KILLS = 3
@@ -22,24 +22,12 @@ KILLS = 3
 
 def _serve(db_url: str, warehouse: str, port: int, log) -> subprocess.Popen:
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            db_url,
-            "--warehouse",
-            warehouse,
-        ],
+        serve_command(port, db_url=db_url, warehouse=warehouse),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    _wait_for_port(port, process, seconds=120)  # a restart after SIGKILL may first recover the store
+    wait_for_port(port, process, seconds=120)  # a restart after SIGKILL may first recover the store
     return process
 
 

@@ -17,7 +17,7 @@ from thrift.transport import TSocket, TTransport
 
 from tests.conftest import skip_or_fail
 from tests.support.authorization import USERS, _connect, _password
-from tests.support.servers import CLI, _wait_for_port, children, free_port, write_passwords
+from tests.support.servers import children, free_port, serve_command, wait_for_port, write_passwords
 
 LISTENING = re.compile(r"listening on thrift://[^:]+:(\d+) \((\d+) worker processes\)")
 METASERVER = re.compile(r"metaserver protocol on thrift://[^:]+:(\d+)")
@@ -108,35 +108,16 @@ def serve(tmp_path):
         passwords, port = tmp_path / "passwords", free_port()
         write_passwords(passwords, {user: _password(user) for user in USERS})
         log = open(tmp_path / "server.log", "w")
+        options = ["--auth", "password", "--password-file", str(passwords), "--allow-plaintext-passwords"]
+        options += ["--authorization", mode, "--admin", "root"]
         process = subprocess.Popen(
-            CLI
-            + [
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-metaserver",
-                "--db-url",
-                f"sqlite:///{tmp_path / 'c.db'}",
-                "--warehouse",
-                str(tmp_path / "wh"),
-                "--auth",
-                "password",
-                "--password-file",
-                str(passwords),
-                "--allow-plaintext-passwords",
-                "--authorization",
-                mode,
-                "--admin",
-                "root",
-            ],
+            serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options),
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,
         )
         started.append((process, log))
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         clients = {}
         for user in USERS:
             clients[user], transport = _connect(port, user)
@@ -155,22 +136,7 @@ def serve(tmp_path):
 def workers(db_url, tmp_path):
     """A ``serve --workers 2`` process on port 0; yields (process, port, metaserver port)."""
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--workers",
-            "2",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--metaserver-port",
-            "0",
-            "--db-url",
-            db_url,
-            "--warehouse",
-            str(tmp_path / "wh"),
-        ],
+        serve_command(0, metaserver_port=0, db_url=db_url, warehouse=tmp_path / "wh", extra=["--workers", "2"]),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

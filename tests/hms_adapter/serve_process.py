@@ -19,7 +19,7 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TCyBufferedTransportFactory, TCyFramedTransportFactory
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 SASL_START, SASL_OK, SASL_COMPLETE = 1, 2, 5
 
@@ -60,14 +60,11 @@ def serve_process(tmp_path) -> Iterator[Callable[..., Served]]:
 
     def start(*options: str, preexec_fn: Callable[[], None] | None = None) -> Served:
         port, log = free_port(), tmp_path / f"server-{len(started)}.log"
-        command = ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver"]
-        store = ["--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")]
+        command = serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options)
         with open(log, "w") as out:
-            process = subprocess.Popen(
-                CLI + command + store + list(options), stdout=out, stderr=subprocess.STDOUT, preexec_fn=preexec_fn
-            )
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=preexec_fn)
         started.append(process)
-        _wait_for_port(port, process)
+        wait_for_port(port, process, log=log)
         return Served(process, port, log)
 
     yield start

@@ -9,33 +9,21 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_partition, make_table
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 
 def test_every_call_is_one_line_of_the_audit_log(tmp_path):
     port, audit = free_port(), tmp_path / "audit.log"
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--audit-log",
-            str(audit),
-        ],
+        serve_command(
+            port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=["--audit-log", str(audit)]
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=10_000)
         client.set_ugi("alice", ["staff"])
         client.create_database(hive.Database(name="shop", parameters={"secret.token": "s3cr3t"}))

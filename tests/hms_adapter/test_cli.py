@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, inspect
 from hms_adapter.idl import metaserver as metaserver_idl
 from hudi_catalog.store.schema import SCHEMA_VERSION
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 
 
 def test_init_db_creates_the_schema_and_is_idempotent(db_url, tmp_path):
@@ -53,30 +53,19 @@ def test_serve_answers_and_stops_on_sigterm(db_url, tmp_path, transport, protoco
 
     port, metaserver_port = free_port(), free_port()
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--db-url",
-            db_url,
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--transport",
-            transport,
-            "--protocol",
-            protocol,
-            "--metaserver-port",
-            str(metaserver_port),
-        ],
+        serve_command(
+            port,
+            metaserver_port=metaserver_port,
+            db_url=db_url,
+            warehouse=tmp_path / "wh",
+            extra=["--transport", transport, "--protocol", protocol],
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         hudi = make_client(metaserver_idl.ThriftHoodieMetaserver, "127.0.0.1", metaserver_port, timeout=30_000)
         hudi.createDatabase("from_hudi")
         with pytest.raises(metaserver_idl.NoSuchObjectException):
@@ -106,20 +95,9 @@ def test_serve_on_a_port_in_use_says_so(tmp_path):
         taken.listen(1)
         port = taken.getsockname()[1]
         done = subprocess.run(
-            CLI
-            + [
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(free_port()),
-                "--metaserver-port",
-                str(port),
-                "--db-url",
-                f"sqlite:///{tmp_path / 'c.db'}",
-                "--warehouse",
-                str(tmp_path / "wh"),
-            ],
+            serve_command(
+                free_port(), metaserver_port=port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh"
+            ),
             capture_output=True,
             text=True,
             timeout=120,
@@ -133,25 +111,13 @@ def test_serve_on_a_port_in_use_says_so(tmp_path):
 def test_serve_warns_when_it_listens_beyond_loopback_without_authentication(tmp_path, host, warned):
     port = free_port()
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            host,
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-        ],
+        serve_command(port, host=host, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=60)

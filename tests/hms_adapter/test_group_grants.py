@@ -13,7 +13,7 @@ from hive_metastore.ttypes import Database, HiveObjectType, MetaException, Princ
 
 from hms_adapter.passwords import hash_password
 from tests.support.authorization import _connect, _grant, _password, _table, _table_ref
-from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port, write_passwords
 
 
 @pytest.fixture
@@ -30,19 +30,17 @@ def clients(tmp_path):
         file.write(f"bob:{hash_password(_password('bob'), iterations=1000)}\n")
     assert "carol:pbkdf2_sha256$" in passwords.read_text() and ":readers,staff\n" in passwords.read_text()
     log = open(tmp_path / "server.log", "w")
+    options = ["--auth", "password", "--password-file", str(passwords), "--allow-plaintext-passwords"]
+    options += ["--authorization", "privileges", "--admin", "root"]
     process = subprocess.Popen(
-        CLI
-        + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver"]
-        + ["--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh")]
-        + ["--auth", "password", "--password-file", str(passwords), "--allow-plaintext-passwords"]
-        + ["--authorization", "privileges", "--admin", "root"],
+        serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
     transports = []
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         connected = {}
         for user in ("alice", "bob", "carol"):
             connected[user], transport = _connect(port, user)

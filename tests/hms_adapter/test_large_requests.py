@@ -15,7 +15,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 
 @pytest.fixture
@@ -26,9 +26,7 @@ def serve(tmp_path):
     def start(*options: str):
         port = free_port()
         process = subprocess.Popen(
-            CLI
-            + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver"]
-            + ["--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--warehouse", str(tmp_path / "wh"), *options],
+            serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options),
             stdout=open(tmp_path / "server.log", "w"),
             stderr=subprocess.STDOUT,
             # glibc gives each thread that allocates its own arena (up to 8 per core): on a loaded machine the
@@ -38,7 +36,7 @@ def serve(tmp_path):
             env={**os.environ, "MALLOC_ARENA_MAX": "2"},
         )
         started.append(process)
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         return process, port
 
     yield start

@@ -23,7 +23,7 @@ from thriftpy2.rpc import make_client
 from hudi_catalog.store import schema
 from tests.conftest import hive
 from tests.faults.conftest import private_mariadb  # noqa: F401  (a fixture)
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)$")
@@ -63,24 +63,13 @@ def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None
     port, metaserver_port, metrics_port = free_port(), free_port(), free_port()
     log = open(tmp_path / f"server-{port}.log", "w")
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--workers",
-            str(workers),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--metaserver-port",
-            str(metaserver_port),
-            "--db-url",
-            db_url,
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--metrics-port",
-            str(metrics_port),
-        ],
+        serve_command(
+            port,
+            metaserver_port=metaserver_port,
+            db_url=db_url,
+            warehouse=tmp_path / "wh",
+            extra=["--workers", str(workers), "--metrics-port", str(metrics_port)],
+        ),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
@@ -88,7 +77,7 @@ def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None
     )
     # each listener opens on its own (with --workers, in each worker): wait for all three
     for listening in (port, metaserver_port, metrics_port):
-        _wait_for_port(listening, process)
+        wait_for_port(listening, process)
     return Served(process, port, metaserver_port, metrics_port)
 
 
@@ -319,19 +308,7 @@ def test_status_command(served):
 def test_metrics_stay_off_by_default(tmp_path):
     port = free_port()
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path),
-        ],
+        serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -360,23 +337,9 @@ def test_the_metrics_directory_lives_as_long_as_the_server(db_url, tmp_path):
         busy.listen()
         taken = busy.getsockname()[1]
         refused = subprocess.run(
-            CLI
-            + [
-                "serve",
-                "--workers",
-                "2",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-metaserver",
-                "--db-url",
-                db_url,
-                "--warehouse",
-                str(tmp_path / "wh"),
-                "--metrics-port",
-                str(taken),
-            ],
+            serve_command(
+                0, db_url=db_url, warehouse=tmp_path / "wh", extra=["--workers", "2", "--metrics-port", str(taken)]
+            ),
             capture_output=True,
             text=True,
             timeout=60,

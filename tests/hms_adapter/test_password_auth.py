@@ -21,7 +21,7 @@ from thrift.transport.TTransport import TTransportException
 from thrift_sasl import TSaslClientTransport
 
 from tests.support.sasl import _SaslClient
-from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port, write_passwords
 
 PASSWORD = "correct horse battery staple"
 BOB_PASSWORD = "bob-s3cret-2"
@@ -46,36 +46,16 @@ def password_server(certs, tmp_path):
     passwords, audit, port = tmp_path / "passwords", tmp_path / "audit.log", free_port()
     write_passwords(passwords, {"alice": PASSWORD, "bob": BOB_PASSWORD})
     log = open(tmp_path / "server.log", "w")
+    options = ["--auth", "password", "--password-file", str(passwords), "--audit-log", str(audit)]
+    options += ["--tls-cert", str(certs / "server.pem"), "--tls-key", str(certs / "server.key")]
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--auth",
-            "password",
-            "--password-file",
-            str(passwords),
-            "--tls-cert",
-            str(certs / "server.pem"),
-            "--tls-key",
-            str(certs / "server.key"),
-            "--audit-log",
-            str(audit),
-        ],
+        serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process, log=tmp_path / "server.log")
         yield port, str(certs / "ca.pem"), audit, tmp_path / "server.log"
     finally:
         process.terminate()

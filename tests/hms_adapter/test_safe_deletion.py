@@ -13,7 +13,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 
 @pytest.fixture
@@ -22,27 +22,15 @@ def served(tmp_path):
     data_root.mkdir()
     log = tmp_path / "server.log"
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(warehouse),
-            "--data-root",
-            str(data_root),
-        ],
+        serve_command(
+            port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=warehouse, extra=["--data-root", str(data_root)]
+        ),
         stdout=open(log, "w"),
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process, log=log)
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
         yield client, warehouse, data_root, log
         client.close()

@@ -7,7 +7,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pymysql
@@ -19,8 +18,8 @@ from hudi_catalog import Catalog
 from hudi_catalog.store import schema
 from tests.conftest import another_database, libpq_url, skip_or_fail
 from tests.support.previous_layouts import LAYOUT_13_COMMIT, make_previous_layout_store
+from tests.support.servers import CLI, serve_command
 
-CLI = [sys.executable, "-m", "hms_adapter.cli"]
 SINCE_12 = "add_authorization, add_location_provenance"
 """The migrations a layout 12 store takes."""
 pytestmark = pytest.mark.empty_database  # the schema tool's cases start from a database without the schema
@@ -253,20 +252,7 @@ def test_the_store_of_main_before_the_schema_tool_upgrades(db_url, warehouse, tm
 
 def _serve(db_url: str, warehouse: Path, *extra: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
-        [
-            *CLI,
-            "serve",
-            "--db-url",
-            db_url,
-            "--warehouse",
-            str(warehouse),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-metaserver",
-            *extra,
-        ],
+        serve_command(0, db_url=db_url, warehouse=warehouse, extra=extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import skip_or_fail
 from tests.support.doc_examples import REPOSITORY, examples, run_example
-from tests.support.servers import CLI, _wait_for_port, free_port, write_passwords
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port, write_passwords
 
 DOC = REPOSITORY / "docs" / "security.md"
 PASSWORD = "doc-example-pass-1"
@@ -52,17 +52,14 @@ def _serve(home: Path, mode: str) -> Iterator[int]:
     port = free_port()
     log = open(home / f"server-{mode}.log", "w")
     process = subprocess.Popen(
-        CLI
-        + ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver"]
-        + ["--db-url", f"sqlite:///{home / mode}.db", "--warehouse", str(home / f"wh-{mode}")]
-        + MODES[mode],
+        serve_command(port, db_url=f"sqlite:///{home / mode}.db", warehouse=home / f"wh-{mode}", extra=MODES[mode]),
         cwd=home,
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         yield port
     finally:
         process.terminate()

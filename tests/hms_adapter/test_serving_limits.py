@@ -15,7 +15,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 STRICT_CALL = struct.pack(">I", 0x80010001)
 
@@ -27,26 +27,13 @@ def serve(tmp_path):
     def start(*options: str):
         port, log = free_port(), tmp_path / f"server-{len(started)}.log"
         process = subprocess.Popen(
-            CLI
-            + [
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-metaserver",
-                "--db-url",
-                f"sqlite:///{tmp_path / 'c.db'}",
-                "--warehouse",
-                str(tmp_path / "wh"),
-                *options,
-            ],
+            serve_command(port, db_url=f"sqlite:///{tmp_path / 'c.db'}", warehouse=tmp_path / "wh", extra=options),
             stdout=open(log, "w"),
             stderr=subprocess.STDOUT,
             text=True,
         )
         started.append(process)
-        _wait_for_port(port, process)
+        wait_for_port(port, process, log=log)
         return process, port, log
 
     yield start

@@ -22,7 +22,7 @@ from hms_adapter.idl import metaserver
 from hms_adapter.serving import make_metaserver, make_server
 from hms_adapter.tls import ServerTls, TlsFiles
 from tests.conftest import hive
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 from tests.support.spark_statements import run_statements
 
 
@@ -152,28 +152,19 @@ def test_serve_takes_the_tls_options_from_the_command_line_and_the_environment(c
     port = free_port()
     env = {**os.environ, "HUDI_METASTORE_TLS_KEY": str(certs / "server.key")}
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'c.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--tls-cert",
-            str(certs / "server.pem"),
-        ],
+        serve_command(
+            port,
+            db_url=f"sqlite:///{tmp_path / 'c.db'}",
+            warehouse=tmp_path / "wh",
+            extra=["--tls-cert", str(certs / "server.pem")],
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         assert _client(port, certs).get_all_databases() == ["default"]
     finally:
         process.terminate()

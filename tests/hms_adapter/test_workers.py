@@ -14,7 +14,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import CLI, children
+from tests.support.servers import children, serve_command
 
 
 def listening_socket_inodes(port: int) -> set[str]:
@@ -118,21 +118,12 @@ def test_a_port_in_use_is_one_error_before_any_worker_starts(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         done = subprocess.run(
-            CLI
-            + [
-                "serve",
-                "--workers",
-                "2",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(taken.getsockname()[1]),
-                "--no-metaserver",
-                "--db-url",
-                f"sqlite:///{tmp_path / 'c.db'}",
-                "--warehouse",
-                str(tmp_path / "wh"),
-            ],
+            serve_command(
+                taken.getsockname()[1],
+                db_url=f"sqlite:///{tmp_path / 'c.db'}",
+                warehouse=tmp_path / "wh",
+                extra=["--workers", "2"],
+            ),
             capture_output=True,
             text=True,
             timeout=120,

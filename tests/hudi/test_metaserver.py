@@ -146,52 +146,21 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
     """Writers spread over two server processes sharing one MariaDB database: instant times stay unique and
     increasing, each contended transition has one winner, and no completed commit loses its files."""
     import json
-    import socket
     import subprocess
-    import sys
 
-    def free_port() -> int:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
+    from tests.support.servers import free_port, serve_command, wait_for_port
 
     ports, processes = [], []
     for _ in range(2):
         hms, port = free_port(), free_port()
-        processes.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "hms_adapter.cli",
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(hms),
-                    "--metaserver-port",
-                    str(port),
-                    "--db-url",
-                    mysql_db_url,
-                    "--warehouse",
-                    str(tmp_path / "wh"),
-                    "--log-level",
-                    "WARNING",
-                ],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+        command = serve_command(
+            hms, metaserver_port=port, db_url=mysql_db_url, warehouse=tmp_path / "wh", extra=["--log-level", "WARNING"]
         )
+        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         ports.append(port)
     try:
-        for port in ports:
-            for _ in range(150):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    threading.Event().wait(0.2)
+        for port, process in zip(ports, processes):
+            wait_for_port(port, process, seconds=60)
         setup = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[0], timeout=60_000)
         setup.createDatabase("m")
         setup.createTable(

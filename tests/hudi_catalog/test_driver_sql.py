@@ -4,6 +4,8 @@ replaced, and refusal of what only SQLAlchemy's execution can run."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 from sqlalchemy import Boolean, Column, Integer, MetaData, Table, bindparam, delete, insert, select, update
 
@@ -16,9 +18,10 @@ from hudi_catalog.store.engine import Store
 
 _l = schema.hive_lock.c
 _INSERT = DriverStatement(insert(schema.hive_lock))
-_STATE = DriverStatement(
-    select(_l.lock_id, _l.state, (_l.component * 10).label("tenfold")).where(_l.lock_id == bindparam("lock_id"))
+_STATE_QUERY = select(_l.lock_id, _l.state, (_l.component * 10).label("tenfold")).where(
+    _l.lock_id == bindparam("lock_id")
 )
+_STATE = DriverStatement(_STATE_QUERY)
 _TOUCH = DriverStatement(update(schema.hive_lock).where(_l.lock_id == bindparam("lock_id")).values(state=1))
 _CONNECTION_ID = {"mysql": "SELECT CONNECTION_ID()", "postgresql": "SELECT pg_backend_pid()"}
 _KILL = {"mysql": "KILL CONNECTION {}", "postgresql": "SELECT pg_terminate_backend({})"}
@@ -63,6 +66,21 @@ def test_rows_come_back_by_label_and_an_update_counts_the_rows_it_matched(store)
         touched = _TOUCH.execute(conn, {"lock_id": 7}).rowcount
     assert sorted((r.lock_id, r.state, r.tenfold) for r in rows) == [(7, 1, 10), (7, 1, 20)]
     assert touched == 2
+
+
+class _State(NamedTuple):
+    lock_id: int
+    state: int
+    tenfold: int
+
+
+def test_rows_come_back_as_the_statements_record_whose_fields_must_be_its_labels(store):
+    with store.write() as conn:
+        _INSERT.execute(conn, _row(6))
+        assert DriverStatement(_STATE_QUERY, _State).execute(conn, {"lock_id": 6}).rows == [_State(6, 1, 10)]
+        swapped = DriverStatement(_STATE_QUERY.with_only_columns(_l.state, _l.lock_id, _l.component), _State)
+        with pytest.raises(ValueError, match="_State"):
+            swapped.execute(conn, {"lock_id": 6})
 
 
 def test_a_driver_error_is_classified_as_the_store_classifies_it(store):

@@ -4,7 +4,6 @@ and ``serve --iceberg-views`` as real processes, read by PyIceberg over the wire
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,9 +18,8 @@ from tests.conftest import RunningServer
 from tests.hudi.tables import unpack
 from tests.iceberg.helpers import assert_same_rows, oracle, oracle_read, wait_for_view
 from tests.support.metaserver_replay import replay
-from tests.support.servers import _wait_for_port, free_port
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 
-CLI = [sys.executable, "-m", "hms_adapter.cli"]
 TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
 
 
@@ -72,14 +70,15 @@ def test_serve_with_iceberg_views_keeps_a_view_of_every_table_written_through_th
     Catalog.open(db_url, warehouse).close()
     port, metaserver_port = free_port(), free_port()
     process = subprocess.Popen(
-        [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "--metaserver-port", str(metaserver_port)]
-        + ["--db-url", db_url, "--warehouse", warehouse, "--iceberg-views"],
+        serve_command(
+            port, metaserver_port=metaserver_port, db_url=db_url, warehouse=warehouse, extra=["--iceberg-views"]
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         client = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", metaserver_port, timeout=60_000)
         partition_keys = _partition_keys(base, tmp_path)
         # the server keeps its own clock: the replay's clock setting reaches nothing

@@ -30,7 +30,7 @@ from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.services import iceberg_views, snapshot
 from hudi_catalog.services.iceberg_views import APPLIED_PARAM, ERROR_PARAM, METADATA_LOCATION
 from hudi_catalog.services.view_updates import HandedInstant
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 ROUNDS = 2
 BACKLOG = 12
@@ -40,13 +40,14 @@ REMOVED = re.compile(r"removed the unpublished Iceberg metadata (\S+) ")
 def _serve(db_url: str, warehouse: Path, log) -> tuple[subprocess.Popen, int]:
     port, metaserver_port = free_port(), free_port()
     process = subprocess.Popen(
-        [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "--metaserver-port", str(metaserver_port)]
-        + ["--db-url", db_url, "--warehouse", str(warehouse), "--iceberg-views"],
+        serve_command(
+            port, metaserver_port=metaserver_port, db_url=db_url, warehouse=warehouse, extra=["--iceberg-views"]
+        ),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    _wait_for_port(metaserver_port, process)
+    wait_for_port(metaserver_port, process)
     return process, metaserver_port
 
 

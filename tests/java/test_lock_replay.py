@@ -32,7 +32,7 @@ from thriftpy2.rpc import make_client
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 from tests.java.wheel_jars import JARS, compile_source
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 SOURCE = Path(__file__).with_name("LockReplay.java")
 TXN_TIMEOUT_S = 3
@@ -330,29 +330,18 @@ def short_timeout_server(tmp_path):
     """``hudi-metastore serve --txn-timeout 3`` in its own process (SQLite); yields its URI and a client."""
     port = free_port()
     process = subprocess.Popen(
-        CLI
-        + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-metaserver",
-            "--db-url",
-            f"sqlite:///{tmp_path / 'catalog.db'}",
-            "--warehouse",
-            str(tmp_path / "wh"),
-            "--log-level",
-            "WARNING",
-            "--txn-timeout",
-            str(TXN_TIMEOUT_S),
-        ],
+        serve_command(
+            port,
+            db_url=f"sqlite:///{tmp_path / 'catalog.db'}",
+            warehouse=tmp_path / "wh",
+            extra=["--log-level", "WARNING", "--txn-timeout", str(TXN_TIMEOUT_S)],
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
         yield f"thrift://127.0.0.1:{port}", client
         client.close()

@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.kdc import PrivateKdc, ensure_kerberos
 from tests.conftest import require_module, skip_or_fail
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 SERVICE = "hive/localhost"
 # DataNucleus makes the peer's tables on first use, in a connection of its own. Under Kerberos, Spark's
@@ -61,30 +61,12 @@ class KerberizedServer:
 def start_kerberized_server(kdc: PrivateKdc, home: Path, *extra: str, db_url: str | None = None) -> KerberizedServer:
     port, audit = free_port(), home / "audit.log"
     log_path = home / f"server-{port}.log"
-    command = CLI + [
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--no-metaserver",
-        "--db-url",
-        db_url or f"sqlite:///{home / 'c.db'}",
-        "--warehouse",
-        str(home / "wh"),
-        "--auth",
-        "kerberos",
-        "--kerberos-principal",
-        f"hive/_HOST@{kdc.realm}",
-        "--kerberos-keytab",
-        str(kdc.keytab),
-        "--audit-log",
-        str(audit),
-        *extra,
-    ]
+    options = ["--auth", "kerberos", "--kerberos-principal", f"hive/_HOST@{kdc.realm}"]
+    options += ["--kerberos-keytab", str(kdc.keytab), "--audit-log", str(audit), *extra]
+    command = serve_command(port, db_url=db_url or f"sqlite:///{home / 'c.db'}", warehouse=home / "wh", extra=options)
     env = {**kdc.env, "KRB5CCNAME": f"FILE:{home}/server-has-no-ticket"}
     process = subprocess.Popen(command, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, text=True, env=env)
-    _wait_for_port(port, process)
+    wait_for_port(port, process, log=log_path)
     return KerberizedServer(port, process, audit, log_path, kdc.principal(SERVICE))
 
 

@@ -35,7 +35,7 @@ from thriftpy2.rpc import make_client
 from tests.conftest import hive
 from tests.hms_adapter.helpers import table_lock_request
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 WRITER = Path(__file__).with_name("writer.py")
 
@@ -226,27 +226,13 @@ def serve(db_url: str, warehouse: Path, log: Path) -> tuple[subprocess.Popen, in
     port = free_port()
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            CLI
-            + [
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-metaserver",
-                "--db-url",
-                db_url,
-                "--warehouse",
-                str(warehouse),
-                "--log-level",
-                "WARNING",
-            ],
+            serve_command(port, db_url=db_url, warehouse=warehouse, extra=["--log-level", "WARNING"]),
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             text=True,
         )
     try:
-        _wait_for_port(port, process, seconds=60)
+        wait_for_port(port, process, seconds=60)
     except (Exception, pytest.fail.Exception) as e:
         process.kill()
         raise AssertionError(f"serve did not listen on {port}: {log.read_text()[-3000:]}") from e

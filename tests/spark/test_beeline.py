@@ -14,10 +14,7 @@ import csv
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +31,7 @@ from thriftpy2.transport import TBufferedTransportFactory
 from hudi_catalog import Catalog
 from tests.conftest import hive, skip_or_fail
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 pytestmark = pytest.mark.spark
 
@@ -80,29 +78,6 @@ TEARDOWN = [
     "DROP SCHEMA shop",
     "SHOW DATABASES",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, log: Path, what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{what} exited with {process.returncode}:\n{_tail(log)}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"{what} did not listen on {port} within {START_TIMEOUT_SECONDS} s:\n{_tail(log)}")
-
-
-def _tail(path: Path, chars: int = 6000) -> str:
-    return path.read_text(errors="replace")[-chars:] if path.exists() else "(no log)"
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -278,29 +253,13 @@ def run(request, java, tmp_path_factory) -> Run:
 
     with server_log.open("w") as log:
         hms = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "hms_adapter.cli",
-                "serve",
-                "--db-url",
-                db_url,
-                "--warehouse",
-                str(warehouse),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(hms_port),
-                "--no-metaserver",
-                "--log-level",
-                "DEBUG",
-            ],
+            serve_command(hms_port, db_url=db_url, warehouse=warehouse, extra=["--log-level", "DEBUG"]),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     request.addfinalizer(lambda: stop(hms))
-    wait_for_port(hms_port, hms, server_log, "hudi-metastore serve")
+    wait_for_port(hms_port, hms, START_TIMEOUT_SECONDS, log=server_log)
     _register_lake(hms_port, warehouse)
 
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1"}
@@ -339,7 +298,7 @@ def run(request, java, tmp_path_factory) -> Run:
             start_new_session=True,
         )
     request.addfinalizer(lambda: stop(sts))
-    wait_for_port(sts_port, sts, sts_log, "the Spark Thrift Server")
+    wait_for_port(sts_port, sts, START_TIMEOUT_SECONDS, log=sts_log)
 
     setup = run_beeline(sts_port, SETUP, work, "setup")
     after_setup = _metastore_state(hms_port, db_url, warehouse)

@@ -25,7 +25,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, require_module, skip_or_fail
 from tests.support.peer_schema import create_peer_schema
-from tests.support.servers import CLI, _wait_for_port, free_port
+from tests.support.servers import free_port, serve_command, wait_for_port
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
@@ -108,13 +108,17 @@ def served_metastore(
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
     port, log = port or free_port(), work / "server.log"
-    metaserver = ["--metaserver-port", str(metaserver_port)] if metaserver_port else ["--no-metaserver"]
-    command = ["serve", "--host", "127.0.0.1", "--port", str(port), *metaserver, "--log-level", "DEBUG"]
-    command += ["--db-url", db_url, "--warehouse", f"file://{warehouse}", *options]
+    command = serve_command(
+        port,
+        metaserver_port=metaserver_port or None,
+        db_url=db_url,
+        warehouse=f"file://{warehouse}",
+        extra=["--log-level", "DEBUG", *options],
+    )
     with log.open("w") as out:
-        process = subprocess.Popen(CLI + command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     try:
-        _wait_for_port(port, process, seconds=120)
+        wait_for_port(port, process, seconds=120, log=log)
         yield ServedMetastore(process, port, log, warehouse)
     finally:
         process.terminate()
