@@ -12,6 +12,7 @@ from hudi_catalog.partition_names import check_partition_values
 from .access_rules import access
 from .call_helpers import bare_db, env_properties
 from .convert.partition import from_thrift_partition, to_thrift_partition
+from .convert.partition_wire import encode_partition_fields
 from .idl import hive
 from .meta_conf import ConnectionMetaConf
 
@@ -35,7 +36,11 @@ class PartitionCalls:
     def _add_one(self, new_part, environment_context):
         part = from_thrift_partition(new_part)
         added = self.catalog.partitions.add(
-            part.database, part.table, [part], environment=env_properties(environment_context)
+            part.database,
+            part.table,
+            [part],
+            environment=env_properties(environment_context),
+            encode=encode_partition_fields,
         )
         return to_thrift_partition(added[0])
 
@@ -44,13 +49,18 @@ class PartitionCalls:
         if not new_parts:
             return 0
         parts = [from_thrift_partition(p) for p in new_parts]
-        return len(self.catalog.partitions.add(parts[0].database, parts[0].table, parts))
+        added = self.catalog.partitions.add(parts[0].database, parts[0].table, parts, encode=encode_partition_fields)
+        return len(added)
 
     @access(Operation.WRITE, ObjectType.TABLE)
     def add_partitions_req(self, request):
         parts = [from_thrift_partition(p) for p in request.parts or []]
         added = self.catalog.partitions.add(
-            bare_db(request.dbName), request.tblName, parts, if_not_exists=bool(request.ifNotExists)
+            bare_db(request.dbName),
+            request.tblName,
+            parts,
+            if_not_exists=bool(request.ifNotExists),
+            encode=encode_partition_fields,
         )
         if request.needResult is False:
             return hive.AddPartitionsResult()

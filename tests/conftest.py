@@ -354,6 +354,7 @@ SLOW_MODULES = {
     "hms_adapter/test_large_requests.py": "a server's memory under requests of many megabytes",
     "hms_adapter/test_descriptor_exhaustion.py": "a server process run out of file descriptors",
     "hms_adapter/test_call_layers_bench.py": "runs a benchmark",
+    "hms_adapter/test_cold_reads_bench.py": "runs a benchmark",
     "hms_adapter/test_locks_bench.py": "runs a benchmark",
     "hudi_catalog/test_filter_differential.py": "thousands of generated filters against an independent evaluator",
     "hudi_catalog/test_filter_fuzz.py": "fuzzed filters",

@@ -53,6 +53,7 @@ STORE_USERS_OUTSIDE_THE_LAYERS = {
     "hudi_catalog/pruning/like.py": "LIKE on MariaDB and PostgreSQL: reads a key's values to match them with RE2",
     "benchmarks/snapshot.py": "bulk-loads a million files straight into the tables (hours through the services)",
     "benchmarks/call_layers.py": "times a call's query apart from its transaction, and names the MySQL driver in use",
+    "benchmarks/cold_reads.py": "drops a table's stored partition encodings to time the first read that makes them",
 }
 """The modules outside ``hudi_catalog/store`` and ``hudi_catalog/services`` that import the store, and why."""
 

@@ -83,6 +83,7 @@ def create_partitions(
     *,
     present: Collection[str] = (),
     views: bool = False,
+    encode: Encode | None = None,
 ) -> dict[str, tuple[int, Partition]]:
     """Create partitions of ``table`` (``row``: its ``tbl`` row) in ``conn``'s transaction: the one way a
     partition comes to be, whoever asks (DDL and hive sync through ``PartitionService.add``, a Hudi commit
@@ -98,9 +99,12 @@ def create_partitions(
     and ``_rt``) get every one of ``partitions`` they lack (those in ``present`` too), each with the view's
     own storage descriptor at the same location, as Hudi's hive sync adds them, and an event each, after the
     table's.
+
+    With ``encode`` (a front end's wire encoding), each new partition is stored with its encoding, so that
+    its first read need not make one.
     """
     stamped = {name: _as_created(table, part, now) for name, part in partitions.items()}
-    created = _insert(conn, row, table, {name: p for name, p in stamped.items() if name not in present})
+    created = _insert(conn, row, table, {name: p for name, p in stamped.items() if name not in present}, encode)
     events = [CatalogEvent(EventType.ADD_PARTITION, table=table, partitions=[p for _, p in created.values()])]
     if views:
         for view_id in table_store.ids_with_param(conn, row.db_id, VIEW_OF_PARAM, table.name):
@@ -133,10 +137,15 @@ def _as_created(table: Table, part: Partition, now: int) -> Partition:
 
 
 def _insert(
-    conn: Connection, row: TableRecord, table: Table, partitions: Mapping[str, Partition]
+    conn: Connection,
+    row: TableRecord,
+    table: Table,
+    partitions: Mapping[str, Partition],
+    encode: Encode | None = None,
 ) -> dict[str, tuple[int, Partition]]:
     """Insert partitions of ``table``, each with the schema version of its columns (the table's own, or one
-    looked up or added per distinct column list of the call, not per partition)."""
+    looked up or added per distinct column list of the call, not per partition), and with ``encode``'s
+    encoding of it."""
     versions = {_columns_key(table.sd.columns): row.schema_version}
     entries = []
     for name, part in partitions.items():
@@ -146,9 +155,23 @@ def _insert(
                 conn, row.tbl_id, row.schema_version, part.sd.columns, table.partition_keys
             )
         entries.append((name, part, versions[key]))
-    ids = partition_store.insert_many(conn, row.tbl_id, table.partition_keys, entries)
+    encodings = None if encode is None else {name: _encoding(encode, part) for name, part, _ in entries}
+    ids = partition_store.insert_many(conn, row.tbl_id, table.partition_keys, entries, encodings)
     return {name: (ids[name], part) for name, part, _ in entries}
 
+
+def _encoding(encode: Encode, part: Partition) -> bytes | None:
+    """``encode(part)``; ``None`` (encoded at its first read instead) if the encoder refuses it."""
+    try:
+        return encode(part)
+    except ValueError as refused:
+        log.warning("partition %s of %s.%s left unencoded: %s", part.values, part.database, part.table, refused)
+        return None
+
+
+Encode = Callable[[Partition], bytes]
+"""A front end's wire encoding of one partition, which the catalog keeps with it (``read_encoded``); raises
+``ValueError`` for a partition it cannot encode."""
 
 Assemble = Callable[[TableKeys, Sequence[bytes]], bytes]
 """A front end's whole answer made of the encodings of a list of partitions (``read_encoded``)."""
@@ -234,8 +257,10 @@ class PartitionService:
         parts: Sequence[Partition],
         if_not_exists: bool = False,
         environment: Mapping[str, str] | None = None,
+        encode: Encode | None = None,
     ) -> list[Partition]:
-        """Add partitions of one table in one transaction; returns those added.
+        """Add partitions of one table in one transaction; returns those added. With ``encode``, a front
+        end's wire encoding, each is stored with its encoding (``create_partitions``).
 
         A partition without location gets ``<table location>/<partition name>``; its directory is made.
         Directories are made (and fast statistics gathered) before the write transaction, so that the
@@ -275,7 +300,7 @@ class PartitionService:
                     for name, part in named.items()
                     if name not in existing
                 }
-                created = create_partitions(self.ctx, conn, row, table, ready, now)
+                created = create_partitions(self.ctx, conn, row, table, ready, now, encode=encode)
                 made = set(made_dirs)
                 location_store.record_made(
                     conn, schema.partitions, [part_id for part_id, part in created.values() if part.sd.location in made]

@@ -262,12 +262,19 @@ def partitions_changed(conn: Connection, tbl_id: int) -> None:
 
 
 def insert_many(
-    conn: Connection, tbl_id: int, keys: Sequence[Column], entries: Sequence[tuple[str, Partition, int]]
+    conn: Connection,
+    tbl_id: int,
+    keys: Sequence[Column],
+    entries: Sequence[tuple[str, Partition, int]],
+    encodings: Mapping[str, bytes | None] | None = None,
 ) -> dict[str, int]:
-    """Insert partitions given as ``(name, partition, schema version)``; returns ``{name: part_id}``."""
+    """Insert partitions given as ``(name, partition, schema version)``, each with its front end's encoding
+    when ``encodings`` has one (made from the partition as given, which is the partition as it reads back);
+    returns ``{name: part_id}``."""
     if not entries:
         return {}
     partitions_changed(conn, tbl_id)
+    encodings = encodings or {}
     conn.execute(
         insert(schema.partitions),
         [
@@ -276,6 +283,7 @@ def insert_many(
                 "part_name": name,
                 "create_time": part.create_time,
                 "last_access_time": part.last_access_time,
+                "encoded": encodings.get(name),
                 **descriptors.descriptor_to_row(part.sd, schema_version=version),
             }
             for name, part, version in entries

@@ -1,5 +1,6 @@
 """Partition lists answered from cached wire encodings: the same answer as a fresh encoding, in every protocol,
-and never stale after a change of the partition, its table's name, schema or location."""
+and never stale after a change of the partition, its table's name, schema or location. A partition added over
+Thrift is stored with its encoding, the same as its first read would make."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from sqlalchemy import func, select
 from thriftpy2.protocol import TCompactProtocolFactory
 from thriftpy2.transport import TFramedTransportFactory
 
+from hudi_catalog.store import partitions as partition_store
 from hudi_catalog.store import schema
+from hudi_catalog.store import tables as table_store
 from tests.conftest import RunningServer, hive
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
 
@@ -18,6 +21,12 @@ def cached_count(catalog) -> int:
         return conn.execute(
             select(func.count()).select_from(schema.partitions).where(schema.partitions.c.encoded.is_not(None))
         ).scalar_one()
+
+
+def forget_encodings(catalog, database: str, table: str) -> None:
+    """Drop the table's stored encodings, as any change of its partitions does: the next read encodes them."""
+    with catalog.store.write() as conn:
+        partition_store.all_changed(conn, table_store.get_keys(conn, database, table).id)
 
 
 def as_tuples(partitions) -> list[tuple]:
@@ -53,6 +62,7 @@ def table(client, warehouse):
 
 
 def test_cached_answer_equals_the_first_answer(client, catalog, table):
+    forget_encodings(catalog, "enc", table)
     assert cached_count(catalog) == 0
     first = client.get_partitions("enc", table, -1)
     assert cached_count(catalog) == 4
@@ -125,6 +135,7 @@ def test_alter_table_cascade_reaches_cached_partitions(client, catalog, table):
 
 
 def test_encoding_of_a_changed_revision_is_not_stored(catalog, client, table):
+    forget_encodings(catalog, "enc", table)
     _, _, found = catalog.partitions.read_encoded("enc", table, names=["ds=2024-01-01/hr=9"])
     stale = found[0]
     part = client.get_partition("enc", table, ["2024-01-01", "9"])
@@ -217,3 +228,26 @@ def test_filter_request_errors(client, table):
         client.get_partitions_by_filter_req(
             hive.GetPartitionsByFilterRequest(dbName="enc", tblName="missing", filter="hr = 1")
         )
+
+
+def test_added_partitions_are_stored_with_the_encoding_their_read_would_make(client, catalog, warehouse, table):
+    assert cached_count(catalog) == 4  # add_partitions encoded them
+    elsewhere = make_partition(
+        "enc", table, ["2024-01-03", "1"], columns=cols("id:bigint", "extra:double"), location=f"file:{warehouse}/x"
+    )
+    elsewhere.sd.serdeInfo.parameters = {"field.delim": ","}
+    elsewhere.sd.bucketCols, elsewhere.sd.numBuckets = ["id"], 4
+    client.add_partition(elsewhere)
+    client.add_partitions_req(
+        hive.AddPartitionsRequest(
+            dbName="enc", tblName=table, parts=[make_partition("enc", table, ["2024-01-04", "2"])], ifNotExists=True
+        )
+    )
+    assert cached_count(catalog) == 6
+    stored = client.get_partitions("enc", table, -1)
+    forget_encodings(catalog, "enc", table)
+    assert cached_count(catalog) == 0
+    fresh = client.get_partitions("enc", table, -1)
+    assert cached_count(catalog) == 6
+    assert stored == fresh and as_tuples(stored) == as_tuples(fresh)
+    assert [p.sd.numBuckets for p in fresh if p.values == ["2024-01-03", "1"]] == [4]
