@@ -4,10 +4,10 @@ A completed instant hands its table to the queue and its call answers at once. R
 as one: an update takes every instant completed before it starts, so a table asked for again while it waits
 needs no second update; asked for while it is being updated, it is updated once more after. A request
 carries the instant's metadata as the completing call decoded it (at most ``MAX_HANDED`` instants per table
-are kept; the update decodes any other from the database). What a view
-has taken is kept in the database (``hudi.iceberg.applied`` on the view table), never in the queue, so
-requests lost with their process (a crash) leave nothing wrong behind: the table's next update, by any
-server, takes every instant its view lacks.
+are kept; the update decodes any other from the database). What a view has taken is kept in the database
+(``hudi.iceberg.applied`` on the view table), never in the queue, so requests lost with their process (a
+crash) leave nothing wrong behind: the table's next update, by any server, takes every instant its view
+lacks.
 """
 
 from __future__ import annotations
