@@ -16,6 +16,8 @@ from hudi_catalog.errors import SchemaVersionError
 from hudi_catalog.schema_layout import SchemaState
 
 from .cli_errors import EXIT_USAGE, SET_DB_URL, CommandError
+from .convert.partition_wire import encode_partition_fields
+from .event_messages import HiveJsonMessages
 
 _URL_FORMS = "sqlite:///PATH, mysql://USER@HOST:3306/DB or postgresql://USER@HOST:5432/DB"
 _BACKENDS = ("sqlite", "mysql", "mariadb", "postgresql", "postgres")
@@ -61,6 +63,12 @@ def describe(db_url: str) -> str:
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
         return str(Path(url.database or "").absolute())
     return url.render_as_string(hide_password=True)
+
+
+def hive_wire() -> dict:
+    """The ``Catalog.open`` options of a catalog served to Hive clients: events written as Hive's JSON
+    messages, and partitions stored with their Thrift encoding as they are created."""
+    return {"event_format": HiveJsonMessages(), "partition_encoding": encode_partition_fields}
 
 
 def open_existing(args: argparse.Namespace, init: bool, create_hint: str = _CREATE_HINT, **options) -> Catalog:

@@ -18,9 +18,8 @@ from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_syst
 from hudi_catalog.iceberg_views import ViewResult
 from hudi_catalog.model import Instant, InstantState
 
-from .catalog_access import describe, open_existing
+from .catalog_access import describe, hive_wire, open_existing
 from .cli_errors import EXIT_FAILED, EXIT_USAGE, CommandError
-from .event_messages import HiveJsonMessages
 from .import_progress import import_progress
 
 log = logging.getLogger("hudi_metastore")
@@ -119,10 +118,10 @@ def _import(args: argparse.Namespace) -> int:
     if args.iceberg_view_name and not args.iceberg_view:
         raise CommandError("--iceberg-view-name goes with --iceberg-view", EXIT_USAGE)
     if args.create_catalog:
-        catalog = Catalog.open(args.db_url, args.warehouse, event_format=HiveJsonMessages())
+        catalog = Catalog.open(args.db_url, args.warehouse, **hive_wire())
     else:
         hint = "or add --create-catalog to create one there"
-        catalog = open_existing(args, init=True, create_hint=hint, event_format=HiveJsonMessages())
+        catalog = open_existing(args, init=True, create_hint=hint, **hive_wire())
     log.info("catalog %s, warehouse %s", describe(args.db_url), args.warehouse)
     progress = import_progress(sys.stderr, args.progress_interval)
     try:
@@ -167,7 +166,7 @@ def _iceberg(args: argparse.Namespace) -> int:
         _print_view(base_path, location, update.skipped, str(update.error) if update.error else None)
         return EXIT_FAILED if update.error else 0
     database, table = _split(target)
-    catalog = open_existing(args, init=True, event_format=HiveJsonMessages())
+    catalog = open_existing(args, init=True, **hive_wire())
     try:
         view = catalog.iceberg_views.create(database, table, args.name, args.metadata_dir)
     finally:

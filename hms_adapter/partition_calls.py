@@ -12,7 +12,6 @@ from hudi_catalog.partition_names import check_partition_values
 from .access_rules import access
 from .call_helpers import bare_db, env_properties
 from .convert.partition import from_thrift_partition, to_thrift_partition
-from .convert.partition_wire import encode_partition_fields
 from .idl import hive
 from .meta_conf import ConnectionMetaConf
 
@@ -36,11 +35,7 @@ class PartitionCalls:
     def _add_one(self, new_part, environment_context):
         part = from_thrift_partition(new_part)
         added = self.catalog.partitions.add(
-            part.database,
-            part.table,
-            [part],
-            environment=env_properties(environment_context),
-            encode=encode_partition_fields,
+            part.database, part.table, [part], environment=env_properties(environment_context)
         )
         return to_thrift_partition(added[0])
 
@@ -49,18 +44,13 @@ class PartitionCalls:
         if not new_parts:
             return 0
         parts = [from_thrift_partition(p) for p in new_parts]
-        added = self.catalog.partitions.add(parts[0].database, parts[0].table, parts, encode=encode_partition_fields)
-        return len(added)
+        return len(self.catalog.partitions.add(parts[0].database, parts[0].table, parts))
 
     @access(Operation.WRITE, ObjectType.TABLE)
     def add_partitions_req(self, request):
         parts = [from_thrift_partition(p) for p in request.parts or []]
         added = self.catalog.partitions.add(
-            bare_db(request.dbName),
-            request.tblName,
-            parts,
-            if_not_exists=bool(request.ifNotExists),
-            encode=encode_partition_fields,
+            bare_db(request.dbName), request.tblName, parts, if_not_exists=bool(request.ifNotExists)
         )
         if request.needResult is False:
             return hive.AddPartitionsResult()

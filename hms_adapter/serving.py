@@ -27,8 +27,8 @@ from hudi_catalog.retries import RetryPolicy
 
 from .audit import AuditLog
 from .authentication import check_options, exposure_warning, sasl_mechanisms, user_names
+from .catalog_access import hive_wire
 from .descriptors import fit_max_connections
-from .event_messages import HiveJsonMessages
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
@@ -165,7 +165,7 @@ def _serve_process(
         init=worker is None,
         snapshot_sync=args.snapshot_sync,
         txn_timeout=args.txn_timeout,
-        event_format=HiveJsonMessages(),
+        **hive_wire(),
         event_ttl=args.event_ttl,
         token_lifetimes=_token_lifetimes(args),
         access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),

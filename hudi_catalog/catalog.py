@@ -45,7 +45,7 @@ from .services.hive_sync_follow import HiveSyncFollower
 from .services.hudi_import import BATCH_FILES, BATCH_INSTANTS, HudiImporter
 from .services.iceberg_views import IcebergViewService
 from .services.locks import LockService
-from .services.partitions import PartitionService
+from .services.partitions import Encode, PartitionService
 from .services.schema import SchemaService, empty_database_status, upgrade_sql
 from .services.snapshot import SnapshotService
 from .services.tables import TableService
@@ -82,6 +82,7 @@ class Catalog:
         iceberg_views: ViewSettings | None = None,
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
         max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
+        partition_encoding: Encode | None = None,
     ) -> None:
         """``store`` reports to its observer (``CatalogObserver``), which also hears of logged events.
         ``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
@@ -96,7 +97,9 @@ class Catalog:
         ``iceberg_views``: which Hudi tables get Iceberg views and where their metadata goes (only tables
         given one keep one when None).
         ``cache_max_bytes``: the bytes the read caches of the catalog and its front ends hold together.
-        ``max_batch_partitions``: partitions one call may add, alter, drop or fetch by name."""
+        ``max_batch_partitions``: partitions one call may add, alter, drop or fetch by name.
+        ``partition_encoding``: a front end's wire encoding of a partition, stored with every partition as
+        it is created (its first read then needs none); partitions are encoded by their first read when None."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -110,6 +113,7 @@ class Catalog:
             filter_limits=filter_limits or FilterLimits(),
             cache_memory=CacheMemory(cache_max_bytes),
             max_batch_partitions=max_batch_partitions,
+            partition_encoding=partition_encoding,
         )
         self.cache_memory = ctx.cache_memory
         self.catalogs = CatalogService(ctx)
@@ -153,12 +157,14 @@ class Catalog:
         iceberg_views: ViewSettings | None = None,
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
         max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
+        partition_encoding: Encode | None = None,
     ) -> Catalog:
         """Connect to the store at ``db_url``; with ``init``, create its schema when the database is empty
         (and migrate an older one with ``upgrade_schema``) first.
         ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``).
         ``observer``: receives what the catalog reports of its work (``observability``), for metrics.
-        ``iceberg_views``, ``cache_max_bytes``, ``max_batch_partitions``: as for the constructor.
+        ``iceberg_views``, ``cache_max_bytes``, ``max_batch_partitions``, ``partition_encoding``: as for the
+        constructor.
 
         Raises:
             SchemaVersionError: with ``init``, the database's layout is newer than this build's, or older
@@ -178,6 +184,7 @@ class Catalog:
             iceberg_views,
             cache_max_bytes,
             max_batch_partitions,
+            partition_encoding,
         )
         if init:
             try:

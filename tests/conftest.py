@@ -29,7 +29,7 @@ from thriftpy2.protocol import TBinaryProtocolFactory
 from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
 
-from hms_adapter.event_messages import HiveJsonMessages
+from hms_adapter.catalog_access import hive_wire
 from hms_adapter.idl import IDL_DIR
 from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
@@ -264,7 +264,7 @@ def warehouse(tmp_path):
 
 @pytest.fixture
 def catalog(db_url, warehouse):
-    catalog = Catalog.open(db_url, str(warehouse), event_format=HiveJsonMessages())
+    catalog = Catalog.open(db_url, str(warehouse), **hive_wire())  # as served
     yield catalog
     catalog.close()
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Connection
 
 from ..config import MAX_BATCH_PARTITIONS_DEFAULT
-from ..model import Table
+from ..model import Partition, Table
 from ..pruning.parse import FilterLimits
 from ..read_cache import CacheMemory, RevisionCache
 from ..store import tables as table_store
@@ -39,6 +39,9 @@ class ServiceContext:
     """How large a partition filter may be."""
     max_batch_partitions: int = MAX_BATCH_PARTITIONS_DEFAULT
     """Partitions one call may add, alter, drop or fetch by name (``BatchTooLargeError`` beyond)."""
+    partition_encoding: Callable[[Partition], bytes] | None = None
+    """A front end's wire encoding of a partition (``services.partitions.Encode``): when given, every
+    partition is stored with it as it is created, so that its first read need not make it."""
 
     def __post_init__(self) -> None:
         self.table_cache = RevisionCache(self.cache_memory)

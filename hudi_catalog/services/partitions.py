@@ -83,7 +83,7 @@ def create_partitions(
     *,
     present: Collection[str] = (),
     views: bool = False,
-    encode: Encode | None = None,
+    encoded: bool = True,
 ) -> dict[str, tuple[int, Partition]]:
     """Create partitions of ``table`` (``row``: its ``tbl`` row) in ``conn``'s transaction: the one way a
     partition comes to be, whoever asks (DDL and hive sync through ``PartitionService.add``, a Hudi commit
@@ -100,9 +100,12 @@ def create_partitions(
     own storage descriptor at the same location, as Hudi's hive sync adds them, and an event each, after the
     table's.
 
-    With ``encode`` (a front end's wire encoding), each new partition is stored with its encoding, so that
-    its first read need not make one.
+    With the front end's ``ctx.partition_encoding``, each new partition is stored with its encoding, made
+    from the partition as created (which is the partition as it reads back), so that its first read need
+    not make one; not with ``encoded`` False, for a caller that changes the partitions again in the same
+    transaction (a Hudi commit sets their statistics), which drops the encodings.
     """
+    encode = ctx.partition_encoding if encoded else None
     stamped = {name: _as_created(table, part, now) for name, part in partitions.items()}
     created = _insert(conn, row, table, {name: p for name, p in stamped.items() if name not in present}, encode)
     events = [CatalogEvent(EventType.ADD_PARTITION, table=table, partitions=[p for _, p in created.values()])]
@@ -118,7 +121,7 @@ def create_partitions(
                 for name, part in stamped.items()
                 if name not in existing
             }
-            view_created = _insert(conn, view_row, view, shown)
+            view_created = _insert(conn, view_row, view, shown, encode)
             events.append(
                 CatalogEvent(EventType.ADD_PARTITION, table=view, partitions=[p for _, p in view_created.values()])
             )
@@ -170,8 +173,8 @@ def _encoding(encode: Encode, part: Partition) -> bytes | None:
 
 
 Encode = Callable[[Partition], bytes]
-"""A front end's wire encoding of one partition, which the catalog keeps with it (``read_encoded``); raises
-``ValueError`` for a partition it cannot encode."""
+"""A front end's wire encoding of one partition (``Catalog(partition_encoding=...)``), which the catalog keeps
+with it (``read_encoded``); raises ``ValueError`` for a partition it cannot encode."""
 
 Assemble = Callable[[TableKeys, Sequence[bytes]], bytes]
 """A front end's whole answer made of the encodings of a list of partitions (``read_encoded``)."""
@@ -257,10 +260,8 @@ class PartitionService:
         parts: Sequence[Partition],
         if_not_exists: bool = False,
         environment: Mapping[str, str] | None = None,
-        encode: Encode | None = None,
     ) -> list[Partition]:
-        """Add partitions of one table in one transaction; returns those added. With ``encode``, a front
-        end's wire encoding, each is stored with its encoding (``create_partitions``).
+        """Add partitions of one table in one transaction; returns those added.
 
         A partition without location gets ``<table location>/<partition name>``; its directory is made.
         Directories are made (and fast statistics gathered) before the write transaction, so that the
@@ -300,7 +301,7 @@ class PartitionService:
                     for name, part in named.items()
                     if name not in existing
                 }
-                created = create_partitions(self.ctx, conn, row, table, ready, now, encode=encode)
+                created = create_partitions(self.ctx, conn, row, table, ready, now)
                 made = set(made_dirs)
                 location_store.record_made(
                     conn, schema.partitions, [part_id for part_id, part in created.values() if part.sd.location in made]

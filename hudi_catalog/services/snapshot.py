@@ -331,7 +331,10 @@ class SnapshotService:
                 f"{instant.requested_time}.{instant.action}: partition path "
                 f"{named_paths[name]!r} is partition {name}, which has path {path!r}"
             )
-        created = create_partitions(self.ctx, conn, row, model, named, self.ctx.now(), present=existing, views=True)
+        # not encoded now: the statistics refresh of the same commit changes them (and drops encodings)
+        created = create_partitions(
+            self.ctx, conn, row, model, named, self.ctx.now(), present=existing, views=True, encoded=False
+        )
         by_name = {**existing, **{name: part_id for name, (part_id, _) in created.items()}}
         snapshot_store.set_paths(conn, {part_id: named_paths[name] for name, part_id in by_name.items()})
         return {named_paths[name]: part_id for name, part_id in by_name.items()}
