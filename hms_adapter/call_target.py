@@ -20,7 +20,7 @@ argument is a partition's name in one call and a filter or a column in others.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .convert.names import catalog_of_name, strip_catalog
@@ -122,20 +122,14 @@ def _partition_in(args: Sequence, names: Sequence[str]) -> tuple[tuple[str, ...]
 
 def _partition_fields_in(value, depth: int) -> tuple[tuple[str, ...] | None, str | None]:
     """The partition a request struct names in its fields, or one of a struct inside it
-    (``ColumnStatistics.statsDesc.partName``)."""
-    spec = getattr(value, "thrift_spec", None)
-    if spec is None or depth == 0:
-        return None, None
-    found = next((getattr(value, f) for f in PARTITION_VALUE_FIELDS if _strings(getattr(value, f, None))), None)
-    if found is not None:
-        return tuple(found), None
-    named = _first_string(value, PARTITION_NAME_FIELDS)
-    if named is not None:
-        return None, named
-    for item in spec.values():
-        nested = _partition_fields_in(getattr(value, item[1], None), depth - 1)
-        if nested != (None, None):
-            return nested
+    (``ColumnStatistics.statsDesc.partName``); not one of a list's (a call about many partitions)."""
+    for struct in _structs(value, depth, into_lists=False):
+        found = next((getattr(struct, f) for f in PARTITION_VALUE_FIELDS if _strings(getattr(struct, f, None))), None)
+        if found is not None:
+            return tuple(found), None
+        named = _first_string(struct, PARTITION_NAME_FIELDS)
+        if named is not None:
+            return None, named
     return None, None
 
 
@@ -146,19 +140,26 @@ def _strings(value) -> bool:
 def _names_in(value, depth: int) -> tuple[str | None, str | None]:
     """The database and table a struct names: its own fields, else those of the first struct inside it that
     names a database."""
+    for struct in _structs(value, depth, into_lists=True):
+        database = _first_string(struct, DATABASE_FIELDS)
+        if database is not None:
+            return database, _first_string(struct, TABLE_FIELDS)
+    return None, None
+
+
+def _structs(value, depth: int, into_lists: bool) -> Iterator:
+    """``value`` if it is a struct, then the structs inside it, each before those it holds, down to ``depth``
+    levels; with ``into_lists``, a list stands for its first element."""
     if isinstance(value, list):
-        return _names_in(value[0], depth) if value else (None, None)
+        if into_lists and value:
+            yield from _structs(value[0], depth, into_lists)
+        return
     spec = getattr(value, "thrift_spec", None)
     if spec is None or depth == 0:
-        return None, None
-    database = _first_string(value, DATABASE_FIELDS)
-    if database is not None:
-        return database, _first_string(value, TABLE_FIELDS)
+        return
+    yield value
     for item in spec.values():
-        found = _names_in(getattr(value, item[1], None), depth - 1)
-        if found[0] is not None:
-            return found
-    return None, None
+        yield from _structs(getattr(value, item[1], None), depth - 1, into_lists)
 
 
 def _catalog_in(value, depth: int) -> str | None:

@@ -134,12 +134,13 @@ class NearLockRecord(NamedTuple):
     lock_type: int
 
 
-_NEAR = select(
-    _l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type
-).where(_l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine"))
+_NEAR_COLUMNS = [_l[name] for name in NearLockRecord._fields]
+_NEAR = select(*_NEAR_COLUMNS).where(
+    _l.db_name.in_(bindparam("databases", expanding=True)), _live(), _l.lock_id != bindparam("mine")
+)
 _NEAR_TABLES = _NEAR.where(or_(_l.tbl_name.is_(None), _l.tbl_name.in_(bindparam("tables", expanding=True))))
 _NEAR_ONE_TABLE = DriverStatement(
-    select(_l.lock_id, _l.component, _l.txn_id, _l.db_name, _l.tbl_name, _l.part_name, _l.state, _l.lock_type).where(
+    select(*_NEAR_COLUMNS).where(
         _l.db_name == bindparam("database"),
         or_(_l.tbl_name.is_(None), _l.tbl_name == bindparam("table")),
         _live(),
