@@ -292,8 +292,6 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
         catalog.close()  # kept open only to answer the probes and count locks
 
     def run_worker(index: int, ready) -> None:
-        for signum in (signal.SIGTERM, signal.SIGINT):  # not the supervisor's handlers: the worker sets its own
-            signal.signal(signum, signal.SIG_DFL)
         for sock in reserved:
             sock.close()
         sys.exit(_serve_process(args, worker=index, ready=ready))

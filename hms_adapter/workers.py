@@ -11,9 +11,12 @@ workers but the database, which is what already keeps several server processes c
 
 A worker that dies while serving is started again; one that dies before it listens is a configuration
 problem (the database is unreachable, say), and the supervisor stops with an error rather than restarting
-it in a loop. SIGTERM or SIGINT to the supervisor stops every worker gracefully. On Linux a worker also gets
-SIGTERM from the kernel when the supervisor dies (``PR_SET_PDEATHSIG``): a supervisor killed outright leaves
-no unsupervised servers behind on the ports.
+it in a loop. SIGTERM or SIGINT to the supervisor stops every worker gracefully: the signal handler only
+records the request, and the supervising loop stops the workers, so a signal can never interleave with a
+restart. A worker is forked with those signals blocked and restores their default action before it unblocks
+them, so a stop that arrives while it starts still stops it. On Linux a worker also gets SIGTERM from the
+kernel when the supervisor dies (``PR_SET_PDEATHSIG``): a supervisor killed outright leaves no unsupervised
+servers behind on the ports.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ READY_TIMEOUT_SECONDS = 120.0
 STOP_TIMEOUT_SECONDS = 40.0
 POLL_SECONDS = 0.2
 _PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
@@ -76,39 +80,57 @@ class WorkerPool:
         self._target = target
         self._count = count
         self._workers: dict[int, _Worker] = {}
-        self._stopping = False
+        self._stop_requested = False
 
     def start(self) -> bool:
-        """Starts every worker and waits until each one listens; False if one failed first."""
+        """Starts every worker and waits until each one listens; False if one failed first.
+
+        A stop requested meanwhile ends the wait early; ``supervise`` then stops the workers.
+        """
         for index in range(self._count):
             self._start(index)
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         for index in range(self._count):
             while not self._workers[index].ready.wait(POLL_SECONDS):
+                if self._stop_requested:
+                    return True
                 if not self._workers[index].process.is_alive() or time.monotonic() > deadline:
                     log.error("worker %d did not start (exit code %s)", index, self._workers[index].process.exitcode)
                     self.stop()
                     return False
         return True
 
+    def request_stop(self) -> None:
+        """Asks ``supervise`` to stop every worker; only sets a flag, so a signal handler may call it."""
+        self._stop_requested = True
+
     def _start(self, index: int) -> None:
         ready = self._context.Event()
         process = self._context.Process(target=self._run, args=(os.getpid(), index, ready), name=f"hms-worker-{index}")
-        process.start()
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)  # the child starts with them blocked
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
         self._workers[index] = _Worker(index, process, ready)
         log.info("worker %d started (pid %d)", index, process.pid)
 
     def _run(self, supervisor: int, index: int, ready: Event) -> None:
-        """A worker's life: bound to its supervisor's, then ``target``."""
+        """A worker's life: the default action for the stop signals (not the supervisor's handler), bound to
+        its supervisor's life, then ``target``."""
+        for signum in _STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
         _stop_with(supervisor)
         self._target(index, ready)
 
     def supervise(self) -> int:
-        """Restarts workers that die until ``stop()``; returns 0, or 1 if a worker keeps failing at start."""
-        while not self._stopping:
+        """Restarts workers that die until a stop is requested, then stops them all; returns 0, or 1 if a
+        worker failed before it listened."""
+        while not self._stop_requested:
             time.sleep(POLL_SECONDS)
             for index, worker in list(self._workers.items()):
-                if self._stopping or worker.process.is_alive():
+                if worker.process.is_alive():
                     continue
                 code = worker.process.exitcode
                 if not worker.ready.is_set():
@@ -119,11 +141,12 @@ class WorkerPool:
                 if worker.process.pid is not None:  # a started process has its pid
                     self._on_exit(worker.process.pid)
                 self._start(index)
+        log.info("stopping the workers")
+        self.stop()
         return 0
 
     def stop(self) -> None:
         """Asks every worker to stop (SIGTERM) and waits for them; kills those that do not stop in time."""
-        self._stopping = True
         for worker in self._workers.values():
             if worker.process.is_alive():
                 worker.process.terminate()
@@ -151,9 +174,10 @@ def _stop_with(supervisor: int) -> None:
 
 
 def install_stop_handlers(pool: WorkerPool) -> None:
-    def _stop(signum, _frame) -> None:
-        log.info("received signal %d, stopping the workers", signum)
-        pool.stop()
+    """SIGTERM and SIGINT to the supervisor request a graceful stop of the pool."""
 
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    def _request_stop(signum, _frame) -> None:
+        pool.request_stop()
+
+    for signum in _STOP_SIGNALS:
+        signal.signal(signum, _request_stop)

@@ -360,9 +360,9 @@ def test_the_metrics_directory_lives_as_long_as_the_server(db_url, tmp_path):
         server.process.terminate()
         try:
             code = server.process.wait(60)
-        except subprocess.TimeoutExpired:  # seen once under a full suite's load: the log says where it stood
+        except subprocess.TimeoutExpired:
             server.process.kill()
-            log = (tmp_path / f"server-{server.port}.log").read_text()
-            pytest.fail(f"serve --workers 2 did not stop within 60 s of SIGTERM; its log:\n{log[-4000:]}")
-    assert code == 0
+            code = None
+    log = (tmp_path / f"server-{server.port}.log").read_text()
+    assert code == 0, f"serve --workers 2 ended with {code} after SIGTERM; its log:\n{log[-4000:]}"
     assert list(temporary.iterdir()) == []

@@ -132,3 +132,28 @@ def test_a_port_in_use_is_one_error_before_any_worker_starts(tmp_path):
     assert "hudi-metastore: cannot listen on 127.0.0.1" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "c.db").exists()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_sigterm_while_the_workers_start_stops_them_cleanly(db_url, tmp_path):
+    """A stop that comes before the workers listen is a stop, not a failed start: exit code 0, no worker left."""
+    process = subprocess.Popen(
+        serve_command(0, db_url=db_url, warehouse=tmp_path / "wh", extra=["--workers", "2"]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(pids := children(process.pid)) < 2:  # polled closely: a worker listens within a second
+            assert time.monotonic() < deadline and process.poll() is None, "no two forked workers"
+            time.sleep(0.002)
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=90)
+        stderr = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert code == 0, stderr
+    assert "did not start" not in stderr and "Traceback" not in stderr
+    assert not any(running(pid) for pid in pids)
