@@ -24,6 +24,7 @@ from .metadata import (
     RollbackPlan,
     SavepointMetadata,
     WriteStat,
+    check_instant,
     decode_instant,
     latest_schema,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "SavepointMetadata",
     "TableConfig",
     "WriteStat",
+    "check_instant",
     "decode_instant",
     "hive_columns",
     "instant_file_name",

@@ -1,8 +1,8 @@
 """The storage-reading half of registering a Hudi table from its storage (``hudi-metastore import``).
 
 1. ``timeline_entries`` lists the timeline: each instant's files, archived instants with their bytes;
-2. ``decode_entry`` reads an instant's files and decodes every state into a ``DecodedInstant``, the bytes the
-   catalog keeps and the completed metadata the snapshot applies.
+2. ``decode_entry`` reads an instant's files, decodes its latest state and checks the others whole, into a
+   ``DecodedInstant``: the bytes the catalog keeps and the completed metadata the snapshot applies.
 
 The single-process import and the Spark import (which decodes in Spark tasks) both use these; the writing
 half is ``hudi_catalog.services.hudi_import.HudiImporter``.
@@ -21,7 +21,14 @@ from ..model import Instant, InstantState
 from .active_timeline import list_instants, read_instant
 from .archived_timeline import read_archived_instants
 from .instant_files import InstantFile
-from .metadata import CommitMetadata, InstantMetadata, RestoreMetadata, RollbackMetadata, decode_instant
+from .metadata import (
+    CommitMetadata,
+    InstantMetadata,
+    RestoreMetadata,
+    RollbackMetadata,
+    check_instant,
+    decode_instant,
+)
 from .properties import TableConfig, read_table_config
 from .storage import open_path
 
@@ -108,7 +115,8 @@ def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> lis
 
 
 def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], table_version: int) -> DecodedInstant:
-    """Decode every state of an instant (``metadata``: the bytes ``entry.read`` gave).
+    """Decode an instant's latest state and check the others whole (``metadata``: the bytes ``entry.read``
+    gave): a corrupt file of any state fails here, before anything is written.
 
     Raises:
         HudiMetadataError: a state cannot be decoded, or the instant time is malformed; the message starts
@@ -122,9 +130,12 @@ def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], tabl
         )
     completed = None
     for state, data in metadata.items():
-        decoded = decode_instant(InstantFile.of(replace(instant, state=state), table_version), data, table_version)
-        if state is InstantState.COMPLETED:
-            completed = decoded
+        file = InstantFile.of(replace(instant, state=state), table_version)
+        if state is instant.state:
+            decoded = decode_instant(file, data, table_version)
+            completed = decoded if state is InstantState.COMPLETED else None
+        else:  # a state the instant has left: kept as bytes, never read back, so checked whole, not decoded
+            check_instant(file, data, table_version)
     if isinstance(completed, CommitMetadata):
         return DecodedInstant(instant, metadata, replace(completed, extra={}), bool(completed.schema))
     return DecodedInstant(instant, metadata, completed, False)

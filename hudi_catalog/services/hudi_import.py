@@ -11,9 +11,9 @@ An import has three steps, which the single-process import (``HudiImporter.run``
 
 1. ``hudi.timeline_source.timeline_entries``: list the timeline (each instant's files; archived instants
    come with their bytes);
-2. ``hudi.timeline_source.decode_entry``: read an instant's files and decode every state, into a
-   ``DecodedInstant``. Every instant is decoded before the first write, so a corrupt one fails the import,
-   naming its file, with the catalog untouched;
+2. ``hudi.timeline_source.decode_entry``: read an instant's files, decode its latest state and check the
+   states it has left (requested, inflight) whole, into a ``DecodedInstant``. Every instant is read before
+   the first write, so a corrupt file fails the import, naming it, with the catalog untouched;
 3. ``HudiImporter.write`` (here): register the table and write the decoded instants in batches, each batch
    one transaction (its instant rows and metadata in bulk, then its completed instants applied in order).
 """

@@ -2,7 +2,7 @@
 
 The driver lists the timeline (``timeline_entries``: one listing of the timeline folder, plus the archived
 timeline, whose instants come with their bytes) and hands the entries to Spark in timeline order. Each task
-reads its instants' files from the table's storage and decodes every state (``decode_entry``, the same code
+reads its instants' files from the table's storage and decodes them (``decode_entry``, the same code
 as the single-process import); the decoded instants (their bytes and the compact metadata the snapshot
 applies, without the writer's schema) stay cached in the executors. A first job brings back one line per
 instant: its failure, if any, and whether it holds a schema. Only when every instant decoded does the driver

@@ -8,6 +8,7 @@ through the catalog the way Hudi's hive sync registers it; a corrupt instant fai
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,17 @@ def test_corrupt_instant_fails_naming_it_and_writes_nothing(catalog, tmp_path):
     completed = sorted((base / ".hoodie" / "timeline").glob("*_*.commit"))[-1]
     completed.write_bytes(completed.read_bytes()[:40])
     with pytest.raises(HudiMetadataError, match=completed.name.split("_")[0]):
+        HudiImporter(catalog).run(str(base), database="h", table="t")
+    with pytest.raises(NoSuchTableError):
+        catalog.tables.get("h", "t")
+
+
+def test_a_corrupt_inflight_file_of_a_completed_commit_fails_the_import(catalog, tmp_path):
+    """The states a completed instant has left are checked, not decoded: a cut one still stops the import."""
+    base = unpack("sample_table_cow_v8_simplekeygen_nonhivestyle", tmp_path)
+    inflight = sorted((base / ".hoodie" / "timeline").glob("*.inflight"))[-1]  # its commit completed
+    inflight.write_bytes(inflight.read_bytes()[:-20])
+    with pytest.raises(HudiMetadataError, match=re.escape(inflight.name)):
         HudiImporter(catalog).run(str(base), database="h", table="t")
     with pytest.raises(NoSuchTableError):
         catalog.tables.get("h", "t")
