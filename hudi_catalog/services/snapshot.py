@@ -403,7 +403,10 @@ class SnapshotService:
         # completion times of the instants these files and replacements name, not of the whole timeline:
         # the file rows bring their writers'; the rest (a v6 log's base instant, a replacement) is looked up
         completion_times = {r.instant_ts: r.completion_ts for r in rows if r.completion_ts is not None}
-        named = {data_file_instant(r.name) for r in rows} | set(replaced.values())
+        # a name holding "_<its writer>." names its writer (the instant sits before the only dot of a base file
+        # name, before ".log" in a log file's): only the others are parsed
+        named = {data_file_instant(r.name) for r in rows if f"_{r.instant_ts}." not in r.name}
+        named |= set(replaced.values())
         written = {r.instant_ts for r in rows}
         if named - written:
             completion_times.update(instant_store.completion_times(conn, keys.id, named - written))

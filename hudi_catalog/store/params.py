@@ -21,6 +21,15 @@ def write_params(conn: Connection, table: Table, owner_id: int, params: Mapping[
     insert_params(conn, table, {owner_id: params})
 
 
+def replace_params(conn: Connection, table: Table, params_by_owner: Mapping[int, Mapping[str, str]]) -> None:
+    """Replace the parameters of many owners: a delete per chunk of owners and one insert, not two
+    statements an owner."""
+    owner = _owner(table)
+    for chunk in chunks(sorted(params_by_owner)):
+        conn.execute(delete(table).where(owner.in_(chunk)))
+    insert_params(conn, table, params_by_owner)
+
+
 def insert_params(conn: Connection, table: Table, params_by_owner: Mapping[int, Mapping[str, str]]) -> None:
     """Insert the parameters of many owners in one statement."""
     owner = _owner(table)

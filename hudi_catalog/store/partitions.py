@@ -319,12 +319,15 @@ def update_partition(
 
 
 def write_parameters(conn: Connection, tbl_id: int, parameters_by_part: Mapping[int, Mapping[str, str]]) -> None:
-    """Replace partitions' parameters alone (a new revision each, and the table's partitions revision)."""
-    if parameters_by_part:
-        partitions_changed(conn, tbl_id)
-    for part_id, parameters in parameters_by_part.items():
-        conn.execute(update(schema.partitions).where(_p.part_id == part_id).values(**_CHANGED))
-        params.write_params(conn, schema.partition_params, part_id, parameters)
+    """Replace partitions' parameters alone (a new revision each, and the table's partitions revision), in
+    a few statements however many partitions change (a Hudi commit's statistics touch every partition it
+    wrote)."""
+    if not parameters_by_part:
+        return
+    partitions_changed(conn, tbl_id)
+    for chunk in chunks(sorted(parameters_by_part)):
+        conn.execute(update(schema.partitions).where(_p.part_id.in_(chunk)).values(**_CHANGED))
+    params.replace_params(conn, schema.partition_params, parameters_by_part)
 
 
 def delete_ids(conn: Connection, tbl_id: int, part_ids: Sequence[int]) -> None:

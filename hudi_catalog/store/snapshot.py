@@ -81,17 +81,17 @@ def partition_paths(conn: Connection, tbl_id: int) -> list[str]:
     return sorted(r.hudi_path for r in rows)
 
 
-def _file_statements(partitioned: bool) -> Select:
-    """The prebuilt lookup of named files of one partition (``:partition_id``; none: the unpartitioned
-    table's), names as an expanding list: built and compiled once, it costs the bulk writes no Python per call."""
-    return select(_f.file_row_id, _f.name).where(
-        _f.tbl_id == bindparam("table_id"),
-        _f.part_id == bindparam("partition_id") if partitioned else _f.part_id.is_(None),
-        _f.name.in_(bindparam("names", expanding=True)),
-    )
-
-
-_IN_PARTITION, _UNPARTITIONED = _file_statements(True), _file_statements(False)
+_IN_PARTITIONS = select(_f.file_row_id, _f.part_id, _f.name).where(
+    _f.tbl_id == bindparam("table_id"),
+    _f.part_id.in_(bindparam("partition_ids", expanding=True)),
+    _f.name.in_(bindparam("names", expanding=True)),
+)
+"""The prebuilt lookup of named files in some partitions: built and compiled once, it costs the bulk writes
+no Python per call. Names and partitions are crossed, so a name also stored in another of the partitions
+comes back too and is told apart by its partition."""
+_UNPARTITIONED = select(_f.file_row_id, _f.name).where(
+    _f.tbl_id == bindparam("table_id"), _f.part_id.is_(None), _f.name.in_(bindparam("names", expanding=True))
+)
 _SET_SIZE = update(schema.files).where(_f.file_row_id == bindparam("row_id")).values(size=bindparam("new_size"))
 _MARK_DELETED = (
     update(schema.files).where(_f.file_row_id.in_(bindparam("row_ids", expanding=True))).values(is_deleted=True)
@@ -163,16 +163,19 @@ class FileChanges:
         self._changes.clear()
 
     def _stored(self, conn: Connection) -> dict[tuple[int | None, str], int]:
-        """``{(part_id, name): file_row_id}`` of the changed files that are stored."""
-        by_partition: dict[int | None, list[str]] = {}
-        for part_id, name in self._changes:
-            by_partition.setdefault(part_id, []).append(name)
-        stored = {}
-        for part_id, names in by_partition.items():
-            statement = _UNPARTITIONED if part_id is None else _IN_PARTITION
-            for chunk in chunks(sorted(names)):
-                rows = conn.execute(statement, {"table_id": self.tbl_id, "partition_id": part_id, "names": chunk})
-                stored.update({(part_id, name): row_id for row_id, name in rows})
+        """``{(part_id, name): file_row_id}`` of the changed files that are stored: a few statements for a
+        commit, whatever the number of partitions it touches (its files in order, a chunk at a time)."""
+        stored: dict[tuple[int | None, str], int] = {}
+        unpartitioned = sorted(name for part_id, name in self._changes if part_id is None)
+        for names in chunks(unpartitioned):
+            rows = conn.execute(_UNPARTITIONED, {"table_id": self.tbl_id, "names": names})
+            stored.update({(None, name): row_id for row_id, name in rows})
+        partitioned = sorted((part_id, name) for part_id, name in self._changes if part_id is not None)
+        for chunk in chunks(partitioned):
+            part_ids = sorted({part_id for part_id, _ in chunk})
+            names = sorted({name for _, name in chunk})
+            found = conn.execute(_IN_PARTITIONS, {"table_id": self.tbl_id, "partition_ids": part_ids, "names": names})
+            stored.update({(p, name): row_id for row_id, p, name in found if (p, name) in self._changes})
         return stored
 
 

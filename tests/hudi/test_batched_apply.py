@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from benchmarks.import_scale import generate
 from hudi_catalog import Catalog
-from hudi_catalog.model import Column, Database, StorageDescriptor, Table
+from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.services.hudi_import import HudiImporter
 from hudi_catalog.store import schema
 from hudi_catalog.store import snapshot as snapshot_store
@@ -87,6 +87,32 @@ def test_folded_file_changes_equal_changes_one_by_one(catalog):
             ("gone", "gone", "20240101000000000", 4, 1, True),
             ("e", "e", "20240101000000000", 5, 1, True),
         }
+    )
+
+
+def test_a_name_stored_in_another_partition_is_not_taken_for_the_file(catalog):
+    """The stored files of many partitions are looked up in one statement (names crossed with partitions): a
+    file is stored only if its own partition holds its name."""
+    catalog.databases.create(Database("c"))
+    catalog.tables.create(
+        Table("c", "p", sd=StorageDescriptor(columns=[Column("x", "int")]), partition_keys=[Column("k", "string")])
+    )
+    catalog.partitions.add("c", "p", [Partition("c", "p", [v]) for v in ("a", "b")])
+    with catalog.store.read() as conn:
+        tbl_id = conn.execute(select(schema.tbl.c.tbl_id).where(schema.tbl.c.name == "p")).scalar_one()
+        a, b = conn.execute(select(schema.partitions.c.part_id).order_by(schema.partitions.c.part_name)).scalars()
+    with catalog.store.write() as conn:
+        first = snapshot_store.FileChanges(tbl_id)
+        first.add([{**_file("same", 1), "part_id": a}])
+        first.flush(conn)
+    with catalog.store.write() as conn:
+        second = snapshot_store.FileChanges(tbl_id)
+        second.add([{**_file("same", 2), "part_id": b}, {**_file("other", 3), "part_id": a}])
+        second.flush(conn)
+    with catalog.store.read() as conn:
+        rows = conn.execute(select(_f.part_id, _f.name, _f.size, _f.is_deleted).where(_f.tbl_id == tbl_id)).all()
+    assert sorted((part, name, size, bool(deleted)) for part, name, size, deleted in rows) == sorted(
+        [(a, "same", 1, False), (a, "other", 3, False), (b, "same", 2, False)]
     )
 
 
