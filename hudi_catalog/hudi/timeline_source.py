@@ -134,7 +134,7 @@ def decode_entry(entry: TimelineEntry, metadata: dict[InstantState, bytes], tabl
         if state is instant.state:
             decoded = decode_instant(file, data, table_version)
             completed = decoded if state is InstantState.COMPLETED else None
-        else:  # a state the instant has left: kept as bytes, never read back, so checked whole, not decoded
+        else:  # a state the instant has left: kept and served as bytes, never decoded, so only checked whole
             check_instant(file, data, table_version)
     if isinstance(completed, CommitMetadata):
         return DecodedInstant(instant, metadata, replace(completed, extra={}), bool(completed.schema))
