@@ -141,6 +141,9 @@ def _write_node_config(
         "discovery.uri": f"http://127.0.0.1:{port}",
         "query.max-memory": "1GB",
         "query.max-memory-per-node": QUERY_MEMORY,
+        # one node: nothing to detect, and on a loaded machine its own heartbeats time out during the start,
+        # so the detector counts it failed and table scans find no node (NO_NODES_AVAILABLE) for a while
+        "failure-detector.enabled": "false",
     }
     if package is PRESTO:
         config["discovery-server.enabled"] = "true"
