@@ -139,17 +139,19 @@ class DatabaseService:
             # as Hive: the drop of each table and function is an event of its own, before the database's
             dropped: list[CatalogEvent] = []
             in_database = directories.container_of(row.location_uri, location_store.made(row))
-            for table_row in table_store.rows_in(conn, name):
+            # without cascade the database was just found to hold no table and no function: nothing to read
+            for table_row in table_store.rows_in(conn, name) if cascade else []:
                 if table_row.tbl_type == MANAGED_TABLE and table_row.location:
                     claims += table_claims(conn, table_row, in_database)
                 dropped.append(CatalogEvent(EventType.DROP_TABLE, table=self.ctx.table_model(conn, table_row)))
                 table_store.delete_table(conn, table_row.tbl_id)
             txn_store.delete_database(conn, name, table_store.names_in_other_catalogs(conn, name))
-            dropped += [
-                CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
-                for f in function_store.rows(conn, name)
-            ]
-            function_store.delete_in(conn, row.db_id)
+            if cascade:
+                dropped += [
+                    CatalogEvent(EventType.DROP_FUNCTION, function=function_store.to_model(f))
+                    for f in function_store.rows(conn, name)
+                ]
+                function_store.delete_in(conn, row.db_id)
             db_store.delete_database(conn, row.db_id)
             if row.location_uri:
                 claims.append(directories.Claim(row.location_uri, location_store.made(row)))
