@@ -141,9 +141,7 @@ def _write_node_config(
         "discovery.uri": f"http://127.0.0.1:{port}",
         "query.max-memory": "1GB",
         "query.max-memory-per-node": QUERY_MEMORY,
-        # one node: nothing to detect, and on a loaded machine its own heartbeats time out during the start,
-        # so the detector counts it failed and table scans find no node (NO_NODES_AVAILABLE) for a while
-        "failure-detector.enabled": "false",
+        "failure-detector.enabled": "false",  # one node: nothing to detect
     }
     if package is PRESTO:
         config["discovery-server.enabled"] = "true"
@@ -232,16 +230,21 @@ def _wait_started(engine: SqlEngine) -> None:
 
 
 def _query_runs(engine: SqlEngine) -> bool:
-    """Whether ``SELECT 1`` runs: a coordinator that no longer says it is starting may still have no node to
-    schedule on (its own worker registers a moment later: ``NO_NODES_AVAILABLE``)."""
+    """Whether a table scan runs: ``SELECT count(*) FROM system.runtime.nodes`` answers with at least one
+    node. A coordinator that no longer says it is starting may still have no node to schedule a scan on (its
+    own worker is known a moment later): ``SELECT 1`` then runs, needing no node, while the first scan fails
+    with ``NO_NODES_AVAILABLE``."""
     header = {"X-Trino-User" if engine.package.name == "trino" else "X-Presto-User": "readiness"}
-    request = urllib.request.Request(f"{engine.url}/v1/statement", data=b"SELECT 1", headers=header, method="POST")
+    sql = b"SELECT count(*) FROM system.runtime.nodes"
+    request = urllib.request.Request(f"{engine.url}/v1/statement", data=sql, headers=header, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         answer = json.load(response)
+    rows = list(answer.get("data") or [])
     while "nextUri" in answer and "error" not in answer:
         with urllib.request.urlopen(urllib.request.Request(answer["nextUri"], headers=header), timeout=10) as response:
             answer = json.load(response)
-    return "error" not in answer
+        rows += answer.get("data") or []
+    return "error" not in answer and bool(rows) and rows[0][0] >= 1
 
 
 def _stop(process: subprocess.Popen) -> None:
