@@ -16,9 +16,7 @@ def _owner(table: Table):
 
 def write_params(conn: Connection, table: Table, owner_id: int, params: Mapping[str, str]) -> None:
     """Replace the parameters of one owner (database, table or partition)."""
-    owner = _owner(table)
-    conn.execute(delete(table).where(owner == owner_id))
-    insert_params(conn, table, {owner_id: params})
+    replace_params(conn, table, {owner_id: params})
 
 
 def replace_params(conn: Connection, table: Table, params_by_owner: Mapping[int, Mapping[str, str]]) -> None:
