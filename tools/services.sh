@@ -13,6 +13,7 @@
 set -euo pipefail
 
 readonly MARIADB_PORT=3306
+readonly MARIADB_TMPDIR=/var/lib/mysql-tmp
 readonly POSTGRESQL_PORT=5432
 readonly WAIT_SECONDS=60
 readonly LOG_DIR=/var/log/hudi-metastore-services
@@ -90,6 +91,9 @@ ensure_mariadb() {
     server=$(mariadb_server_binary) || fail "mariadb-server installed but no mariadbd found"
   fi
   as_root install -d -o mysql -g mysql -m 0755 /run/mysqld
+  # A temporary directory of MariaDB's own: its on-disk temporary tables must not share /tmp with the
+  # tests, their engines and their clean-ups (a CI run once lost one mid-query).
+  as_root install -d -o mysql -g mysql -m 0750 "$MARIADB_TMPDIR"
   as_root install -d -m 0755 "$LOG_DIR"
   if ! [ -d /var/lib/mysql/mysql ]; then
     note "initialising MariaDB's data directory /var/lib/mysql"
@@ -102,7 +106,7 @@ ensure_mariadb() {
     # setsid: the server outlives this script and the shell that ran it.
     as_root setsid "$server" --user=mysql --datadir=/var/lib/mysql --socket=/run/mysqld/mysqld.sock \
       --pid-file=/run/mysqld/mysqld.pid --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
-      --max-connections=1000 --log-error="$LOG_DIR/mariadb.log" </dev/null >/dev/null 2>&1 9>&- &
+      --tmpdir="$MARIADB_TMPDIR" --max-connections=1000 --log-error="$LOG_DIR/mariadb.log" </dev/null >/dev/null 2>&1 9>&- &
     wait_until "MariaDB's socket" mariadb_admin -e 'SELECT 1' \
       || fail "MariaDB did not start within ${WAIT_SECONDS}s (see $LOG_DIR/mariadb.log)"
   fi
