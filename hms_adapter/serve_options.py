@@ -22,6 +22,7 @@ from hudi_catalog.config import (
     DB_RETRY_BUDGET_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    ICEBERG_REST_PORT_ENV,
     ICEBERG_VIEWS_ENV,
     IDLE_TIMEOUT_ENV,
     KERBEROS_KEYTAB_ENV,
@@ -154,6 +155,14 @@ SERVE_OPTIONS = (
         default_text="off",
     ),
     ServeOption("--metrics-host", "address the --metrics-port listens on (default: --host)"),
+    ServeOption(
+        "--iceberg-rest-port",
+        "serve the Iceberg REST catalog protocol over HTTP on this port (0: any free port), over the same "
+        "catalog database (needs the rest extra: pip install 'hudi-metastore[rest]')",
+        env=ICEBERG_REST_PORT_ENV,
+        type=int,
+        default_text="off",
+    ),
     ServeOption(
         "--workers",
         "server processes sharing the ports (SO_REUSEPORT); one Python process uses one core",

@@ -132,9 +132,11 @@ def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: P
 
 def _port_error(args: argparse.Namespace, error: OSError) -> int:
     metrics = "" if args.metrics_port is None else f", metrics {args.metrics_host or args.host}:{args.metrics_port}"
+    rest = "" if args.iceberg_rest_port is None else f", Iceberg REST {args.iceberg_rest_port}"
     print(
-        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}): "
-        f"{error}; choose others with --port / --metaserver-port / --metrics-port, or --no-metaserver",
+        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}{rest}): "
+        f"{error}; choose others with --port / --metaserver-port / --metrics-port / --iceberg-rest-port, or "
+        "--no-metaserver",
         file=sys.stderr,
     )
     return 1
@@ -223,6 +225,7 @@ def _serve_process(
             )
         )
         ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+        rest = _rest_server(args, catalog, reuse_port)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
@@ -249,11 +252,20 @@ def _serve_process(
         task.start()
     if ops is not None:
         ops.start()
+    if rest is not None:
+        rest.start()
     if ready is not None:
         ready.set()
     else:
-        _print_listening(args.host, server.port, None if hudi_server is None else hudi_server.port)
+        _print_listening(
+            args.host,
+            server.port,
+            None if hudi_server is None else hudi_server.port,
+            rest_port=None if rest is None else rest.port,
+        )
     server.serve_forever()
+    if rest is not None:
+        rest.stop()
     if ops is not None:
         ops.stop()
     for task in background:
@@ -262,7 +274,26 @@ def _serve_process(
     return 0
 
 
-def _print_listening(host: str, port: int, metaserver_port: int | None, workers: int = 1) -> None:
+def _rest_server(args: argparse.Namespace, catalog: Catalog, reuse_port: bool):
+    """The Iceberg REST port of ``--iceberg-rest-port`` (None when off); ``SystemExit`` with the extra to
+    install when its packages are missing."""
+    if args.iceberg_rest_port is None:
+        return None
+    try:
+        from iceberg_rest.server import RestServer
+    except ImportError as error:
+        raise SystemExit(
+            f"hudi-metastore: --iceberg-rest-port needs the rest extra ({error.name} is missing): "
+            "pip install 'hudi-metastore[rest]'"
+        ) from None
+    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port)
+
+
+def _print_listening(
+    host: str, port: int, metaserver_port: int | None, workers: int = 1, rest_port: int | None = None
+) -> None:
+    if rest_port is not None:
+        print(f"hudi-metastore serving the Iceberg REST catalog on http://{host}:{rest_port}", flush=True)
     if metaserver_port is not None:
         print(f"hudi-metastore serving Hudi's metaserver protocol on thrift://{host}:{metaserver_port}", flush=True)
     suffix = f" ({workers} worker processes)" if workers > 1 else ""
@@ -276,11 +307,15 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
         reserved = [reserve_port(args.host, args.port)]
         if not args.no_metaserver:
             reserved.append(reserve_port(args.host, args.metaserver_port))
+        if args.iceberg_rest_port is not None:
+            reserved.append(reserve_port(args.host, args.iceberg_rest_port))
     except OSError as error:
         return _port_error(args, error)
     args.port = reserved[0].getsockname()[1]
     if not args.no_metaserver:
         args.metaserver_port = reserved[1].getsockname()[1]
+    if args.iceberg_rest_port is not None:
+        args.iceberg_rest_port = reserved[-1].getsockname()[1]
     # schema ready before the workers start
     catalog = Catalog.open(args.db_url, args.warehouse, upgrade_schema=args.upgrade_schema)
     try:
@@ -302,7 +337,13 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
         return 1
     if ops is not None:
         ops.start()
-    _print_listening(args.host, args.port, None if args.no_metaserver else args.metaserver_port, args.workers)
+    _print_listening(
+        args.host,
+        args.port,
+        None if args.no_metaserver else args.metaserver_port,
+        args.workers,
+        args.iceberg_rest_port,
+    )
     code = pool.supervise()
     if ops is not None:
         ops.stop()

@@ -14,10 +14,11 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from . import config
 from .authorization import AccessPolicy
@@ -54,6 +55,9 @@ from .services.transactions import TxnService
 from .store.engine import Store
 from .store.schema import SCHEMA_VERSION
 from .warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from .services.iceberg_tables import IcebergTableService
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +140,13 @@ class Catalog:
         self.authorization = AuthorizationService(ctx, access_policy)
         self.schema = SchemaService(store)
         self.retry_policy = retry_policy or RetryPolicy()
+
+    @functools.cached_property
+    def iceberg_tables(self) -> IcebergTableService:
+        """The Iceberg tables of the Iceberg REST catalog (needs the ``rest`` extra: pyiceberg)."""
+        from .services.iceberg_tables import IcebergTableService
+
+        return IcebergTableService(self.ctx, self.tables, self.databases, self.locks)
 
     @classmethod
     def open(

@@ -104,6 +104,7 @@ SASL_QOP_DEFAULT = "auth,auth-int,auth-conf"
 
 # Operations HTTP port (serve --metrics-port): /metrics, /health/live, /health/ready; off when unset
 METRICS_PORT_ENV = "HUDI_METASTORE_METRICS_PORT"
+ICEBERG_REST_PORT_ENV = "HUDI_METASTORE_ICEBERG_REST_PORT"
 
 ICEBERG_VIEWS_ENV = "HUDI_METASTORE_ICEBERG_VIEWS"
 """``true``: ``serve`` keeps an Iceberg view of every Hudi table (``--iceberg-views``)."""

@@ -61,6 +61,14 @@ class InvalidOperationError(CatalogError):
     """The operation is not allowed on the object in its current state (drop of a non-empty database, ...)."""
 
 
+class DatabaseNotEmptyError(InvalidOperationError):
+    """A database to drop without cascade still holds tables or functions."""
+
+
+class ReadOnlyTableError(InvalidOperationError):
+    """The table is one only the server changes (a Hudi table's Iceberg view)."""
+
+
 class InvalidInputError(CatalogError):
     """A request's input does not fit its object (statistics of a column the table lacks, or of the wrong
     kind for the column's type)."""

@@ -5,6 +5,8 @@ to its services or its store; only ``hudi_catalog/spark`` (and the Spark importe
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,13 +35,31 @@ def imports_of(package: str, with_names: bool = False) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("forbidden", ["hms_adapter", "thriftpy2", "hudi_metastore_idl", "prometheus_client"])
+@pytest.mark.parametrize(
+    "forbidden",
+    ["hms_adapter", "iceberg_rest", "thriftpy2", "hudi_metastore_idl", "prometheus_client", "starlette", "uvicorn"],
+)
 def test_the_core_imports_no_front_end(forbidden):
     assert [(f, m) for f, m in imports_of("hudi_catalog") if m.split(".")[0] == forbidden] == []
 
 
-def test_front_ends_do_not_reach_into_the_store():
-    assert [(f, m) for f, m in imports_of("hms_adapter") if m.startswith("hudi_catalog.store")] == []
+@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest"])
+def test_front_ends_do_not_reach_into_the_store(front_end):
+    assert [(f, m) for f, m in imports_of(front_end) if m.startswith("hudi_catalog.store")] == []
+
+
+def test_pyiceberg_is_loaded_only_for_the_iceberg_rest_catalog():
+    """pyiceberg (the ``rest`` extra) models the REST catalog's metadata changes: the two modules that use it
+    are imported when ``Catalog.iceberg_tables`` is first used, so the core runs without the extra."""
+    users = {f for f, m in imports_of("hudi_catalog") if m.split(".")[0] == "pyiceberg"}
+    assert users == {"hudi_catalog/iceberg/commits.py", "hudi_catalog/services/iceberg_tables.py"}
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, hms_adapter.serving; print('pyiceberg' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout.strip() == "False"
 
 
 def test_only_the_spark_package_imports_pyspark():
@@ -121,7 +141,7 @@ def _module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
 
 
 def test_no_two_modules_import_each_other_directly_or_through_others():
-    graph = _module_graph(("hudi_catalog", "hms_adapter", "benchmarks"))
+    graph = _module_graph(("hudi_catalog", "hms_adapter", "iceberg_rest", "benchmarks"))
     circles = []
     for start in graph:  # a module reaching itself again through the modules it imports
         seen, todo = set(), list(graph[start])
@@ -138,7 +158,7 @@ def test_no_two_modules_import_each_other_directly_or_through_others():
     assert "benchmarks.bench_base" in graph["benchmarks.peer"]
 
 
-@pytest.mark.parametrize("front_end", ["hms_adapter", "hudi_catalog/spark"])
+@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest", "hudi_catalog/spark"])
 def test_front_ends_reach_the_services_only_through_the_catalog(front_end):
     """The front ends (the Thrift server, the Spark reader and importer) call services as attributes of
     ``Catalog`` (``catalog.partitions.read``); what they need beyond them, the facade offers

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..catalog_scope import current_catalog
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
-from ..errors import AlreadyExistsError, CatalogError, InvalidObjectError, InvalidOperationError
+from ..errors import AlreadyExistsError, CatalogError, DatabaseNotEmptyError, InvalidObjectError, InvalidOperationError
 from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
@@ -122,7 +122,7 @@ class DatabaseService:
         Raises:
             NoSuchDatabaseError: it does not exist.
             CatalogError: it is the default database.
-            InvalidOperationError: it is not empty and ``cascade`` is false.
+            DatabaseNotEmptyError: it is not empty and ``cascade`` is false.
         """
         name = normalize(name)
         if name == DEFAULT_DATABASE_NAME:
@@ -133,9 +133,9 @@ class DatabaseService:
             database = db_store.to_model(conn, row)
             if not cascade:
                 if table_store.has_tables(conn, row.db_id):
-                    raise InvalidOperationError(f"Database {name} is not empty. One or more tables exist.")
+                    raise DatabaseNotEmptyError(f"Database {name} is not empty. One or more tables exist.")
                 if function_store.has_functions(conn, row.db_id):
-                    raise InvalidOperationError(f"Database {name} is not empty. One or more functions exist.")
+                    raise DatabaseNotEmptyError(f"Database {name} is not empty. One or more functions exist.")
             # as Hive: the drop of each table and function is an event of its own, before the database's
             dropped: list[CatalogEvent] = []
             in_database = directories.container_of(row.location_uri, location_store.made(row))

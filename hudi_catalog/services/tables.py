@@ -279,6 +279,28 @@ class TableService:
                 keys or column types changed in a way Hive refuses.
             ConcurrentModificationError: the expected parameter value no longer holds (Hive's message).
         """
+        with self.ctx.store.write() as conn:
+            old, new = self.alter_in(conn, database, name, new, cascade, environment)
+        self.altered(old, new)
+
+    def altered(self, old: Table, new: Table) -> None:
+        """What follows a committed ``alter_in``: the log line and the alter listener."""
+        log.info("altered table %s", old.qualified_name)
+        if self.after_alter is not None:
+            self.after_alter(old.parameters, new)
+
+    def alter_in(
+        self,
+        conn: Connection,
+        database: str,
+        name: str,
+        new: Table,
+        cascade: bool = False,
+        environment: Mapping[str, str] | None = None,
+    ) -> tuple[Table, Table]:
+        """``alter`` inside the caller's write transaction ``conn`` (several tables changed in one transaction);
+        returns the table as it was and as it is now. The caller runs ``altered`` once the transaction commits.
+        Raises as ``alter``."""
         database, name = normalize(database), normalize(name)
         new = replace(
             new,
@@ -292,70 +314,67 @@ class TableService:
         new.table_type = _settle_table_type(new)
         moved: tuple[str, str] | None = None
         expected = _expected_parameter(environment, new)
-        with self.ctx.store.write() as conn:
-            row = table_store.find_row(conn, database, name, lock=True)
-            if row is None:
-                raise InvalidOperationError(f"table {database}.{name} doesn't exist")
-            old = self.ctx.table_model(conn, row)
-            if expected is not None and old.parameters.get(expected[0]) != expected[1]:
-                # Hive's wording, typo included: Iceberg matches on its start
-                raise ConcurrentModificationError(
-                    f"The table has been modified. The parameter value for key '{expected[0]}' is "
-                    f"'{old.parameters.get(expected[0], 'null')}'. The expected was value was '{expected[1]}'"
+        row = table_store.find_row(conn, database, name, lock=True)
+        if row is None:
+            raise InvalidOperationError(f"table {database}.{name} doesn't exist")
+        old = self.ctx.table_model(conn, row)
+        if expected is not None and old.parameters.get(expected[0]) != expected[1]:
+            # Hive's wording, typo included: Iceberg matches on its start
+            raise ConcurrentModificationError(
+                f"The table has been modified. The parameter value for key '{expected[0]}' is "
+                f"'{old.parameters.get(expected[0], 'null')}'. The expected was value was '{expected[1]}'"
+            )
+        renamed = (new.database, new.name) != (database, name)
+        target_db = db_store.get_row(conn, new.database) if renamed else None
+        if renamed and table_store.find_row(conn, new.database, new.name) is not None:
+            raise InvalidOperationError(f"new table {new.database}.{new.name} already exists")
+        self._check_schema_change(old, new)
+        stale = stale_columns(old.sd.columns, new.sd.columns)
+        if stale:  # as Hive: statistics of a dropped or retyped column go
+            stats_store.delete_table(conn, row.tbl_id, columns=stale)
+            if stats_store.delete_partitions(conn, row.tbl_id, columns=stale):
+                partition_store.all_changed(conn, row.tbl_id)  # readers cache statistics by revision
+            new.parameters = with_accurate_columns(new.parameters, removed=stale)
+        if not is_view(new):
+            new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
+            if new.sd.location != old.sd.location:
+                directories.check_location(
+                    self.ctx.warehouse, new.sd.location, f"table {new.database}.{new.name}", InvalidOperationError
                 )
-            renamed = (new.database, new.name) != (database, name)
-            target_db = db_store.get_row(conn, new.database) if renamed else None
-            if renamed and table_store.find_row(conn, new.database, new.name) is not None:
-                raise InvalidOperationError(f"new table {new.database}.{new.name} already exists")
-            self._check_schema_change(old, new)
-            stale = stale_columns(old.sd.columns, new.sd.columns)
-            if stale:  # as Hive: statistics of a dropped or retyped column go
-                stats_store.delete_table(conn, row.tbl_id, columns=stale)
-                if stats_store.delete_partitions(conn, row.tbl_id, columns=stale):
-                    partition_store.all_changed(conn, row.tbl_id)  # readers cache statistics by revision
-                new.parameters = with_accurate_columns(new.parameters, removed=stale)
-            if not is_view(new):
-                new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
-                if new.sd.location != old.sd.location:
-                    directories.check_location(
-                        self.ctx.warehouse, new.sd.location, f"table {new.database}.{new.name}", InvalidOperationError
-                    )
-            if (
-                renamed
-                and target_db is not None
-                and old.table_type == MANAGED_TABLE
-                and old.sd.location
-                and (not is_view(old) and new.sd.location == old.sd.location)
-            ):
-                moved = self._move_on_rename(conn, row, old, new, target_db)
-                if moved:
-                    new.sd.location = moved[1]
-            version = descriptors.find_or_add_schema_version(
-                conn, row.tbl_id, row.schema_version, new.sd.columns, old.partition_keys
-            )
-            new.parameters.setdefault(DDL_TIME, str(self.ctx.now()))
-            if derived_from_slices(old.parameters):
-                keep_slice_stats(new.parameters, old.parameters)
-            elif not new.partition_keys and not is_view(new) and should_update(environment):
-                update_fast_stats(new.parameters, self.ctx.warehouse, new.sd.location, False, True, environment)
-            table_store.update_table(conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version)
-            if renamed:
-                txn_store.rename_table(conn, database, name, new.database, new.name)
-            if cascade and version != row.schema_version:
-                partition_store.set_schema_version(conn, row.tbl_id, version)
-            descriptors.delete_unused_schema_versions(conn, row.tbl_id)
-            self.ctx.events.emit(
-                conn,
-                CatalogEvent(EventType.ALTER_TABLE, table=replace(new, id=row.tbl_id), old_table=old),
-                self.ctx.now(),
-            )
+        if (
+            renamed
+            and target_db is not None
+            and old.table_type == MANAGED_TABLE
+            and old.sd.location
+            and (not is_view(old) and new.sd.location == old.sd.location)
+        ):
+            moved = self._move_on_rename(conn, row, old, new, target_db)
             if moved:
-                partition_store.relocate(conn, row.tbl_id, *moved)
-                location_store.record_made(conn, schema.tbl, [row.tbl_id])  # the server put it there
-                self.ctx.warehouse.rename(*moved)
-        log.info("altered table %s.%s", database, name)
-        if self.after_alter is not None:
-            self.after_alter(old.parameters, new)
+                new.sd.location = moved[1]
+        version = descriptors.find_or_add_schema_version(
+            conn, row.tbl_id, row.schema_version, new.sd.columns, old.partition_keys
+        )
+        new.parameters.setdefault(DDL_TIME, str(self.ctx.now()))
+        if derived_from_slices(old.parameters):
+            keep_slice_stats(new.parameters, old.parameters)
+        elif not new.partition_keys and not is_view(new) and should_update(environment):
+            update_fast_stats(new.parameters, self.ctx.warehouse, new.sd.location, False, True, environment)
+        table_store.update_table(conn, row.tbl_id, target_db.db_id if target_db else row.db_id, new, version)
+        if renamed:
+            txn_store.rename_table(conn, database, name, new.database, new.name)
+        if cascade and version != row.schema_version:
+            partition_store.set_schema_version(conn, row.tbl_id, version)
+        descriptors.delete_unused_schema_versions(conn, row.tbl_id)
+        self.ctx.events.emit(
+            conn,
+            CatalogEvent(EventType.ALTER_TABLE, table=replace(new, id=row.tbl_id), old_table=old),
+            self.ctx.now(),
+        )
+        if moved:
+            partition_store.relocate(conn, row.tbl_id, *moved)
+            location_store.record_made(conn, schema.tbl, [row.tbl_id])  # the server put it there
+            self.ctx.warehouse.rename(*moved)
+        return old, new
 
     def _move_on_rename(
         self, conn: Connection, row: TableRecord, old: Table, new: Table, target_db: DatabaseRecord
@@ -402,8 +421,10 @@ class TableService:
                 "respective positions :\n" + ",".join(incompatible)
             )
 
-    def drop(self, database: str, name: str, delete_data: bool) -> None:
-        """Drop a table; a managed table's data directories go too when ``delete_data``. A Hudi table's
+    def drop(self, database: str, name: str, delete_data: bool, purge: bool = False) -> None:
+        """Drop a table; a managed table's data directories go too when ``delete_data``, an external table's
+        too with ``purge`` (an Iceberg table dropped with its data), as far as they are the server's to
+        delete (``directories``). A Hudi table's
         Iceberg view (``services.view_links``) is dropped with it, in the same transaction and with a drop
         event of its own; the view's metadata files stay unless they lie in a directory the drop deletes.
 
@@ -416,7 +437,7 @@ class TableService:
             row = table_store.find_row(conn, database, name)
             if row is None:
                 raise NoSuchTableError(f"{database}.{name} table not found")
-            if delete_data and row.tbl_type == MANAGED_TABLE and row.location:
+            if delete_data and (row.tbl_type == MANAGED_TABLE or purge) and row.location:
                 db_row = db_store.get_row(conn, database)
                 claims = table_claims(
                     conn, row, directories.container_of(db_row.location_uri, location_store.made(db_row))

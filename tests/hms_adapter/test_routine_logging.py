@@ -59,5 +59,5 @@ def test_a_real_failure_still_warns(client, caplog):
     with pytest.raises(hive.InvalidOperationException):
         client.drop_database("lake", True, False)
     assert _failures(caplog, logging.WARNING) == [
-        "drop_database failed: InvalidOperationError: Database lake is not empty. One or more tables exist."
+        "drop_database failed: DatabaseNotEmptyError: Database lake is not empty. One or more tables exist."
     ]

@@ -459,7 +459,7 @@ def test_drop_database_that_is_not_empty_is_refused_by_the_metastore(run):
     )
     assert "Cannot drop a schema `shop` because it contains objects." in b.errors[4]
     log = run.server_log.read_text()
-    assert "drop_database failed: InvalidOperationError: Database shop is not empty. One or more tables exist." in log
+    assert "drop_database failed: DatabaseNotEmptyError: Database shop is not empty. One or more tables exist." in log
 
 
 def test_drop_table_and_database_through_beeline(run):
