@@ -114,7 +114,7 @@ def page(request: Request, names: Sequence[str]) -> tuple[list[str], str | None]
     ordered = sorted(names)
     if token is not None:
         try:
-            after = base64.urlsafe_b64decode(token.encode("ascii")).decode("utf-8")
+            after = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
         except (ValueError, binascii.Error, UnicodeError) as e:
             raise bad_request("Malformed pageToken") from e
         ordered = [n for n in ordered if n > after]

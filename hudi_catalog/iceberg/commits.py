@@ -56,6 +56,9 @@ from ..model import Column
 
 _REQUIREMENTS: TypeAdapter[list[TableRequirement]] = TypeAdapter(list[TableRequirement])
 _UPDATES: TypeAdapter[list[TableUpdate]] = TypeAdapter(list[TableUpdate])
+_MALFORMED = (ModelError, IcebergValidationError, ValueError, TypeError, AttributeError, KeyError, IndexError)
+"""What pyiceberg's models and updates raise on input of the wrong shape (some of its validators fail on a
+value of the wrong type before pydantic names it)."""
 _METADATA_VERSION = re.compile(r"(\d+)-.*\.metadata\.json")
 METADATA_PATH_PROPERTY = "write.metadata.path"
 
@@ -84,7 +87,7 @@ def parse_metadata(data: Mapping[str, Any], location: str) -> TableMetadata:
     """
     try:
         return TableMetadataUtil.parse_obj(dict(data))
-    except (ModelError, ValueError) as e:
+    except _MALFORMED as e:
         raise InvalidInputError(f"{location} is not Iceberg table metadata this server can change: {e}") from e
 
 
@@ -108,7 +111,7 @@ def created_metadata(
             location,
             {str(k): str(v) for k, v in properties.items()},
         )
-    except (ModelError, ValueError, IcebergValidationError) as e:
+    except _MALFORMED as e:
         raise InvalidInputError(f"Cannot create the table: {_first_line(e)}") from e
 
 
@@ -129,20 +132,20 @@ def apply_changes(
     try:
         checks = _REQUIREMENTS.validate_python(list(requirements))
         changes = _UPDATES.validate_python(list(updates))
-    except ModelError as e:
+    except _MALFORMED as e:
         raise InvalidInputError(f"Malformed commit: {_first_line(e)}") from e
     try:
         for requirement in checks:
             requirement.validate(base)
     except CommitFailedException as e:
         raise ConcurrentModificationError(str(e)) from e
-    if base is None:
-        base = TableMetadataV1.model_validate({"location": "", "last-column-id": -1, "schema": Schema()})
+    if base is None:  # a staged create: its updates build the first version from nothing, not from defaults
+        base = TableMetadataV1.model_construct(last_column_id=-1, schema=Schema())
     try:
         return update_table_metadata(
             base, tuple(changes), enforce_validation=base_location is None, metadata_location=base_location
         )
-    except (ModelError, ValueError, IcebergValidationError) as e:
+    except _MALFORMED as e:
         raise InvalidInputError(f"Cannot apply the commit: {_first_line(e)}") from e
 
 
