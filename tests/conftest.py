@@ -362,6 +362,7 @@ SLOW_MODULES = {
     "hudi_catalog/test_migrations.py": "catalog databases made by earlier commits, upgraded",
     "hudi/test_import_progress.py": "hudi-metastore import processes on a terminal",
     "iceberg/test_iceberg_cli.py": "hudi-metastore iceberg processes",
+    "iceberg_rest/test_rest_writers.py": "two hudi-metastore serve processes and forked writer processes",
     "test_docker.py": "the container image's build context and entry point",
 }
 """Modules outside ``SLOW_FOLDERS`` whose tests are slow, and why: most start ``hudi-metastore`` processes

@@ -207,10 +207,14 @@ class IcebergTableService:
         with ExitStack() as held:
             for database, name in sorted(keys):  # one order for every commit: no two wait on each other
                 held.enter_context(self._hive_lock(database, name, user))
-            prepared = [self._prepare(replace(c, database=d, name=n)) for c, (d, n) in zip(changes, keys)]
+            prepared: list[_Prepared] = []
             try:
+                for change, (database, name) in zip(changes, keys):
+                    prepared.append(self._prepare(replace(change, database=database, name=name)))
                 self._publish(prepared)
-            except Exception:
+            except StorageError:  # the database may have committed: a published version's file must stay
+                raise
+            except Exception:  # no version of these files was published: nobody can load them
                 for p in prepared:
                     _discard(p.location)
                 raise

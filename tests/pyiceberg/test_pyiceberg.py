@@ -12,12 +12,9 @@ requirement, or the lock not acquired) is retried by the transaction on refreshe
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
-import sys
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,9 +32,8 @@ from thriftpy2.rpc import make_client
 from tests.conftest import hive
 from tests.hms_adapter.helpers import table_lock_request
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
+from tests.support.iceberg_writers import check_every_commit_once, run_writers
 from tests.support.servers import free_port, serve_command, wait_for_port
-
-WRITER = Path(__file__).with_name("writer.py")
 
 SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=False),
@@ -288,40 +284,10 @@ def test_concurrent_writers_through_two_servers_lose_no_commit(two_servers, ware
         "attempts": 10,
         "timeout": 150,
     }
-    done = subprocess.run([sys.executable, str(WRITER), json.dumps(spec)], capture_output=True, text=True, timeout=170)
-    assert done.returncode == 0, done.stderr[-5000:]
-    reports = json.loads(done.stdout.strip().splitlines()[-1])
+    reports = run_writers(spec)
     assert {r["uri"] for r in reports} == set(two_servers)
-    acked = [commit for report in reports for commit in report["acked"]]
-    gave_up = [commit["marker"] for report in reports for commit in report["gave_up"]]
-    errors = [error for report in reports for error in report["errors"]]
-    print(
-        f"{'hive-lock' if hive_lock else 'lock-free'}: {len(acked)} commits acknowledged, "
-        f"{sum(r['commit_failures'] for r in reports)} CommitFailedExceptions retried by the writers, "
-        f"attempts per commit {dict(Counter(m['attempts'] for m in acked))}, gave up on {gave_up}; "
-        f"PyIceberg retried {done.stderr.count('Commit failed due to a concurrent update')} commits, "
-        f"polled {done.stderr.count('Wait on lock for')} WAITING locks"
-    )
-    for error in errors:
-        print(f"error in {error['marker']}: {error['error']}")
-
     table = HiveCatalog("hms", uri=two_servers[1], **catalog_props).load_table("jobs.appends")
-    per_marker = Counter(table.scan().to_arrow().column("marker").to_pylist())
-    markers = [commit["marker"] for commit in acked]
-    # every acknowledged commit's rows exactly once, nothing else
-    assert len(set(markers)) == len(markers)
-    assert {m: per_marker[m] for m in markers} == dict.fromkeys(markers, BATCH_ROWS)
-    assert set(per_marker) == set(markers), per_marker
-    # one append snapshot per acknowledged commit, all on one line of history
-    snapshots = table.snapshots()
-    assert sorted(s.snapshot_id for s in snapshots) == sorted(m["snapshot_id"] for m in acked)
-    assert all(s.summary.operation == Operation.APPEND for s in snapshots)
-    assert [entry.snapshot_id for entry in table.history()] == [s.snapshot_id for s in snapshots]
-    lineage, current = [], table.current_snapshot()
-    while current is not None:
-        lineage.append(current.snapshot_id)
-        current = table.snapshot_by_id(current.parent_snapshot_id) if current.parent_snapshot_id else None
-    assert sorted(lineage) == sorted(s.snapshot_id for s in snapshots)
+    check_every_commit_once(table, reports, BATCH_ROWS)
     # no lock left behind, waiting or acquired
     port = int(two_servers[1].rsplit(":", 1)[1])
     client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
@@ -330,6 +296,7 @@ def test_concurrent_writers_through_two_servers_lose_no_commit(two_servers, ware
     finally:
         client.close()
     # and with a correct metastore every writer got all its commits in
+    errors = [error for report in reports for error in report["errors"]]
     assert not errors, "\n".join(e["error"] for e in errors)
-    assert not gave_up
-    assert len(acked) == WRITERS * APPENDS
+    assert not [commit for report in reports for commit in report["gave_up"]]
+    assert sum(len(report["acked"]) for report in reports) == WRITERS * APPENDS

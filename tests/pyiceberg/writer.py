@@ -2,7 +2,8 @@
 line, the list of the writers' reports.
 
 SPEC: ``{"uris": [...], "table": "ns.tbl", "writers": 6, "appends": 5, "rows": 3, "catalog": {...}}``. Writer
-``w`` talks to ``uris[w % len(uris)]`` and appends ``appends`` batches of ``rows`` rows, every row of batch ``i``
+``w`` talks to ``uris[w % len(uris)]`` (a ``thrift://`` URI through ``NoLockHiveCatalog`` with the ``catalog``
+properties, an ``http://`` one through PyIceberg's ``RestCatalog``) and appends ``appends`` batches of ``rows`` rows, every row of batch ``i``
 carrying the marker ``w<w>-<i>``. As a real job would, it retries a batch whose commit failed
 (``CommitFailedException``: PyIceberg guarantees that commit did not land and removed its files) with a fresh
 ``append`` after refreshing the table. Its report lists the batches whose commit was acknowledged (marker,
@@ -37,6 +38,7 @@ from pyiceberg.catalog.hive import (
     _construct_hive_storage_descriptor,
     _construct_parameters,
 )
+from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
 from pyiceberg.table import CommitTableResponse
 from pyiceberg.utils.properties import property_as_bool
@@ -108,7 +110,10 @@ def batch(writer: int, index: int, rows: int) -> pa.Table:
 def write(spec: dict, writer: int) -> dict:
     uri = spec["uris"][writer % len(spec["uris"])]
     report = {"writer": writer, "uri": uri, "acked": [], "gave_up": [], "errors": [], "commit_failures": 0}
-    catalog = NoLockHiveCatalog(f"writer{writer}", uri=uri, **spec.get("catalog", {}))
+    if uri.startswith("http"):
+        catalog = RestCatalog(f"writer{writer}", uri=uri)
+    else:
+        catalog = NoLockHiveCatalog(f"writer{writer}", uri=uri, **spec.get("catalog", {}))
     table = catalog.load_table(spec["table"])
     for index in range(spec["appends"]):
         marker = f"w{writer}-{index}"

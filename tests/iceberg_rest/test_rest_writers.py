@@ -1,0 +1,107 @@
+"""Concurrent writers through two ``hudi-metastore serve`` processes on one MariaDB database: four REST
+writer processes appending to one table, and REST writers racing Thrift writers (PyIceberg's Hive catalog,
+which takes Hive's table lock) on one table. Every acknowledged commit is in the table exactly once, on one
+line of history, and no lock is left behind."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog.hive import HiveCatalog
+from pyiceberg.catalog.rest import RestCatalog
+from thriftpy2.rpc import make_client
+
+from tests.conftest import hive, mysql_database
+from tests.support.iceberg_writers import check_every_commit_once, run_writers
+from tests.support.servers import free_port, serve_command, wait_for_port
+
+APPENDS, BATCH_ROWS = 5, 3
+SCHEMA = pa.schema([("id", pa.int64()), ("marker", pa.string()), ("writer", pa.int32())])
+
+
+@pytest.fixture(scope="module")
+def two_servers(mysql_server_url, tmp_path_factory):
+    """Two servers on one MariaDB database, each serving Thrift and the Iceberg REST catalog:
+    ``[(thrift_uri, rest_uri), ...]`` and the shared warehouse."""
+    home = tmp_path_factory.mktemp("rest-writers")
+    warehouse = home / "warehouse"
+    warehouse.mkdir()
+    with mysql_database(mysql_server_url) as db_url:
+        processes, uris, logs = [], [], [home / "serve0.log", home / "serve1.log"]
+        try:
+            for log in logs:
+                port, rest_port = free_port(), free_port()
+                extra = ["--log-level", "WARNING", "--iceberg-rest-port", str(rest_port)]
+                with log.open("w") as stderr:
+                    process = subprocess.Popen(
+                        serve_command(port, db_url=db_url, warehouse=warehouse, extra=extra),
+                        stdout=subprocess.DEVNULL,
+                        stderr=stderr,
+                    )
+                processes.append(process)
+                wait_for_port(port, process, seconds=60, log=log)
+                wait_for_port(rest_port, process, seconds=60, log=log)
+                uris.append((f"thrift://127.0.0.1:{port}", f"http://127.0.0.1:{rest_port}"))
+            yield uris, warehouse
+        finally:
+            for process in processes:
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            for process in processes:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            for log in logs:  # shown when a test failed
+                if log.exists() and log.stat().st_size:
+                    print(f"--- {log.name}, last lines:\n" + "\n".join(log.read_text().splitlines()[-40:]))
+
+
+def no_locks_left(thrift_uri: str) -> bool:
+    client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", int(thrift_uri.rsplit(":", 1)[1]), timeout=30_000)
+    try:
+        return not client.show_locks(hive.ShowLocksRequest()).locks
+    finally:
+        client.close()
+
+
+@pytest.mark.mysql
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("mix", ["rest", "rest-and-thrift"], ids=["four-rest-writers", "rest-racing-thrift"])
+def test_concurrent_writers_lose_no_acknowledged_commit(two_servers, mix):
+    servers, warehouse = two_servers
+    (thrift0, rest0), (thrift1, rest1) = servers
+    table_name = f"jobs.{mix.replace('-', '_')}"
+    rest = RestCatalog("setup", uri=rest0)
+    if ("jobs",) not in rest.list_namespaces():
+        rest.create_namespace("jobs")
+    rest.create_table(table_name, SCHEMA)
+    uris = [rest0, rest1] if mix == "rest" else [rest0, thrift1, rest1, thrift0]
+    hive_properties = {
+        "warehouse": f"file://{warehouse}",
+        "lock-check-max-wait-time": "0.25",
+        "lock-check-retries": "40",
+    }
+    spec = {
+        "uris": uris,
+        "table": table_name,
+        "writers": 4,
+        "appends": APPENDS,
+        "rows": BATCH_ROWS,
+        "catalog": hive_properties,
+        "attempts": 15,
+        "timeout": 200,
+    }
+    reports = run_writers(spec, timeout=220)
+    assert {r["uri"] for r in reports} == set(uris)
+    check_every_commit_once(RestCatalog("check", uri=rest1).load_table(table_name), reports, BATCH_ROWS)
+    over_thrift = HiveCatalog("hms", uri=thrift0, **hive_properties).load_table(table_name)
+    assert over_thrift.metadata_location == RestCatalog("check", uri=rest0).load_table(table_name).metadata_location
+    assert no_locks_left(thrift0)
+    errors = [error for report in reports for error in report["errors"]]
+    assert not errors, "\n".join(e["error"] for e in errors)
+    assert not [commit for report in reports for commit in report["gave_up"]]
+    assert sum(len(report["acked"]) for report in reports) == 4 * APPENDS
