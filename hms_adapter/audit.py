@@ -84,16 +84,39 @@ class AuditLog:
 
     def record(self, method: str, args, target: CallTarget, outcome: str, elapsed_ms: float) -> None:
         claimed = connection.claimed_user()
-        partition = target.describe_partition()
+        self.write(
+            connection.principal() or ANONYMOUS,
+            claimed,
+            connection.peer(),
+            method,
+            object_of_call(method, args, target),
+            outcome,
+            elapsed_ms,
+            target.describe_partition(),
+        )
+
+    def write(
+        self,
+        principal: str,
+        claimed: str | None,
+        client: str,
+        method: str,
+        object_name: str,
+        outcome: str,
+        elapsed_ms: float,
+        partition: str | None = None,
+    ) -> None:
+        """One audit line: a Thrift call's (``record``), or a request of another front end (the Iceberg REST
+        port names its operations as the REST spec does, ``loadTable``)."""
         self.logger.info(
             "\t".join(
                 [
                     f"time={datetime.now(timezone.utc).isoformat(timespec='milliseconds')}",
-                    f"principal={_clean(connection.principal() or ANONYMOUS)}",
+                    f"principal={_clean(principal)}",
                     f"ugi={_clean(claimed) if claimed else '-'}",
-                    f"client={connection.peer()}",
+                    f"client={client}",
                     f"method={method}",
-                    f"object={object_of_call(method, args, target)}",
+                    f"object={_clean(object_name)}",
                     *([f"partition={_clean(partition)}"] if partition is not None else []),
                     f"outcome={outcome}",
                     f"ms={elapsed_ms:.1f}",

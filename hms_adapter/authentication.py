@@ -82,14 +82,21 @@ def user_names(args: argparse.Namespace) -> Callable[[str], str]:
     return str
 
 
+def password_file(args: argparse.Namespace) -> PasswordFile | None:
+    """The password file of ``--auth password`` (None in the other modes); ``SystemExit`` when unreadable."""
+    if args.auth != "password":
+        return None
+    try:
+        return PasswordFile(args.password_file)
+    except OSError as error:
+        raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
+
+
 def sasl_mechanisms(args: argparse.Namespace, tokens: TokenVerifier) -> MechanismFactories | None:
     """The mechanisms of the options (checked by ``check_options``), with ``tokens`` checking delegation
     tokens; None for ``--auth none``. ``SystemExit`` when a file they name cannot be used."""
-    if args.auth == "password":
-        try:
-            passwords = PasswordFile(args.password_file)
-        except OSError as error:
-            raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
+    passwords = password_file(args)
+    if passwords is not None:
         return {b"PLAIN": lambda: PlainMechanism(passwords)}
     if args.auth == "kerberos":
         qop = Qop.parse(args.sasl_qop)

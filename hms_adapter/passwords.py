@@ -128,6 +128,12 @@ class PasswordFile:
             return None
         return entry.groups
 
+    def groups_of(self, user: str) -> tuple[str, ...]:
+        """The groups the file gives ``user`` (none for a user it does not name)."""
+        with self._lock:
+            entry = self._users.get(user)
+        return entry.groups if entry is not None else ()
+
 
 class PlainMechanism:
     """SASL PLAIN (``authzid NUL user NUL password`` in one response) against a password file."""

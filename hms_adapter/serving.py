@@ -26,7 +26,7 @@ from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
 
 from .audit import AuditLog
-from .authentication import check_options, exposure_warning, sasl_mechanisms, user_names
+from .authentication import check_options, exposure_warning, password_file, sasl_mechanisms, user_names
 from .catalog_access import hive_wire
 from .descriptors import fit_max_connections
 from .handler import MetastoreHandler
@@ -225,7 +225,7 @@ def _serve_process(
             )
         )
         ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
-        rest = _rest_server(args, catalog, reuse_port)
+        rest = _rest_server(args, catalog, reuse_port, tls, audit)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
@@ -274,19 +274,30 @@ def _serve_process(
     return 0
 
 
-def _rest_server(args: argparse.Namespace, catalog: Catalog, reuse_port: bool):
-    """The Iceberg REST port of ``--iceberg-rest-port`` (None when off); ``SystemExit`` with the extra to
-    install when its packages are missing."""
+def _rest_server(
+    args: argparse.Namespace, catalog: Catalog, reuse_port: bool, tls: ServerTls | None, audit: AuditLog | None
+):
+    """The Iceberg REST port of ``--iceberg-rest-port`` (None when off), with the Thrift ports' TLS,
+    authentication and audit log; ``SystemExit`` naming the extra to install when its packages are missing."""
     if args.iceberg_rest_port is None:
         return None
     try:
+        from iceberg_rest.security import RestSecurity
         from iceberg_rest.server import RestServer
     except ImportError as error:
         raise SystemExit(
             f"hudi-metastore: --iceberg-rest-port needs the rest extra ({error.name} is missing): "
             "pip install 'hudi-metastore[rest]'"
         ) from None
-    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port)
+    passwords = password_file(args)
+    security = RestSecurity(
+        args.auth,
+        check_password=passwords.check if passwords is not None else None,
+        groups_of=passwords.groups_of if passwords is not None else lambda user: (),
+        ssl_context=tls.context() if tls is not None else None,
+        audit=audit,
+    )
+    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security)
 
 
 def _print_listening(

@@ -14,6 +14,7 @@ from hudi_catalog.errors import (
     CatalogError,
     ConcurrentModificationError,
     DatabaseNotEmptyError,
+    DelegationTokenError,
     InvalidFilterError,
     InvalidInputError,
     InvalidObjectError,
@@ -33,10 +34,19 @@ class RestError(Exception):
     """An answer of the protocol's error model, raised where the request is read (bad JSON, a namespace the
     catalog cannot hold) before any catalog call."""
 
-    def __init__(self, status: int, error_type: str, message: str) -> None:
+    def __init__(self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.error_type = error_type
+        self.headers = headers or {}
+
+
+NOT_AUTHORIZED = "NotAuthorizedException"
+
+
+def not_authenticated(message: str) -> RestError:
+    """401: no bearer token, or one the catalog does not accept."""
+    return RestError(401, NOT_AUTHORIZED, message, {"WWW-Authenticate": 'Bearer realm="hudi-metastore"'})
 
 
 _BY_CATALOG_ERROR: list[tuple[type[CatalogError], int, str]] = [
@@ -48,6 +58,7 @@ _BY_CATALOG_ERROR: list[tuple[type[CatalogError], int, str]] = [
     (DatabaseNotEmptyError, 409, "NamespaceNotEmptyException"),
     (ReadOnlyTableError, 403, "ForbiddenException"),
     (AccessDeniedError, 403, "ForbiddenException"),
+    (DelegationTokenError, 401, "NotAuthorizedException"),
     (InvalidInputError, 400, "BadRequestException"),
     (InvalidObjectError, 400, "BadRequestException"),
     (InvalidFilterError, 400, "BadRequestException"),
@@ -56,8 +67,10 @@ _BY_CATALOG_ERROR: list[tuple[type[CatalogError], int, str]] = [
 ]
 
 
-def error_response(status: int, error_type: str, message: str) -> Response:
-    return JSONResponse({"error": {"message": message, "type": error_type, "code": status}}, status_code=status)
+def error_response(status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(
+        {"error": {"message": message, "type": error_type, "code": status}}, status_code=status, headers=headers
+    )
 
 
 def catalog_error_response(error: CatalogError, committing: bool = False) -> Response:

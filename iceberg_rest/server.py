@@ -6,6 +6,7 @@ With ``serve --workers`` every worker serves the port, on a socket of its own bo
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
@@ -15,39 +16,72 @@ import uvicorn
 from hudi_catalog import Catalog
 
 from .app import make_app
+from .security import RestSecurity
 
 log = logging.getLogger(__name__)
 
+GRACE_SECONDS = 10
+"""How long a stop waits for requests under way before it cancels them."""
+IDLE_CLOSE_SECONDS = 1.0
+"""How long a stop lets idle connections close politely: a TLS connection's close waits for the client's
+close_notify, which an idle client never sends (asyncio would wait 30 s); after this they are cut."""
+
 
 class RestServer:
-    """Serves the Iceberg REST catalog of ``catalog`` on ``host:port`` (0: a free port) until ``stop``."""
+    """Serves the Iceberg REST catalog of ``catalog`` on ``host:port`` (0: a free port) until ``stop``, with
+    the authentication, TLS and audit of ``security``."""
 
-    def __init__(self, catalog: Catalog, host: str, port: int, reuse_port: bool = False) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        host: str,
+        port: int,
+        reuse_port: bool = False,
+        security: RestSecurity | None = None,
+    ) -> None:
         self.socket = _listening_socket(host, port, reuse_port)
         self.host = host
         self.port = self.socket.getsockname()[1]
+        self.security = security or RestSecurity()
         config = uvicorn.Config(
-            make_app(catalog),
+            make_app(catalog, self.security),
             log_level=logging.WARNING,
             access_log=False,
             lifespan="off",
             server_header=False,
             timeout_keep_alive=30,
+            timeout_graceful_shutdown=GRACE_SECONDS,
         )
+        config.load()
+        config.ssl = self.security.ssl_context  # TLS as the Thrift ports have it (``serve --tls-*``)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._serve, name="iceberg-rest", daemon=True)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), name="iceberg-rest", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
-    def _serve(self) -> None:
-        self._server.run(sockets=[self.socket])
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        await self._server.serve(sockets=[self.socket])
 
     def stop(self) -> None:
-        """Stop accepting, finish the requests under way (uvicorn's graceful shutdown), close the socket."""
+        """Stop accepting, finish the requests under way (uvicorn's graceful shutdown, at most
+        ``GRACE_SECONDS``), close the socket."""
         self._server.should_exit = True
-        self._thread.join(30)
+        self._thread.join(IDLE_CLOSE_SECONDS)
+        if self._thread.is_alive() and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._cut_idle_connections)
+        self._thread.join(GRACE_SECONDS + 5)
         self.socket.close()
+
+    def _cut_idle_connections(self) -> None:
+        """Abort the connections with no request under way (run on the server's loop)."""
+        for connection in list(self._server.server_state.connections):
+            cycle = getattr(connection, "cycle", None)
+            transport = getattr(connection, "transport", None)
+            if transport is not None and (cycle is None or cycle.response_complete):
+                transport.abort()
 
 
 def _listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:

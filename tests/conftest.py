@@ -35,6 +35,7 @@ from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
 from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
+from tests.support.certificates import make_certificates
 
 # the helpers in tests/support assert as test modules do: pytest shows the compared values when they fail
 pytest.register_assert_rewrite("tests.support")
@@ -67,6 +68,14 @@ def require_module(name: str, extra: str = "spark"):
     if IN_CI:
         return importlib.import_module(name)
     return pytest.importorskip(name, reason=f"{name} is not installed (pip install -e '.[{extra}]')")
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory) -> Path:
+    """A CA, a server certificate for localhost/127.0.0.1 signed by it (and a second one), a client one."""
+    if shutil.which("openssl") is None:
+        skip_or_fail("openssl is needed to make test certificates")
+    return make_certificates(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="module")
@@ -363,6 +372,7 @@ SLOW_MODULES = {
     "hudi/test_import_progress.py": "hudi-metastore import processes on a terminal",
     "iceberg/test_iceberg_cli.py": "hudi-metastore iceberg processes",
     "iceberg_rest/test_rest_writers.py": "two hudi-metastore serve processes and forked writer processes",
+    "iceberg_rest/test_rest_security.py": "a TLS hudi-metastore serve process, password hashing per token",
     "test_docker.py": "the container image's build context and entry point",
 }
 """Modules outside ``SLOW_FOLDERS`` whose tests are slow, and why: most start ``hudi-metastore`` processes

@@ -116,6 +116,18 @@ class DelegationTokenService:
             raise DelegationTokenError(f"no master key for {self._describe(identifier)}")
         return identifier, password(secret, raw_identifier)
 
+    def authenticate(self, token: str) -> TokenIdentifier:
+        """The identifier of ``token`` (Hadoop's token string, as ``issue`` gives it) when it is live and
+        carries its own password: a bearer token of the Iceberg REST port names its owner.
+
+        Raises:
+            DelegationTokenError: malformed, unknown, cancelled, expired, or its password does not match.
+        """
+        identifier, raw, token_password = self._parse(token)
+        with self.ctx.store.read() as conn:
+            self._check(conn, identifier, raw, token_password, self._now_ms())
+        return identifier
+
     @staticmethod
     def _parse(token: str) -> tuple[TokenIdentifier, bytes, bytes]:
         try:

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
-from pathlib import Path
 
 import pytest
 from hive_metastore import ThriftHiveMetastore
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
-from tests.conftest import skip_or_fail
 from tests.support.authorization import USERS, _connect, _password
 from tests.support.servers import children, free_port, serve_command, wait_for_port, write_passwords
 
@@ -29,74 +26,6 @@ def hive4_metastore(server):
     transport.open()
     yield ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
     transport.close()
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
-
-def _signed(cwd: Path, name: str, ca: str, subject: str, server: bool) -> None:
-    _openssl(
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        f"{name}.key",
-        "-out",
-        f"{name}.csr",
-        "-subj",
-        f"/CN={subject}",
-        cwd=cwd,
-    )
-    extensions = cwd / f"{name}.ext"
-    extensions.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n" if server else "extendedKeyUsage=clientAuth\n")
-    _openssl(
-        "x509",
-        "-req",
-        "-in",
-        f"{name}.csr",
-        "-CA",
-        f"{ca}.pem",
-        "-CAkey",
-        f"{ca}.key",
-        "-CAcreateserial",
-        "-days",
-        "2",
-        "-out",
-        f"{name}.pem",
-        "-extfile",
-        extensions.name,
-        cwd=cwd,
-    )
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory) -> Path:
-    """A CA, a server certificate for localhost/127.0.0.1 signed by it (and a second one), a client one."""
-    if shutil.which("openssl") is None:
-        skip_or_fail("openssl is needed to make test certificates")
-    cwd = tmp_path_factory.mktemp("tls")
-    _openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=test-ca",
-        cwd=cwd,
-    )
-    _signed(cwd, "server", "ca", "hudi-metastore", server=True)
-    _signed(cwd, "server2", "ca", "hudi-metastore-renewed", server=True)
-    _signed(cwd, "client", "ca", "alice", server=False)
-    return cwd
 
 
 @pytest.fixture
