@@ -35,10 +35,11 @@ from hms_adapter.serving import make_server
 from hudi_catalog import Catalog
 from hudi_catalog.store.engine import Store
 from tests.database_pool import CatalogDatabasePool, MySqlBackend, PostgreSqlBackend
-from tests.support.certificates import make_certificates
 
 # the helpers in tests/support assert as test modules do: pytest shows the compared values when they fail
 pytest.register_assert_rewrite("tests.support")
+
+from tests.support.certificates import make_certificates  # noqa: E402  (after the rewrite is registered)
 
 MYSQL_URL = os.environ.get("HUDI_METASTORE_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
 POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresql://root@127.0.0.1:5432/test")

@@ -47,8 +47,8 @@ def start(catalog: Catalog, security: RestSecurity) -> RestServer:
 
 def as_user(uri: str, user: str, **properties) -> RestCatalog:
     """PyIceberg's REST client as ``user``, through the client credentials flow."""
-    token_uri = {"oauth2-server-uri": f"{uri}/v1/oauth/tokens"}
-    return RestCatalog(user, uri=uri, credential=f"{user}:{_password(user)}", **token_uri, **properties)
+    properties = {"oauth2-server-uri": f"{uri}/v1/oauth/tokens", "credential": f"{user}:{_password(user)}"} | properties
+    return RestCatalog(user, uri=uri, **properties)
 
 
 def uri_of(server: RestServer) -> str:
@@ -103,7 +103,7 @@ def test_password_users_get_bearer_tokens_and_nothing_passes_without_one(passwor
     status, _, body = token_of(server.port, "nobody", "whatever")
     assert (status, body["error"]) == (401, "invalid_client")
     with pytest.raises(OAuthError):
-        RestCatalog("x", uri=f"http://127.0.0.1:{server.port}", credential="alice:wrong")
+        as_user(uri_of(server), "alice", credential="alice:wrong")
 
     status, headers, body = token_of(server.port, "alice", _password("alice"))
     assert status == 200 and body["token_type"] == "bearer" and body["expires_in"] > 0
