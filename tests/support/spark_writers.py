@@ -159,15 +159,18 @@ ICEBERG_CATALOG = "ice"
 """The name of the Iceberg catalog in the sessions of :func:`iceberg_spark_writer`."""
 
 
-def iceberg_spark_writer(work: Path, metastore_uri: str, warehouse: str) -> AbstractContextManager[SparkWriter]:
+def iceberg_spark_writer(
+    work: Path, metastore_uri: str, warehouse: str, rest_uri: str | None = None
+) -> AbstractContextManager[SparkWriter]:
     """A Spark session with Iceberg's runtime and an Iceberg catalog ``ice`` of ``type=hive`` at the metastore
-    at ``metastore_uri``, new tables under ``warehouse`` (a URI)."""
+    at ``metastore_uri``, new tables under ``warehouse`` (a URI); with ``rest_uri``, of ``type=rest`` at that
+    Iceberg REST catalog instead (the metastore stays Spark's own catalog)."""
     catalog = f"spark.sql.catalog.{ICEBERG_CATALOG}"
     settings = {
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
         catalog: "org.apache.iceberg.spark.SparkCatalog",
-        f"{catalog}.type": "hive",
-        f"{catalog}.uri": metastore_uri,
+        f"{catalog}.type": "hive" if rest_uri is None else "rest",
+        f"{catalog}.uri": metastore_uri if rest_uri is None else rest_uri,
         f"{catalog}.warehouse": warehouse,
         f"{catalog}.cache-enabled": "false",  # each statement loads the table: other writers' commits seen
     }
