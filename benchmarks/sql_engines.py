@@ -72,6 +72,17 @@ def trino_iceberg_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
     return _trino_catalog("iceberg", metastore_uri, {"iceberg.catalog.type": "hive_metastore", **extra})
 
 
+def trino_iceberg_rest_catalog(rest_uri: str, **extra: str) -> dict[str, str]:
+    """Trino's Iceberg connector on an Iceberg REST catalog (the server's ``--iceberg-rest-port``)."""
+    return {
+        "connector.name": "iceberg",
+        "iceberg.catalog.type": "rest",
+        "iceberg.rest-catalog.uri": rest_uri,
+        "fs.hadoop.enabled": "true",
+        **extra,
+    }
+
+
 def trino_hudi_catalog(metastore_uri: str, **extra: str) -> dict[str, str]:
     """Trino's Hudi connector (read only) on a Thrift metastore."""
     return _trino_catalog("hudi", metastore_uri, extra)

@@ -1,8 +1,9 @@
 """Trino 476's Hudi and Iceberg connectors against a real ``hudi-metastore serve`` (on MariaDB).
 
-One Trino for the module with four catalogs at one server started with ``--iceberg-views``: ``hudi``
-(Trino's Hudi connector), ``iceberg`` (``iceberg.catalog.type=hive_metastore``, Hive locks), ``iceberg_nolock``
-(the same, lock-free) and ``hive`` (redirecting Hudi and Iceberg tables to those catalogs).
+One Trino for the module with five catalogs at one server started with ``--iceberg-views`` and
+``--iceberg-rest-port``: ``hudi`` (Trino's Hudi connector), ``iceberg`` (``iceberg.catalog.type=hive_metastore``,
+Hive locks), ``iceberg_nolock`` (the same, lock-free), ``iceberg_rest`` (``iceberg.catalog.type=rest`` at the
+server's Iceberg REST port) and ``hive`` (redirecting Hudi and Iceberg tables to those catalogs).
 
 - Hudi: every table of ``../shared/hudi-tables``, imported by the importer ``hudi-metastore import`` runs,
   read through ``hudi``: COPY_ON_WRITE snapshots and MERGE_ON_READ read-optimized tables hold hudi-rs's rows; a
@@ -11,6 +12,8 @@ One Trino for the module with four catalogs at one server started with ``--icebe
 - Iceberg: DDL and DML, two sessions inserting into one table at once (with Hive locks: lock, check_lock,
   unlock in the server's log; lock-free: a compare-and-set on ``metadata_location``), every acknowledged
   INSERT present exactly once; the Iceberg views the server keeps of Hudi tables read through ``iceberg``.
+- Iceberg REST: DDL and DML through ``iceberg_rest`` read back through ``iceberg`` and the reverse; a Hudi
+  table's view read over REST and refused a write.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pytest
 from tests.conftest import hive, mysql_database, require_module, skip_or_fail
 from tests.hms_adapter.helpers import table_lock_request
 from tests.hudi.tables import table_names, unpack
+from tests.support.servers import free_port
 from tests.support.sql_engines import engines, metastore_client, require_engine, served_metastore, sql_engines
 
 hudi = require_module("hudi")
@@ -132,10 +136,15 @@ def lake(tmp_path_factory, mysql_server_url):
         skip_or_fail("no Hudi tables in ../shared/hudi-tables (beside the checkout)")
     work = tmp_path_factory.mktemp("trino-lakehouse")
     bases = {name: unpack(name, work / "tables") for name in names}
-    with mysql_database(mysql_server_url) as db_url, served_metastore(work, db_url, "--iceberg-views") as metastore:
+    rest_port = free_port()
+    with (
+        mysql_database(mysql_server_url) as db_url,
+        served_metastore(work, db_url, "--iceberg-views", "--iceberg-rest-port", str(rest_port)) as metastore,
+    ):
         uri = metastore.uri
         catalogs = {
             "hudi": sql_engines.trino_hudi_catalog(uri),
+            "iceberg_rest": sql_engines.trino_iceberg_rest_catalog(f"http://127.0.0.1:{rest_port}"),
             "iceberg": sql_engines.trino_iceberg_catalog(uri),
             "iceberg_nolock": sql_engines.trino_iceberg_catalog(
                 uri, **{"iceberg.hive-catalog.locking-enabled": "false"}
@@ -351,6 +360,37 @@ def test_iceberg_ddl_and_dml(lake):
     rows, _, query_id = lake.calls_during("SELECT id FROM hive.ice.orders ORDER BY id")
     assert rows == [[2], [3], [4], [5]]
     assert {i["catalogName"] for i in lake.trino.query_info(query_id)["inputs"]} == {"iceberg"}
+
+
+def test_iceberg_over_the_rest_catalog_is_the_same_catalog(lake):
+    """``iceberg_rest`` (``iceberg.catalog.type=rest`` at the server's REST port): DDL and DML through it,
+    each step read back through ``iceberg`` (the Hive metastore catalog) from the same catalog database, and
+    the reverse; a Hudi table's Iceberg view reads as through ``iceberg`` and refuses writes."""
+    q = lake.trino.query
+    q("CREATE SCHEMA iceberg_rest.rest_ice")
+    q(
+        "CREATE TABLE iceberg_rest.rest_ice.items (id bigint, name varchar, region varchar) WITH (partitioning = ARRAY['region'])"
+    )
+    assert _table_parameters(lake, "rest_ice", "items")["table_type"] == "ICEBERG"
+    assert q("INSERT INTO iceberg_rest.rest_ice.items VALUES (1, 'a', 'eu'), (2, 'b', 'us'), (3, 'c', 'eu')") == [[3]]
+    assert q("UPDATE iceberg_rest.rest_ice.items SET name = 'bb' WHERE id = 2") == [[1]]
+    assert q("DELETE FROM iceberg_rest.rest_ice.items WHERE id = 1") == [[1]]
+    q("ALTER TABLE iceberg_rest.rest_ice.items ADD COLUMN qty integer")
+    assert q("INSERT INTO iceberg.rest_ice.items VALUES (4, 'd', 'ap', 7)") == [[1]]  # a Thrift-side commit
+    expected = [[2, "bb", "us", None], [3, "c", "eu", None], [4, "d", "ap", 7]]
+    assert q("SELECT id, name, region, qty FROM iceberg_rest.rest_ice.items ORDER BY id") == expected
+    assert q("SELECT id, name, region, qty FROM iceberg.rest_ice.items ORDER BY id") == expected
+    assert q("SHOW TABLES FROM iceberg_rest.rest_ice") == [["items"]]
+
+    name = VIEW_TABLES[0]
+    if name in lake.bases:
+        columns, theirs = _oracle_rows(lake.oracle(name), read_optimized="_mor_" in name)
+        ours, _, _ = _select(lake, f"iceberg_rest.{DB}.{name}_iceberg", columns)
+        _assert_same(ours, theirs)
+        with pytest.raises(Exception, match="Iceberg view of the Hudi table"):
+            q(f"DELETE FROM iceberg_rest.{DB}.{name}_iceberg")
+    q("DROP TABLE iceberg_rest.rest_ice.items")
+    assert q("SHOW TABLES FROM iceberg.rest_ice") == []
 
 
 INSERTS_PER_WRITER = 3
