@@ -61,7 +61,8 @@ METADATA_LOCATION = "metadata_location"
 PREVIOUS_METADATA_LOCATION = "previous_metadata_location"
 LOCK_WAIT_SECONDS = 30.0
 """How long a commit waits for Hive's lock on its table before it fails (the table stays as it was)."""
-_LOCK_POLL_SECONDS = (0.01, 0.5)
+_LOCK_POLL_SECONDS = (0.002, 0.025)
+"""The first and the longest pause between checks of a waiting lock: a commit holds it for milliseconds."""
 _ICEBERG_INPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergInputFormat"
 _ICEBERG_OUTPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergOutputFormat"
 _ICEBERG_SERDE = "org.apache.iceberg.mr.hive.HiveIcebergSerDe"
