@@ -15,7 +15,7 @@ Figures, per server:
   commit retried on ``409`` after reloading (and how many 409s they met).
 
     python benchmarks/iceberg_rest.py [--loads 500] [--commits 200] [--writers 8] [--seconds 10]
-        [--db-url mysql://root@127.0.0.1/bench] [--no-peer]
+        [--db-url mysql://root@127.0.0.1/bench] [--workers-ours 2] [--no-peer]
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ SCHEMA = {
 
 
 @contextmanager
-def ours(db_url: str, work: Path) -> Iterator[str]:
+def ours(db_url: str, work: Path, workers: int) -> Iterator[str]:
     port, rest_port = free_port(), free_port()
-    options = ["--port", str(port), "--no-metaserver", "--iceberg-rest-port", str(rest_port)]
+    options = ["--port", str(port), "--no-metaserver", "--iceberg-rest-port", str(rest_port), "--workers", str(workers)]
     with running_server(db_url, f"file://{work / 'ours-warehouse'}", options, rest_port):
         yield f"http://127.0.0.1:{rest_port}"
 
@@ -186,13 +186,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--db-url", help="our catalog database (an empty one); default: a SQLite file")
     parser.add_argument("--no-peer", action="store_true", help="measure ours only")
+    parser.add_argument("--workers-ours", type=int, default=1, help="serve --workers of ours")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="iceberg-rest-bench-") as home:
         work = Path(home)
         db_url = args.db_url or f"sqlite:///{work / 'ours-catalog.db'}"
         if args.db_url:
             ensure_empty_database(args.db_url)
-        with ours(db_url, work) as uri:
+        with ours(db_url, work, args.workers_ours) as uri:
             results = {"hudi-metastore": measure(uri, args)}
         if not args.no_peer:
             with peer(work) as uri:
