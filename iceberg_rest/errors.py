@@ -84,5 +84,5 @@ def catalog_error_response(error: CatalogError, committing: bool = False) -> Res
         if committing:
             return error_response(500, "CommitStateUnknownException", str(error))
         return error_response(500, "InternalServerError", str(error))
-    log.exception("unexpected catalog error", exc_info=error)
-    return error_response(500, "InternalServerError", str(error))
+    # any other refusal of the catalog's (Hive's MetaException: "Can not drop default database")
+    return error_response(400, "BadRequestException", str(error))

@@ -374,6 +374,7 @@ SLOW_MODULES = {
     "iceberg/test_iceberg_cli.py": "hudi-metastore iceberg processes",
     "iceberg_rest/test_rest_writers.py": "two hudi-metastore serve processes and forked writer processes",
     "iceberg_rest/test_rest_security.py": "a TLS hudi-metastore serve process, password hashing per token",
+    "iceberg_rest/test_generated_requests.py": "1,200 generated requests (hypothesis)",
     "test_docker.py": "the container image's build context and entry point",
 }
 """Modules outside ``SLOW_FOLDERS`` whose tests are slow, and why: most start ``hudi-metastore`` processes

@@ -45,10 +45,12 @@ from ..iceberg.uri_files import uri_file_system
 from ..iceberg_tables import IcebergTable, NewIcebergTable, TableChange
 from ..locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
 from ..model import EXPECTED_KEY, EXPECTED_VALUE, EXTERNAL_TABLE, SerDe, StorageDescriptor, Table
-from ..names import normalize
+from ..names import is_valid_name, normalize
 from ..stats import DO_NOT_UPDATE_STATS
+from ..warehouse import join, qualify
 from .context import ServiceContext
 from .databases import DatabaseService
+from .directories import check_location
 from .locks import LockService
 from .tables import TableService
 from .view_links import SOURCE_PARAM
@@ -146,17 +148,18 @@ class IcebergTableService:
         Raises:
             NoSuchDatabaseError: the database does not exist.
             AlreadyExistsError: a table of that name exists.
-            InvalidInputError: the schema, spec, order or properties are malformed.
+            InvalidInputError: the name, schema, spec, order, properties or location are malformed, or the
+                location is one no table may have (``directories.check_location``).
         """
-        database, name = normalize(database), normalize(new.name)
+        database, name = normalize(database), _table_name(new.name)
         db = self.databases.get(database)
         if self._exists(database, name):
             raise AlreadyExistsError(f"Table already exists: {database}.{name}")
-        location = (new.location or f"{(db.location or '').rstrip('/')}/{name}").rstrip("/")
+        location = qualify(new.location) if new.location else join(db.location or "", name)
         metadata = created_metadata(new.schema, new.partition_spec, new.write_order, location, new.properties)
         if new.staged:
             return IcebergTable(database, name, "", _as_json(metadata))
-        path = next_metadata_path(metadata, None)
+        path = self._metadata_path(metadata, None, f"{database}.{name}")
         _write_json(path, metadata)
         try:
             self.tables.create(self._hive_table(database, name, owner, metadata, path, None), environment=_NO_STATS)
@@ -175,7 +178,7 @@ class IcebergTableService:
             StorageError: the file cannot be read.
             InvalidInputError: it is not Iceberg table metadata.
         """
-        database, name = normalize(database), normalize(name)
+        database, name = normalize(database), _table_name(name)
         self.databases.get(database)
         data = _read_json(metadata_location)
         metadata = parse_metadata(data, metadata_location)
@@ -241,7 +244,7 @@ class IcebergTableService:
         base_location = current.parameters[METADATA_LOCATION] if current is not None else None
         base = parse_metadata(_read_json(base_location), base_location) if base_location else None
         metadata = apply_changes(base, base_location, change.requirements, change.updates)
-        location = next_metadata_path(metadata, base_location)
+        location = self._metadata_path(metadata, base_location, f"{change.database}.{change.name}")
         _write_json(location, metadata)
         return _Prepared(change, current, base_location, metadata, location)
 
@@ -316,7 +319,7 @@ class IcebergTableService:
             AlreadyExistsError: the target name is taken.
         """
         table = self._iceberg_table(database, name)
-        new_database, new_name = normalize(new_database), normalize(new_name)
+        new_database, new_name = normalize(new_database), _table_name(new_name)
         self.databases.get(new_database)
         if self._exists(new_database, new_name):
             raise AlreadyExistsError(f"Table already exists: {new_database}.{new_name}")
@@ -340,6 +343,23 @@ class IcebergTableService:
         self.tables.drop(table.database, table.name, delete_data=purge, purge=purge)
 
     # -- helpers --------------------------------------------------------------------------------------------
+
+    def _metadata_path(self, metadata: TableMetadata, previous: str | None, table: str) -> str:
+        """The next metadata file of ``table``, in a folder a table's files may be in.
+
+        Raises:
+            InvalidInputError: the table's location or metadata folder is no URI the server can write to, or
+                lies where no table may (the root of the file system, a system directory).
+        """
+        path = next_metadata_path(metadata, previous)
+        folder = path.rsplit("/", 1)[0]
+        check_location(self.ctx.warehouse, metadata.location, f"table {table}", InvalidInputError)
+        check_location(self.ctx.warehouse, folder, f"the metadata of table {table}", InvalidInputError)
+        try:
+            uri_file_system(path)
+        except (OSError, ValueError) as e:
+            raise InvalidInputError(f"Cannot write the metadata of table {table} to {folder}: {e}") from e
+        return path
 
     def _exists(self, database: str, name: str) -> bool:
         try:
@@ -381,6 +401,17 @@ class IcebergTableService:
         return Table(database, name, owner=owner, sd=sd, parameters=parameters, table_type=EXTERNAL_TABLE)
 
 
+def _table_name(name: str) -> str:
+    """``name`` lower-cased, as Hive keeps table names.
+
+    Raises:
+        InvalidInputError: it is no valid Hive object name.
+    """
+    if not is_valid_name(name):
+        raise InvalidInputError(f"{name} is not a valid table name")
+    return normalize(name)
+
+
 def _read_json(location: str) -> dict[str, Any]:
     """The JSON object in the file at ``location``.
 
@@ -405,7 +436,7 @@ def _write_json(location: str, metadata: TableMetadata) -> None:
         fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
         with fs.open_output_stream(path) as out:
             out.write(metadata_json(metadata))
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise StorageError(f"Cannot write the table metadata {location}", detail=str(e)) from e
 
 

@@ -33,6 +33,7 @@ SCHEMA = Schema(
     NestedField(2, "category", StringType(), required=False),
     NestedField(3, "amount", DoubleType(), required=False),
 )
+SCHEMA_JSON = {"type": "struct", "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}
 BY_CATEGORY = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="category"))
 
 
@@ -356,4 +357,16 @@ def test_bad_requests_get_the_specs_errors_and_change_nothing(rest, rest_uri):
         rest_uri, "POST", "/v1/namespaces/shop/tables", {"name": "x", "schema": {"type": "nonsense"}}
     )
     assert (status, body["error"]["type"]) == (400, "BadRequestException")
+    status, _, body = call(rest_uri, "POST", "/v1/namespaces/shop/tables", {"name": "a%b", "schema": SCHEMA_JSON})
+    assert (status, body["error"]["type"]) == (400, "BadRequestException")
+    # no table, and no file, where no table may be: the server writes nothing there
+    for location, properties in [("file:/etc/iceberg-test", {}), (None, {"write.metadata.path": "file:/etc/meta"})]:
+        request = {"name": "placed", "schema": SCHEMA_JSON, "properties": properties}
+        if location:
+            request["location"] = location
+        status, _, body = call(rest_uri, "POST", "/v1/namespaces/shop/tables", request)
+        assert (status, body["error"]["type"]) == (400, "BadRequestException"), body
+        assert "system directory" in body["error"]["message"]
+    assert not Path("/etc/iceberg-test").exists() and not Path("/etc/meta").exists()
+    assert not rest.table_exists("shop.placed")
     assert call(rest_uri, "GET", "/v1/config")[0] == 200  # still serving
