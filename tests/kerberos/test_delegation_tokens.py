@@ -1,7 +1,8 @@
 """Delegation tokens over the wire: a Kerberos-authenticated client gets one; a client without a ticket
 authenticates with it by SASL DIGEST-MD5 (a client written here from RFC 2831; Hive's own Java client is in
 ``test_kerberos_java``); renewal, cancellation, expiry; two servers on
-one catalog database accept each other's tokens."""
+one catalog database accept each other's tokens; the token as a Kerberos user's bearer token on the Iceberg REST
+port."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ import time
 
 import pytest
 from hive_metastore import ThriftHiveMetastore
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.exceptions import UnauthorizedError
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
 from hudi_catalog.delegation_tokens import TokenIdentifier, decode_token, encode_token
+from tests.support.servers import free_port, wait_for_port
 
 from .conftest import USERS, receive_sasl_message, sasl_client, send_sasl_message, start_kerberized_server, stop
 
@@ -224,3 +228,29 @@ def test_bad_digest_negotiations_are_refused_and_the_server_keeps_serving(
     transport.close()
     assert kerberized_server.process.poll() is None
     assert token not in kerberized_server.log.read_text()
+
+
+def test_a_kerberos_users_token_is_their_bearer_token_on_the_iceberg_rest_port(kdc, tmp_path, alice_ticket):
+    """The REST port of a Kerberos server: no password to check, so a user brings the delegation token they got
+    over Thrift with their ticket; requests run as them, and without it nothing passes."""
+    rest_port = free_port()
+    server = start_kerberized_server(kdc, tmp_path, "--iceberg-rest-port", str(rest_port))
+    try:
+        wait_for_port(rest_port, server.process, log=server.log)
+        uri = f"http://127.0.0.1:{rest_port}"
+        with pytest.raises(UnauthorizedError):
+            RestCatalog("anonymous", uri=uri).list_namespaces()
+        token = _get_token(server.port, "alice", "alice")
+        alice = RestCatalog("alice", uri=uri, token=token)
+        alice.create_namespace("kerberized")
+        client, transport = sasl_client(server.port)
+        try:
+            assert client.get_database("kerberized").ownerName == "alice"
+        finally:
+            transport.close()
+        audit = server.audit.read_text()
+        assert "principal=alice\tugi=-\tclient=127.0.0.1:" in audit
+        assert "method=createNamespace\tobject=kerberized\toutcome=ok" in audit
+        assert token not in audit
+    finally:
+        stop(server)
