@@ -104,7 +104,7 @@ class TableRoutes:
         known = request.headers.get("if-none-match")
         if known is not None:
             location = await self.context.run(lambda: self.tables.location_of(database, name), "loadTable")
-            if location is not None and _etag(location) in _etags(known):
+            if _etag(location) in _etags(known):
                 return Response(status_code=304, headers={"ETag": _etag(location)})
         table = await self.context.run(lambda: self.tables.load(database, name), "loadTable")
         return _load_result(table)

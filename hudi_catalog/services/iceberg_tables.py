@@ -47,6 +47,7 @@ from ..locks.model import LockComponent, LockRequest, LockState, LockTarget, Loc
 from ..model import EXPECTED_KEY, EXPECTED_VALUE, EXTERNAL_TABLE, SerDe, StorageDescriptor, Table
 from ..names import is_valid_name, normalize
 from ..stats import DO_NOT_UPDATE_STATS
+from ..store import tables as table_store
 from ..warehouse import join, qualify
 from .context import ServiceContext
 from .databases import DatabaseService
@@ -69,6 +70,9 @@ _ICEBERG_INPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergInputFormat"
 _ICEBERG_OUTPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergOutputFormat"
 _ICEBERG_SERDE = "org.apache.iceberg.mr.hive.HiveIcebergSerDe"
 _NO_STATS = {DO_NOT_UPDATE_STATS: "true"}
+_ICEBERG_SPELLINGS = (ICEBERG_TABLE_TYPE, ICEBERG_TABLE_TYPE.lower(), ICEBERG_TABLE_TYPE.capitalize())
+"""How clients spell ``table_type=ICEBERG`` (Iceberg's catalogs write it upper-case; the type is read
+case-insensitively, as Iceberg does)."""
 _ANY_COLUMN_CHANGE = CallSettings(check_column_types=False)
 """Iceberg's schema evolution renames, drops and retypes columns as its own rules allow, not Hive's."""
 
@@ -106,8 +110,8 @@ class IcebergTableService:
             NoSuchDatabaseError: the database does not exist.
         """
         self.databases.get(database)
-        names = self.tables.names(database)
-        return [t.name for t in self.tables.get_many(database, names) if is_iceberg(t)] if names else []
+        with self.ctx.store.read() as conn:
+            return table_store.names_with_param(conn, normalize(database), TABLE_TYPE_PARAM, _ICEBERG_SPELLINGS)
 
     def load(self, database: str, name: str) -> IcebergTable:
         """The table's current version.
@@ -122,13 +126,21 @@ class IcebergTableService:
             table.database, table.name, location, _read_json(location), SOURCE_PARAM in table.parameters
         )
 
-    def location_of(self, database: str, name: str) -> str | None:
-        """The table's ``metadata_location`` as the database holds it (no file read), for revalidation.
+    def location_of(self, database: str, name: str) -> str:
+        """The table's ``metadata_location`` as the database holds it, read alone (no file, nor the rest of the
+        table): what revalidating a loaded table needs.
 
         Raises:
             NoSuchTableError: there is no Iceberg table of that name.
         """
-        return self._iceberg_table(database, name).parameters[METADATA_LOCATION]
+        database, name = normalize(database), normalize(name)
+        with self.ctx.store.read() as conn:
+            found = table_store.params_of_table(conn, database, name, (TABLE_TYPE_PARAM, METADATA_LOCATION))
+        if found is None:
+            raise NoSuchTableError(f"Table does not exist: {database}.{name}")
+        if found.get(TABLE_TYPE_PARAM, "").upper() != ICEBERG_TABLE_TYPE or not found.get(METADATA_LOCATION):
+            raise NoSuchTableError(f"Table is not an Iceberg table: {database}.{name}")
+        return found[METADATA_LOCATION]
 
     def _iceberg_table(self, database: str, name: str) -> Table:
         try:

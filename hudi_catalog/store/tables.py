@@ -277,6 +277,34 @@ def names_in(conn: Connection, database: str, table_type: str | None = None) -> 
     return list(conn.execute(query.order_by(_t.name)).scalars())
 
 
+def names_with_param(conn: Connection, database: str, key: str, values: Sequence[str]) -> list[str]:
+    """The names of the database's tables whose parameter ``key`` is one of ``values``, in order."""
+    query = (
+        select(_t.name)
+        .join(schema.db, _d.db_id == _t.db_id)
+        .join(schema.tbl_params, _p.tbl_id == _t.tbl_id)
+        .where(_d.name == database, in_scope(), _p.param_key == key, _p.param_value.in_(list(values)))
+    )
+    return list(conn.execute(query.order_by(_t.name)).scalars())
+
+
+_PARAMS_OF_TABLE = _named(
+    select(_p.param_key, _p.param_value).select_from(
+        schema.tbl.join(schema.db, _d.db_id == _t.db_id).join(schema.tbl_params, _p.tbl_id == _t.tbl_id)
+    )
+).where(_p.param_key.in_(bindparam("keys", expanding=True)))
+
+
+def params_of_table(conn: Connection, database: str, name: str, keys: Sequence[str]) -> dict[str, str] | None:
+    """The parameters ``keys`` of the table (those it has), or None when there is no such table: one query,
+    with nothing else of the table read."""
+    rows = conn.execute(_PARAMS_OF_TABLE, {**_by_name(database, name), "keys": list(keys)})
+    found = {r.param_key: r.param_value for r in rows}
+    if found or find_row(conn, database, name) is not None:
+        return found
+    return None
+
+
 def names_in_other_catalogs(conn: Connection, database: str, names: Sequence[str] | None = None) -> set[str]:
     """Names of the tables (of ``names``, when given) in the databases called ``database`` of the catalogs
     other than the current one."""
