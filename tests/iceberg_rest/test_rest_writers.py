@@ -1,7 +1,7 @@
-"""Concurrent writers through two ``hudi-metastore serve`` processes on one MariaDB database: four REST
-writer processes appending to one table, and REST writers racing Thrift writers (PyIceberg's Hive catalog,
-which takes Hive's table lock) on one table. Every acknowledged commit is in the table exactly once, on one
-line of history, and no lock is left behind."""
+"""Concurrent writers through two ``hudi-metastore serve`` on one MariaDB database (one of them with two
+worker processes): four REST writer processes appending to one table, and REST writers racing Thrift writers
+(PyIceberg's Hive catalog, which takes Hive's table lock) on one table. Every acknowledged commit is in the
+table exactly once, on one line of history, and no lock is left behind."""
 
 from __future__ import annotations
 
@@ -24,17 +24,18 @@ SCHEMA = pa.schema([("id", pa.int64()), ("marker", pa.string()), ("writer", pa.i
 
 @pytest.fixture(scope="module")
 def two_servers(mysql_server_url, tmp_path_factory):
-    """Two servers on one MariaDB database, each serving Thrift and the Iceberg REST catalog:
-    ``[(thrift_uri, rest_uri), ...]`` and the shared warehouse."""
+    """Two servers on one MariaDB database, each serving Thrift and the Iceberg REST catalog, the second with
+    ``--workers 2``: ``[(thrift_uri, rest_uri), ...]`` and the shared warehouse."""
     home = tmp_path_factory.mktemp("rest-writers")
     warehouse = home / "warehouse"
     warehouse.mkdir()
     with mysql_database(mysql_server_url) as db_url:
         processes, uris, logs = [], [], [home / "serve0.log", home / "serve1.log"]
         try:
-            for log in logs:
+            for index, log in enumerate(logs):
                 port, rest_port = free_port(), free_port()
                 extra = ["--log-level", "WARNING", "--iceberg-rest-port", str(rest_port)]
+                extra += ["--workers", "2"] if index else []  # the second server's ports are two processes
                 with log.open("w") as stderr:
                     process = subprocess.Popen(
                         serve_command(port, db_url=db_url, warehouse=warehouse, extra=extra),
