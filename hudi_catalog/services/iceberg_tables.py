@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -100,6 +101,9 @@ class IcebergTableService:
         self.tables = tables
         self.databases = databases
         self.locks = locks
+        self._released = threading.Condition()
+        """Notified when a commit of this process releases its lock: its waiters check theirs at once (those
+        of other processes find out at their next check)."""
 
     # -- reading --------------------------------------------------------------------------------------------
 
@@ -313,12 +317,15 @@ class IcebergTableService:
                     raise ConcurrentModificationError(
                         f"Table {database}.{name} stayed locked by another writer for {LOCK_WAIT_SECONDS:.0f} s"
                     )
-                time.sleep(pause)
+                with self._released:
+                    self._released.wait(pause)
                 pause = min(pause * 2, _LOCK_POLL_SECONDS[1])
                 status = self.locks.check(status.lock_id)
             yield
         finally:
             self.locks.unlock(status.lock_id)
+            with self._released:
+                self._released.notify_all()
 
     # -- renaming and dropping ------------------------------------------------------------------------------
 
