@@ -87,8 +87,10 @@ def parse_metadata(data: Mapping[str, Any], location: str) -> TableMetadata:
     """
     try:
         return TableMetadataUtil.parse_obj(dict(data))
-    except _MALFORMED as e:
-        raise InvalidInputError(f"{location} is not Iceberg table metadata this server can change: {e}") from e
+    except _MALFORMED as e:  # the first line only: the rest quotes the file, which may be anything
+        raise InvalidInputError(
+            f"{location} is not Iceberg table metadata this server can read: {_first_line(e)}"
+        ) from e
 
 
 def created_metadata(

@@ -11,6 +11,7 @@ neither overwrites the other's version. A commit of several tables publishes the
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import socket
@@ -71,6 +72,9 @@ _ICEBERG_INPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergInputFormat"
 _ICEBERG_OUTPUT_FORMAT = "org.apache.iceberg.mr.hive.HiveIcebergOutputFormat"
 _ICEBERG_SERDE = "org.apache.iceberg.mr.hive.HiveIcebergSerDe"
 _NO_STATS = {DO_NOT_UPDATE_STATS: "true"}
+METADATA_FILE_SUFFIX = ".metadata.json"
+_GZIP_METADATA_SUFFIX = ".gz" + METADATA_FILE_SUFFIX
+"""How Iceberg names metadata files (``00001-<uuid>.metadata.json``, ``00001-<uuid>.gz.metadata.json``)."""
 _ICEBERG_SPELLINGS = (ICEBERG_TABLE_TYPE, ICEBERG_TABLE_TYPE.lower(), ICEBERG_TABLE_TYPE.capitalize())
 """How clients spell ``table_type=ICEBERG`` (Iceberg's catalogs write it upper-case; the type is read
 case-insensitively, as Iceberg does)."""
@@ -191,12 +195,19 @@ class IcebergTableService:
         Raises:
             NoSuchDatabaseError: the database does not exist.
             AlreadyExistsError: a table of that name exists.
-            StorageError: the file cannot be read.
-            InvalidInputError: it is not Iceberg table metadata.
+            InvalidInputError: the file cannot be read, is not Iceberg table metadata, is not named as a
+                metadata file, or lies where no table may (a system directory).
         """
         database, name = normalize(database), _table_name(name)
         self.databases.get(database)
-        data = _read_json(metadata_location)
+        if not metadata_location.endswith(METADATA_FILE_SUFFIX):
+            raise InvalidInputError(f"{metadata_location} is not named as a metadata file (*{METADATA_FILE_SUFFIX})")
+        folder = metadata_location.rsplit("/", 1)[0]
+        check_location(self.ctx.warehouse, folder, f"the metadata of table {database}.{name}", InvalidInputError)
+        try:
+            data = _read_json(metadata_location)
+        except StorageError as e:  # a file the client named: missing, unreadable or not JSON
+            raise InvalidInputError(f"Cannot read {metadata_location} as table metadata") from e
         metadata = parse_metadata(data, metadata_location)
         self.tables.create(
             self._hive_table(database, name, owner, metadata, metadata_location, None), environment=_NO_STATS
@@ -440,8 +451,9 @@ def _read_json(location: str) -> dict[str, Any]:
     try:
         fs, path = uri_file_system(location)
         with fs.open_input_stream(path) as stream:
-            data = json.loads(stream.read())
-    except (OSError, ValueError) as e:
+            raw = stream.read()
+        data = json.loads(gzip.decompress(raw) if location.endswith(_GZIP_METADATA_SUFFIX) else raw)
+    except (OSError, ValueError, EOFError) as e:
         raise StorageError(f"Cannot read the table metadata {location}", detail=str(e)) from e
     if not isinstance(data, dict):
         raise StorageError(f"The table metadata {location} is not a JSON object")

@@ -423,10 +423,10 @@ class TableService:
 
     def drop(self, database: str, name: str, delete_data: bool, purge: bool = False) -> None:
         """Drop a table; a managed table's data directories go too when ``delete_data``, an external table's
-        too with ``purge`` (an Iceberg table dropped with its data), as far as they are the server's to
-        delete (``directories``). A Hudi table's
-        Iceberg view (``services.view_links``) is dropped with it, in the same transaction and with a drop
-        event of its own; the view's metadata files stay unless they lie in a directory the drop deletes.
+        when ``purge`` too (an Iceberg table dropped with its data), as far as they are the server's to delete
+        (``directories``). A Hudi table's Iceberg view (``services.view_links``) is dropped with it, in the
+        same transaction and with a drop event of its own; the view's metadata files stay unless they lie in a
+        directory the drop deletes.
 
         Raises:
             NoSuchTableError: the table does not exist.

@@ -5,6 +5,7 @@ tables seen by Hive clients over Thrift (the catalog behind both is one)."""
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import json
 import urllib.error
@@ -241,6 +242,30 @@ def test_a_multi_table_transaction_applies_all_or_nothing(rest, rest_uri):
     assert status == 204, body
     assert rest.load_table("shop.one").properties["a"] == "yes"
     assert rest.load_table("shop.two").properties["b"] == "yes"
+
+
+def test_a_table_registered_from_its_metadata_file(rest, rest_uri, warehouse):
+    rest.create_namespace("shop")
+    original = rest.create_table("shop.original", SCHEMA)
+    original.append(rows([1, 2], "a"))
+    registered = rest.register_table("shop.copy", original.metadata_location)
+    assert registered.metadata_location == original.metadata_location and ids_of(registered) == [1, 2]
+    compressed = Path(f"{warehouse}/elsewhere/00001-abc.gz.metadata.json")  # as Iceberg Java gzips it
+    compressed.parent.mkdir()
+    compressed.write_bytes(gzip.compress(Path(original.metadata_location.removeprefix("file:")).read_bytes()))
+    assert ids_of(rest.register_table("shop.zipped", f"file:{compressed}")) == [1, 2]
+    with pytest.raises(TableAlreadyExistsError):
+        rest.register_table("shop.copy", original.metadata_location)
+    for location, message in [
+        ("file:/etc/passwd", "not named as a metadata file"),
+        ("file:/etc/x.metadata.json", "system directory"),
+        (f"file:{warehouse}/missing.metadata.json", "Cannot read"),
+    ]:
+        status, _, body = call(
+            rest_uri, "POST", "/v1/namespaces/shop/register", {"name": "bad", "metadata-location": location}
+        )
+        assert status == 400 and message in body["error"]["message"], body
+    assert not rest.table_exists("shop.bad")
 
 
 def test_a_load_revalidates_by_etag(rest, rest_uri):
