@@ -2,7 +2,8 @@
 
 Each ``properties`` block of the page that starts with ``# etc/catalog/<file> (<engine>)`` must hold exactly
 what the matching builder of ``benchmarks/sql_engines.py`` writes for a metastore at
-``thrift://metastore-host:9083``, and every builder must be shown.
+``thrift://metastore-host:9083`` (its Iceberg REST port at ``http://metastore-host:8181``), and every builder
+must be shown.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from tests.support.sql_engines import sql_engines
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engines.md"
 DOC_URI = "thrift://metastore-host:9083"
+DOC_REST_URI = "http://metastore-host:8181"
 BLOCK = re.compile(r"```properties\n# (etc/catalog/\S+) \(([^)]+)\)\n(.*?)```", re.DOTALL)
 
 BUILDERS = {
     ("etc/catalog/hive.properties", "Trino"): sql_engines.trino_hive_catalog(DOC_URI),
     ("etc/catalog/iceberg.properties", "Trino"): sql_engines.trino_iceberg_catalog(DOC_URI),
     ("etc/catalog/hudi.properties", "Trino"): sql_engines.trino_hudi_catalog(DOC_URI),
+    ("etc/catalog/iceberg_rest.properties", "Trino"): sql_engines.trino_iceberg_rest_catalog(DOC_REST_URI),
     ("etc/catalog/hive.properties", "Presto"): sql_engines.presto_hive_catalog(DOC_URI),
 }
 
