@@ -116,6 +116,8 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     _tls(args)  # bad TLS or authentication options stop here, before any worker starts
     check_options(args)
+    if args.iceberg_rest_port is not None:
+        _check_rest_extra()
     warning = exposure_warning(args)
     if warning:
         log.warning(warning)
@@ -281,14 +283,10 @@ def _rest_server(
     authentication and audit log; ``SystemExit`` naming the extra to install when its packages are missing."""
     if args.iceberg_rest_port is None:
         return None
-    try:
-        from iceberg_rest.security import RestSecurity
-        from iceberg_rest.server import RestServer
-    except ImportError as error:
-        raise SystemExit(
-            f"hudi-metastore: --iceberg-rest-port needs the rest extra ({error.name} is missing): "
-            "pip install 'hudi-metastore[rest]'"
-        ) from None
+    _check_rest_extra()
+    from iceberg_rest.security import RestSecurity
+    from iceberg_rest.server import RestServer
+
     passwords = password_file(args)
     security = RestSecurity(
         args.auth,
@@ -298,6 +296,19 @@ def _rest_server(
         audit=audit,
     )
     return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security)
+
+
+def _check_rest_extra() -> None:
+    """``SystemExit`` naming the extra to install when the REST port's packages are missing."""
+    try:
+        import pyiceberg.table.update  # noqa: F401
+
+        import iceberg_rest.server  # noqa: F401  (starlette, uvicorn and pyiceberg with it)
+    except ImportError as error:
+        raise SystemExit(
+            f"hudi-metastore: --iceberg-rest-port needs the rest extra ({error.name} is missing): "
+            "pip install 'hudi-metastore[rest]'"
+        ) from None
 
 
 def _print_listening(

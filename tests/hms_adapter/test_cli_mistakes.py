@@ -175,3 +175,14 @@ def test_help_shows_every_default_and_the_commands():
         assert shown in serve, shown
     assert "the user's name" in run("passwd", "--help").stdout
     assert "print JSON" in run("timeline", "--help").stdout
+
+
+def test_the_rest_port_without_the_rest_extra_names_the_extra(tmp_path):
+    """``serve --iceberg-rest-port`` where uvicorn is not installed (hidden from the process here)."""
+    hide = "import sys; sys.modules['uvicorn'] = None; from hms_adapter.cli import main; sys.exit(main())"
+    command = [CLI[0], "-c", hide, "serve", "--host", "127.0.0.1", "--port", str(free_port()), "--no-metaserver"]
+    command += ["--db-url", f"sqlite:///{tmp_path / 'c.db'}", "--iceberg-rest-port", "0"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode != 0
+    assert "--iceberg-rest-port needs the rest extra (uvicorn is missing)" in done.stderr, done.stderr
+    assert "pip install 'hudi-metastore[rest]'" in done.stderr and "Traceback" not in done.stderr
