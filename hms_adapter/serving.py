@@ -295,7 +295,7 @@ def _rest_server(
         ssl_context=tls.context() if tls is not None else None,
         audit=audit,
     )
-    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security)
+    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security, args.threads)
 
 
 def _check_rest_extra() -> None:

@@ -11,6 +11,7 @@ import logging
 import socket
 import threading
 
+import anyio.to_thread
 import uvicorn
 
 from hudi_catalog import Catalog
@@ -20,6 +21,8 @@ from .security import RestSecurity
 
 log = logging.getLogger(__name__)
 
+DEFAULT_THREADS = 64
+"""Catalog calls under way at once (``serve --threads``); further requests wait for a thread."""
 GRACE_SECONDS = 10
 """How long a stop waits for requests under way before it cancels them."""
 IDLE_CLOSE_SECONDS = 1.0
@@ -38,11 +41,13 @@ class RestServer:
         port: int,
         reuse_port: bool = False,
         security: RestSecurity | None = None,
+        threads: int = DEFAULT_THREADS,
     ) -> None:
         self.socket = _listening_socket(host, port, reuse_port)
         self.host = host
         self.port = self.socket.getsockname()[1]
         self.security = security or RestSecurity()
+        self.threads = threads
         config = uvicorn.Config(
             make_app(catalog, self.security),
             log_level=logging.WARNING,
@@ -63,6 +68,8 @@ class RestServer:
 
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
+        # the catalog calls run on these threads: as many at once as the Thrift port's --threads
+        anyio.to_thread.current_default_thread_limiter().total_tokens = self.threads
         await self._server.serve(sockets=[self.socket])
 
     def stop(self) -> None:
