@@ -93,10 +93,16 @@ class TableRoutes:
         if not isinstance(name, str) or not name or not isinstance(location, str) or not location:
             raise bad_request("Registering a table needs a 'name' and a 'metadata-location'")
         name_object(request, f"{database}.{name}")
-        if body.get("overwrite"):
-            raise bad_request("Registering over an existing table (overwrite) is not supported")
-        owner = caller_of(request).user
-        table = await self.context.run(lambda: self.tables.register(database, name, location, owner), "registerTable")
+        overwrite = body.get("overwrite", False)
+        if not isinstance(overwrite, bool):
+            raise bad_request("'overwrite' must be true or false")
+        if overwrite:  # it changes the table named, as a commit does
+            target = SecuredObject.of_table(database, name)
+            await self.context.authorize(request, Operation.ALTER, target, "registerTable")
+        user = caller_of(request).user
+        table = await self.context.run(
+            lambda: self.tables.register(database, name, location, user, overwrite, user), "registerTable"
+        )
         return _load_result(table)
 
     async def load(self, request: Request) -> Response:

@@ -189,12 +189,24 @@ class IcebergTableService:
         log.info("created Iceberg table %s.%s at %s", database, name, location)
         return IcebergTable(database, name, path, _as_json(metadata))
 
-    def register(self, database: str, name: str, metadata_location: str, owner: str | None = None) -> IcebergTable:
-        """Register the table whose current metadata is the file ``metadata_location`` (written elsewhere).
+    def register(
+        self,
+        database: str,
+        name: str,
+        metadata_location: str,
+        owner: str | None = None,
+        overwrite: bool = False,
+        user: str = "",
+    ) -> IcebergTable:
+        """Register the table whose current metadata is the file ``metadata_location`` (written elsewhere);
+        with ``overwrite``, an Iceberg table of that name moves to that file instead (under its Hive lock,
+        taken as ``user``: a version published meanwhile by a writer is replaced, as the client asked).
 
         Raises:
             NoSuchDatabaseError: the database does not exist.
-            AlreadyExistsError: a table of that name exists.
+            AlreadyExistsError: a table of that name exists (and ``overwrite`` is off).
+            NoSuchTableError: with ``overwrite``, a table of that name exists and is no Iceberg table.
+            ReadOnlyTableError: with ``overwrite``, the table is a Hudi table's Iceberg view.
             InvalidInputError: the file cannot be read, is not Iceberg table metadata, is not named as a
                 metadata file, or lies where no table may (a system directory).
         """
@@ -209,6 +221,16 @@ class IcebergTableService:
         except StorageError as e:  # a file the client named: missing, unreadable or not JSON
             raise InvalidInputError(f"Cannot read {metadata_location} as table metadata") from e
         metadata = parse_metadata(data, metadata_location)
+        if overwrite and self._exists(database, name):
+            with self._hive_lock(database, name, user or owner or ""):
+                current = self._iceberg_table(database, name)
+                if SOURCE_PARAM in current.parameters:
+                    raise ReadOnlyTableError(f"{current.qualified_name} is the Iceberg view of a Hudi table")
+                replaced = self._hive_table(database, name, current.owner, metadata, metadata_location, current)
+                with settings_scope(_ANY_COLUMN_CHANGE):
+                    self.tables.alter(database, name, replaced, environment=_NO_STATS)
+            log.info("registered Iceberg table %s.%s over itself at %s", database, name, metadata_location)
+            return IcebergTable(database, name, metadata_location, data)
         self.tables.create(
             self._hive_table(database, name, owner, metadata, metadata_location, None), environment=_NO_STATS
         )

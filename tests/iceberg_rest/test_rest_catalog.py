@@ -256,6 +256,12 @@ def test_a_table_registered_from_its_metadata_file(rest, rest_uri, warehouse):
     assert ids_of(rest.register_table("shop.zipped", f"file:{compressed}")) == [1, 2]
     with pytest.raises(TableAlreadyExistsError):
         rest.register_table("shop.copy", original.metadata_location)
+    # overwrite: the table moves to the file named, here back to its first version
+    first = rest.load_table("shop.original").metadata.metadata_log[0].metadata_file
+    request = {"name": "original", "metadata-location": first, "overwrite": True}
+    status, _, body = call(rest_uri, "POST", "/v1/namespaces/shop/register", request)
+    assert status == 200 and body["metadata-location"] == first
+    assert rest.load_table("shop.original").snapshots() == []
     for location, message in [
         ("file:/etc/passwd", "not named as a metadata file"),
         ("file:/etc/x.metadata.json", "system directory"),
