@@ -264,7 +264,7 @@ class IcebergTableService:
             try:
                 for change, (database, name) in zip(changes, keys):
                     prepared.append(self._prepare(replace(change, database=database, name=name)))
-                self._publish(prepared)
+                self._publish(prepared, user)
             except StorageError:  # the database may have committed: a published version's file must stay
                 raise
             except Exception:  # no version of these files was published: nobody can load them
@@ -297,35 +297,33 @@ class IcebergTableService:
         _write_json(location, metadata)
         return _Prepared(change, current, base_location, metadata, location)
 
-    def _publish(self, prepared: Sequence[_Prepared]) -> None:
-        creates = [p for p in prepared if p.current is None]
-        if creates and len(prepared) > 1:
-            raise InvalidInputError("A table is created by a commit of its own, not within a multi-table commit")
-        if creates:
-            p = creates[0]
-            table = self._hive_table(p.change.database, p.change.name, None, p.metadata, p.location, None)
-            try:
-                self.tables.create(table, environment=_NO_STATS)
-            except AlreadyExistsError as e:
-                raise ConcurrentModificationError(f"Table already exists: {table.qualified_name}") from e
-            return
+    def _publish(self, prepared: Sequence[_Prepared], user: str) -> None:
+        """Every prepared version published in one transaction: a new table created (owned by ``user``), an
+        existing one moved with a compare-and-set on ``metadata_location``."""
         altered: list[tuple[Table, Table]] = []
-        with settings_scope(_ANY_COLUMN_CHANGE), self.ctx.store.write() as conn:
-            for p in prepared:
-                current, base_location = p.current, p.base_location
-                if current is None or base_location is None:  # creates were published above
-                    raise InvalidInputError("A table is created by a commit of its own")
-                database, name = p.change.database, p.change.name
-                new = self._hive_table(database, name, current.owner, p.metadata, p.location, current)
-                environment = _NO_STATS | {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: base_location}
-                try:
-                    altered.append(self.tables.alter_in(conn, database, name, new, False, environment))
-                except InvalidOperationError as e:
-                    if "doesn't exist" not in str(e):
-                        raise
-                    raise NoSuchTableError(f"Table does not exist: {database}.{name}") from e  # dropped meanwhile
+        created: list[Table] = []
+        try:
+            with settings_scope(_ANY_COLUMN_CHANGE), self.ctx.store.write() as conn:
+                for p in prepared:
+                    database, name = p.change.database, p.change.name
+                    if p.current is None or p.base_location is None:  # a staged create
+                        table = self._hive_table(database, name, user or None, p.metadata, p.location, None)
+                        created.append(self.tables.create_in(conn, table, environment=_NO_STATS))
+                        continue
+                    new = self._hive_table(database, name, p.current.owner, p.metadata, p.location, p.current)
+                    environment = _NO_STATS | {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: p.base_location}
+                    try:
+                        altered.append(self.tables.alter_in(conn, database, name, new, False, environment))
+                    except InvalidOperationError as e:
+                        if "doesn't exist" not in str(e):
+                            raise
+                        raise NoSuchTableError(f"Table does not exist: {database}.{name}") from e  # dropped meanwhile
+        except AlreadyExistsError as e:  # created meanwhile: the staged create's assert-create no longer holds
+            raise ConcurrentModificationError(f"Requirement failed: table already exists ({e})") from e
         for old, new in altered:
             self.tables.altered(old, new)
+        for table in created:
+            log.info("created table %s", table.qualified_name)
 
     @contextmanager
     def _hive_lock(self, database: str, name: str, user: str) -> Iterator[None]:

@@ -168,6 +168,21 @@ class TableService:
             AlreadyExistsError: a table of that name exists.
             InvalidInputError: a grant without privilege or grantee.
         """
+        with self.ctx.store.write() as conn:
+            created = self.create_in(conn, table, environment, constraints, grants)
+        log.info("created table %s", created.qualified_name)
+        return created
+
+    def create_in(
+        self,
+        conn: Connection,
+        table: Table,
+        environment: Mapping[str, str] | None = None,
+        constraints: Sequence[TableConstraint] = (),
+        grants: Sequence[PrivilegeGrant] = (),
+    ) -> Table:
+        """``create`` inside the caller's write transaction ``conn`` (tables created with others changed in
+        one transaction); returns the table as created. Raises as ``create``."""
         if not is_valid_name(table.name):
             raise InvalidObjectError(f"{table.name} is not a valid object name")
         _check_columns(table)
@@ -181,50 +196,44 @@ class TableService:
         )
         table.table_type = _settle_table_type(table)
         now = self.ctx.now()
-        with self.ctx.store.write() as conn:
-            try:
-                # locked first: a concurrent create of the same name waits, then finds it (AlreadyExists)
-                db_row = db_store.get_row(conn, table.database, lock=True)
-            except NoSuchDatabaseError as e:
-                raise NoSuchDatabaseError(f"The database {table.database} does not exist") from e
-            if table_store.find_row(conn, table.database, table.name) is not None:
-                raise AlreadyExistsError(f"Table {table.name} already exists")
-            made_dir = False
-            if not is_view(table):
-                location = table.sd.location or join(db_row.location_uri, table.name)
-                table.sd.location = qualify(location)
-                directories.check_location(
-                    self.ctx.warehouse, table.sd.location, f"table {table.qualified_name}", InvalidObjectError
+        try:
+            # locked first: a concurrent create of the same name waits, then finds it (AlreadyExists)
+            db_row = db_store.get_row(conn, table.database, lock=True)
+        except NoSuchDatabaseError as e:
+            raise NoSuchDatabaseError(f"The database {table.database} does not exist") from e
+        if table_store.find_row(conn, table.database, table.name) is not None:
+            raise AlreadyExistsError(f"Table {table.name} already exists")
+        made_dir = False
+        if not is_view(table):
+            location = table.sd.location or join(db_row.location_uri, table.name)
+            table.sd.location = qualify(location)
+            directories.check_location(
+                self.ctx.warehouse, table.sd.location, f"table {table.qualified_name}", InvalidObjectError
+            )
+            made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
+            if derived_from_slices(table.parameters):  # until its timeline has slices: none
+                table.parameters.update(
+                    {}
+                    if VIEW_OF_PARAM in table.parameters
+                    else empty_statistics(table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE)
                 )
-                made_dir = self.ctx.warehouse.make_dirs(table.sd.location)
-                if derived_from_slices(table.parameters):  # until its timeline has slices: none
-                    table.parameters.update(
-                        {}
-                        if VIEW_OF_PARAM in table.parameters
-                        else empty_statistics(table.parameters.get(TABLE_TYPE, COPY_ON_WRITE) == COPY_ON_WRITE)
-                    )
-                elif not table.partition_keys and should_update(environment):
-                    update_fast_stats(
-                        table.parameters, self.ctx.warehouse, table.sd.location, made_dir, False, environment
-                    )
-            table.parameters.setdefault(DDL_TIME, str(now))
-            try:
-                table.id = table_store.insert_table(conn, db_row.db_id, table)
-                if made_dir:
-                    location_store.record_made(conn, schema.tbl, [table.id])
-                if constraints:
-                    add_constraints(self.ctx, conn, constraints)
-                ids = grant_store.ObjectIds(ObjectType.TABLE, db_row.db_id, table.id)
-                for grant in grants:  # as Hive: granted now, whatever time the client names
-                    grant_store.add_grant(
-                        conn, ids, grant.grantee, grant.privilege, grant.grant_option, now, grant.grantor
-                    )
-                self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
-            except Exception:
-                if made_dir and table.sd.location:
-                    self.ctx.warehouse.discard_dir(table.sd.location)
-                raise
-        log.info("created table %s", table.qualified_name)
+            elif not table.partition_keys and should_update(environment):
+                update_fast_stats(table.parameters, self.ctx.warehouse, table.sd.location, made_dir, False, environment)
+        table.parameters.setdefault(DDL_TIME, str(now))
+        try:
+            table.id = table_store.insert_table(conn, db_row.db_id, table)
+            if made_dir:
+                location_store.record_made(conn, schema.tbl, [table.id])
+            if constraints:
+                add_constraints(self.ctx, conn, constraints)
+            ids = grant_store.ObjectIds(ObjectType.TABLE, db_row.db_id, table.id)
+            for grant in grants:  # as Hive: granted now, whatever time the client names
+                grant_store.add_grant(conn, ids, grant.grantee, grant.privilege, grant.grant_option, now, grant.grantor)
+            self.ctx.events.emit(conn, CatalogEvent(EventType.CREATE_TABLE, table=table), now)
+        except Exception:
+            if made_dir and table.sd.location:
+                self.ctx.warehouse.discard_dir(table.sd.location)
+            raise
         return table
 
     def get(self, database: str, name: str) -> Table:

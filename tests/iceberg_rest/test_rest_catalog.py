@@ -243,6 +243,36 @@ def test_a_multi_table_transaction_applies_all_or_nothing(rest, rest_uri):
     assert rest.load_table("shop.one").properties["a"] == "yes"
     assert rest.load_table("shop.two").properties["b"] == "yes"
 
+    # a staged create in a transaction: created with the other changes, or not at all
+    staged = call(
+        rest_uri, "POST", "/v1/namespaces/shop/tables", {"name": "three", "schema": SCHEMA_JSON, "stage-create": True}
+    )[2]
+    creation = {
+        "identifier": {"namespace": ["shop"], "name": "three"},
+        "requirements": [{"type": "assert-create"}],
+        "updates": [
+            {"action": "assign-uuid", "uuid": staged["metadata"]["table-uuid"]},
+            {"action": "upgrade-format-version", "format-version": 2},
+            {"action": "add-schema", "schema": staged["metadata"]["schemas"][0]},
+            {"action": "set-current-schema", "schema-id": -1},
+            {"action": "add-spec", "spec": {"spec-id": 0, "fields": []}},
+            {"action": "set-default-spec", "spec-id": -1},
+            {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+            {"action": "set-default-sort-order", "sort-order-id": -1},
+            {"action": "set-location", "location": staged["metadata"]["location"]},
+        ],
+    }
+    status, _, body = call(rest_uri, "POST", "/v1/transactions/commit", {"table-changes": [creation, stale]})
+    assert status == 409 and not rest.table_exists("shop.three")
+    status, _, body = call(
+        rest_uri, "POST", "/v1/transactions/commit", {"table-changes": [creation, change("one", one_uuid, "c")]}
+    )
+    assert status == 204, body
+    assert rest.load_table("shop.three").metadata.table_uuid == first.metadata.table_uuid.__class__(
+        staged["metadata"]["table-uuid"]
+    )
+    assert rest.load_table("shop.one").properties["c"] == "yes"
+
 
 def test_a_table_registered_from_its_metadata_file(rest, rest_uri, warehouse):
     rest.create_namespace("shop")
