@@ -34,6 +34,17 @@ CALL_DURATION = Histogram(
     ["method"],
     buckets=LATENCY_BUCKETS,
 )
+REST_REQUESTS = Counter(
+    "hudi_metastore_iceberg_rest_requests_total",
+    "Iceberg REST requests answered, by operation (the spec's names) and HTTP status.",
+    ["operation", "status"],
+)
+REST_DURATION = Histogram(
+    "hudi_metastore_iceberg_rest_request_duration_seconds",
+    "Time from an Iceberg REST request's arrival to its answer ready, by operation.",
+    ["operation"],
+    buckets=LATENCY_BUCKETS,
+)
 OPEN_CONNECTIONS = Gauge(
     "hudi_metastore_open_connections", "Client connections open on the Thrift ports.", multiprocess_mode="livesum"
 )
@@ -69,6 +80,12 @@ def record_call(method: str, seconds: float, error: str | None) -> None:
     duration.observe(seconds)
     if error is not None:
         CALL_ERRORS.labels(method, error).inc()
+
+
+def record_rest_request(operation: str, status: int, seconds: float) -> None:
+    """The Iceberg REST port's report of one request."""
+    REST_REQUESTS.labels(operation, str(status)).inc()
+    REST_DURATION.labels(operation).observe(seconds)
 
 
 def record_metaserver_commit() -> None:

@@ -227,7 +227,7 @@ def _serve_process(
             )
         )
         ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
-        rest = _rest_server(args, catalog, reuse_port, tls, audit)
+        rest = _rest_server(args, catalog, reuse_port, tls, audit, metrics.record_rest_request if recording else None)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
@@ -277,10 +277,15 @@ def _serve_process(
 
 
 def _rest_server(
-    args: argparse.Namespace, catalog: Catalog, reuse_port: bool, tls: ServerTls | None, audit: AuditLog | None
+    args: argparse.Namespace,
+    catalog: Catalog,
+    reuse_port: bool,
+    tls: ServerTls | None,
+    audit: AuditLog | None,
+    on_request: Callable[[str, int, float], None] | None,
 ):
     """The Iceberg REST port of ``--iceberg-rest-port`` (None when off), with the Thrift ports' TLS,
-    authentication and audit log; ``SystemExit`` naming the extra to install when its packages are missing."""
+    authentication and audit log, its requests reported to ``on_request`` (the metrics)."""
     if args.iceberg_rest_port is None:
         return None
     _check_rest_extra()
@@ -294,6 +299,7 @@ def _rest_server(
         groups_of=passwords.groups_of if passwords is not None else lambda user: (),
         ssl_context=tls.context() if tls is not None else None,
         audit=audit,
+        on_request=on_request,
     )
     return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security, args.threads)
 

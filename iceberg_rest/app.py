@@ -119,7 +119,11 @@ class _Handled:
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             response = error_response(500, "InternalServerError", "The server failed; its log has the details")
-        self._audit(request, response, (time.perf_counter() - started) * 1000)
+        elapsed = time.perf_counter() - started
+        self._audit(request, response, elapsed * 1000)
+        on_request = self.context.security.on_request
+        if on_request is not None:
+            on_request(self.operation, response.status_code, elapsed)
         return response
 
     def _audit(self, request: Request, response: Response, elapsed_ms: float) -> None:

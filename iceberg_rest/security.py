@@ -50,7 +50,7 @@ class Caller:
 
 @dataclass(frozen=True)
 class RestSecurity:
-    """How the port authenticates, encrypts and audits (from ``serve``'s options).
+    """How the port authenticates, encrypts, audits and reports (from ``serve``'s options).
 
     Attributes:
         auth: one of ``AUTH_MODES``.
@@ -58,6 +58,7 @@ class RestSecurity:
         groups_of: the groups of a user known by a token.
         ssl_context: TLS (``--tls-cert``/``--tls-key``, client certificates with ``--tls-ca``); None: plain HTTP.
         audit: the audit log; None: none kept.
+        on_request: hears of each request (operation, HTTP status, seconds): the server's metrics.
     """
 
     auth: str = "none"
@@ -65,6 +66,7 @@ class RestSecurity:
     groups_of: Callable[[str], tuple[str, ...]] = field(default=lambda user: ())
     ssl_context: ssl.SSLContext | None = None
     audit: AuditSink | None = None
+    on_request: Callable[[str, int, float], None] | None = None
 
     def __post_init__(self) -> None:
         if self.auth not in AUTH_MODES:

@@ -35,6 +35,7 @@ class Served:
     port: int
     metaserver_port: int
     metrics_port: int
+    rest_port: int
 
     def client(self):
         return make_client(hive.ThriftHiveMetastore, "127.0.0.1", self.port, timeout=10_000)
@@ -60,7 +61,7 @@ class Served:
 
 
 def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None) -> Served:
-    port, metaserver_port, metrics_port = free_port(), free_port(), free_port()
+    port, metaserver_port, metrics_port, rest_port = free_port(), free_port(), free_port(), free_port()
     log = open(tmp_path / f"server-{port}.log", "w")
     process = subprocess.Popen(
         serve_command(
@@ -68,17 +69,24 @@ def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None
             metaserver_port=metaserver_port,
             db_url=db_url,
             warehouse=tmp_path / "wh",
-            extra=["--workers", str(workers), "--metrics-port", str(metrics_port)],
+            extra=[
+                "--workers",
+                str(workers),
+                "--metrics-port",
+                str(metrics_port),
+                "--iceberg-rest-port",
+                str(rest_port),
+            ],
         ),
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
         env=env,
     )
-    # each listener opens on its own (with --workers, in each worker): wait for all three
-    for listening in (port, metaserver_port, metrics_port):
+    # each listener opens on its own (with --workers, in each worker): wait for all four
+    for listening in (port, metaserver_port, metrics_port, rest_port):
         wait_for_port(listening, process)
-    return Served(process, port, metaserver_port, metrics_port)
+    return Served(process, port, metaserver_port, metrics_port, rest_port)
 
 
 @pytest.fixture
@@ -138,6 +146,22 @@ def test_two_workers_report_as_one_target(served):
     assert samples[("hudi_metastore_locks", frozenset({("state", "waiting")}))] == 0
     assert samples[("hudi_metastore_db_pool_wait_seconds_count", frozenset())] >= 2 * calls
     assert samples[("hudi_metastore_db_pool_connections_in_use", frozenset())] == 0
+
+    # the Iceberg REST port's requests, by operation and status
+    rest = f"http://127.0.0.1:{served.rest_port}/v1"
+    for path in ("/namespaces", "/namespaces/metered", "/namespaces/missing"):
+        try:
+            urllib.request.urlopen(rest + path, timeout=10).read()
+        except urllib.error.HTTPError as error:
+            assert error.code == 404
+    samples = served.samples()
+    rest_of = lambda operation, status: samples[  # noqa: E731
+        ("hudi_metastore_iceberg_rest_requests_total", frozenset({("operation", operation), ("status", status)}))
+    ]
+    assert rest_of("listNamespaces", "200") == 1
+    assert rest_of("loadNamespaceMetadata", "200") == 1 and rest_of("loadNamespaceMetadata", "404") == 1
+    operation = frozenset({("operation", "loadNamespaceMetadata")})
+    assert samples[("hudi_metastore_iceberg_rest_request_duration_seconds_count", operation)] == 2
 
     clients[0].unlock(hive.UnlockRequest(lockid=lock.lockid))
     for client in clients:
