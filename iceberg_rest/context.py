@@ -14,7 +14,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.authorization import Operation, SecuredObject
 
 from .errors import not_authenticated
-from .requests import DEFAULT_MAX_BODY_BYTES, json_body
+from .requests import DEFAULT_MAX_BODY_BYTES, database_of, json_body, path_namespace
 from .security import ANONYMOUS, Caller, RestSecurity
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,14 @@ class RestContext:
         caller = caller_of(request)
         user = caller.user if caller.authenticated else None
         await run_in_threadpool(self.catalog.authorization.require, user, action, target, operation, caller.groups)
+
+    async def path_database(self, request: Request, action: Operation, operation: str) -> str:
+        """The database the request's path names, the caller authorized to do ``action`` to it (and named
+        in the audit line)."""
+        database = database_of(path_namespace(request))
+        name_object(request, database)
+        await self.authorize(request, action, SecuredObject.of_database(database), operation)
+        return database
 
     async def visible_databases(self, request: Request, names: Sequence[str]) -> list[str]:
         caller = caller_of(request)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hudi_catalog.authorization import GLOBAL, Operation, SecuredObject
+from hudi_catalog.authorization import GLOBAL, Operation
 from hudi_catalog.model import Database
 
 from .context import RestContext, caller_of, name_object
 from .errors import RestError
-from .requests import NAMESPACE_SEPARATOR, bad_request, database_of, namespace_field, page, path_namespace, string_map
+from .requests import NAMESPACE_SEPARATOR, bad_request, namespace_field, page, string_map
 
 LOCATION_PROPERTY = "location"
 COMMENT_PROPERTY = "comment"
@@ -54,31 +54,25 @@ class NamespaceRoutes:
         created = await self.context.run(lambda: self.catalog.databases.create(database), "createNamespace")
         return JSONResponse({"namespace": [created.name], "properties": _properties(created)})
 
-    async def _database(self, request: Request, action: Operation, operation: str) -> str:
-        name = database_of(path_namespace(request))
-        name_object(request, name)
-        await self.context.authorize(request, action, SecuredObject.of_database(name), operation)
-        return name
-
     async def load(self, request: Request) -> Response:
-        name = await self._database(request, Operation.READ, "loadNamespaceMetadata")
+        name = await self.context.path_database(request, Operation.READ, "loadNamespaceMetadata")
         database = await self.context.run(lambda: self.catalog.databases.get(name), "loadNamespaceMetadata")
         return JSONResponse({"namespace": [database.name], "properties": _properties(database)})
 
     async def exists(self, request: Request) -> Response:
-        name = await self._database(request, Operation.READ, "namespaceExists")
+        name = await self.context.path_database(request, Operation.READ, "namespaceExists")
         await self.context.run(lambda: self.catalog.databases.get(name), "namespaceExists")
         return Response(status_code=204)
 
     async def drop(self, request: Request) -> Response:
-        name = await self._database(request, Operation.DROP, "dropNamespace")
+        name = await self.context.path_database(request, Operation.DROP, "dropNamespace")
         await self.context.run(
             lambda: self.catalog.databases.drop(name, delete_data=False, cascade=False), "dropNamespace"
         )
         return Response(status_code=204)
 
     async def update_properties(self, request: Request) -> Response:
-        name = await self._database(request, Operation.ALTER, "updateProperties")
+        name = await self.context.path_database(request, Operation.ALTER, "updateProperties")
         body = await self.context.body(request)
         removals = body.get("removals") or []
         if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):

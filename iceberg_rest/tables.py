@@ -44,15 +44,9 @@ class TableRoutes:
         await self.context.authorize(request, action, SecuredObject.of_table(database, name), operation)
         return database, name
 
-    async def _database(self, request: Request, action: Operation, operation: str) -> str:
-        database = database_of(path_namespace(request))
-        name_object(request, database)
-        await self.context.authorize(request, action, SecuredObject.of_database(database), operation)
-        return database
-
     async def list(self, request: Request) -> Response:
         namespace = path_namespace(request)
-        database = await self._database(request, Operation.READ, "listTables")
+        database = await self.context.path_database(request, Operation.READ, "listTables")
         names = await self.context.run(lambda: self.tables.names(database), "listTables")
         chosen, token = page(request, await self.context.visible_tables(request, database, names))
         return JSONResponse(
@@ -60,7 +54,7 @@ class TableRoutes:
         )
 
     async def create(self, request: Request) -> Response:
-        database = await self._database(request, Operation.CREATE, "createTable")
+        database = await self.context.path_database(request, Operation.CREATE, "createTable")
         body = await self.context.body(request)
         name = body.get("name")
         schema = optional_object(body, "schema")
@@ -87,7 +81,7 @@ class TableRoutes:
         return _load_result(table)
 
     async def register(self, request: Request) -> Response:
-        database = await self._database(request, Operation.CREATE, "registerTable")
+        database = await self.context.path_database(request, Operation.CREATE, "registerTable")
         body = await self.context.body(request)
         name, location = body.get("name"), body.get("metadata-location")
         if not isinstance(name, str) or not name or not isinstance(location, str) or not location:
