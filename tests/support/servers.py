@@ -29,11 +29,21 @@ def write_passwords(path, passwords: dict[str, str]) -> None:
         )
 
 
+_HANDED_OUT: set[int] = set()
+"""The ports ``free_port`` gave this process: the kernel may pick a just-released port again, and two ports
+asked for one server (``--port``, ``--metaserver-port``) must differ."""
+
+
 def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on at the time of the call."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port of 127.0.0.1 that nothing listens on at the time of the call, and that this process was not
+    given before."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def serve_command(
