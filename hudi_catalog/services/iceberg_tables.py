@@ -95,6 +95,8 @@ class _Prepared:
     base_location: str | None
     metadata: TableMetadata
     location: str
+    removed_properties: frozenset[str] = frozenset()
+    """Properties of the version before that this one lacks (their Hive parameters go too)."""
 
 
 class IcebergTableService:
@@ -295,7 +297,8 @@ class IcebergTableService:
         metadata = apply_changes(base, base_location, change.requirements, change.updates)
         location = self._metadata_path(metadata, base_location, f"{change.database}.{change.name}")
         _write_json(location, metadata)
-        return _Prepared(change, current, base_location, metadata, location)
+        removed = frozenset(base.properties) - frozenset(metadata.properties) if base is not None else frozenset()
+        return _Prepared(change, current, base_location, metadata, location, removed)
 
     def _publish(self, prepared: Sequence[_Prepared], user: str) -> None:
         """Every prepared version published in one transaction: a new table created (owned by ``user``), an
@@ -310,7 +313,9 @@ class IcebergTableService:
                         table = self._hive_table(database, name, user or None, p.metadata, p.location, None)
                         created.append(self.tables.create_in(conn, table, environment=_NO_STATS))
                         continue
-                    new = self._hive_table(database, name, p.current.owner, p.metadata, p.location, p.current)
+                    new = self._hive_table(
+                        database, name, p.current.owner, p.metadata, p.location, p.current, p.removed_properties
+                    )
                     environment = _NO_STATS | {EXPECTED_KEY: METADATA_LOCATION, EXPECTED_VALUE: p.base_location}
                     try:
                         altered.append(self.tables.alter_in(conn, database, name, new, False, environment))
@@ -426,12 +431,13 @@ class IcebergTableService:
         metadata: TableMetadata,
         metadata_location: str,
         current: Table | None,
+        removed_properties: frozenset[str] = frozenset(),
     ) -> Table:
         """The Hive table of a version: its columns, location and properties, ``metadata_location`` and the
-        previous one; parameters of ``current`` that are not the Iceberg table's properties are kept."""
+        previous one; parameters of ``current`` are kept but for the ``removed_properties`` of the version."""
         parameters: dict[str, str] = {}
         if current is not None:
-            parameters = dict(current.parameters)
+            parameters = {k: v for k, v in current.parameters.items() if k not in removed_properties}
             previous = current.parameters.get(METADATA_LOCATION)
             if previous:
                 parameters[PREVIOUS_METADATA_LOCATION] = previous

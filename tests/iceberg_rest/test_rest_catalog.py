@@ -167,6 +167,10 @@ def test_a_tables_life_through_pyiceberg(rest, client, warehouse):
     table = rest.load_table("shop.events")
     assert [f.name for f in table.schema().fields] == ["id", "category", "price", "quantity"]
     assert len(table.specs()) == 2
+    table.transaction().set_properties(team="sales", tier="gold").commit_transaction()
+    table = rest.load_table("shop.events")
+    table.transaction().remove_properties("tier").commit_transaction()
+    table = rest.load_table("shop.events")
     stored = client.get_table("shop", "events")  # Hive clients see the current schema's columns
     assert [(c.name, c.type) for c in stored.sd.cols] == [
         ("id", "bigint"),
@@ -175,6 +179,7 @@ def test_a_tables_life_through_pyiceberg(rest, client, warehouse):
         ("quantity", "int"),
     ]
     assert stored.parameters["table_type"] == "ICEBERG"
+    assert stored.parameters["team"] == "sales" and "tier" not in stored.parameters  # the properties, as Iceberg's
     assert stored.parameters["metadata_location"] == table.metadata_location
     assert stored.parameters["previous_metadata_location"] != table.metadata_location
 
