@@ -5,7 +5,6 @@ table exactly once, on one line of history, and no lock is left behind."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 
 import pyarrow as pa
@@ -16,7 +15,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, mysql_database
 from tests.support.iceberg_writers import check_every_commit_once, run_writers
-from tests.support.servers import free_port, serve_command, wait_for_port
+from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port
 
 APPENDS, BATCH_ROWS = 5, 3
 SCHEMA = pa.schema([("id", pa.int64()), ("marker", pa.string()), ("writer", pa.int32())])
@@ -48,17 +47,7 @@ def two_servers(mysql_server_url, tmp_path_factory):
                 uris.append((f"thrift://127.0.0.1:{port}", f"http://127.0.0.1:{rest_port}"))
             yield uris, warehouse
         finally:
-            for process in processes:
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)
-            for process in processes:
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-            for log in logs:  # shown when a test failed
-                if log.exists() and log.stat().st_size:
-                    print(f"--- {log.name}, last lines:\n" + "\n".join(log.read_text().splitlines()[-40:]))
+            stop_servers(processes, logs)
 
 
 def no_locks_left(thrift_uri: str) -> bool:

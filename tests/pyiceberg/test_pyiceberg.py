@@ -12,7 +12,6 @@ requirement, or the lock not acquired) is retried by the transaction on refreshe
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +32,7 @@ from tests.conftest import hive
 from tests.hms_adapter.helpers import table_lock_request
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
 from tests.support.iceberg_writers import check_every_commit_once, run_writers
-from tests.support.servers import free_port, serve_command, wait_for_port
+from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port
 
 SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=False),
@@ -246,17 +245,7 @@ def two_servers(mysql_db_url, warehouse, tmp_path):
             uris.append(f"thrift://127.0.0.1:{port}")
         yield uris
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for log in logs:  # shown when the test failed
-            if log.exists() and log.stat().st_size:
-                print(f"--- {log.name}, last lines:\n" + "\n".join(log.read_text().splitlines()[-40:]))
+        stop_servers(processes, logs)
 
 
 @pytest.mark.mysql

@@ -4,6 +4,7 @@ worker processes it forks."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +13,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:  # the benchmarks import each other by bare name, as they run
+    sys.path.insert(0, str(BENCHMARKS))
+
+# one record of the ports handed out in this process, shared with the benchmark modules the tests run
+from bench_base import free_port as free_port  # noqa: E402  (re-exported)
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 
@@ -27,23 +35,6 @@ def write_passwords(path, passwords: dict[str, str]) -> None:
             capture_output=True,
             timeout=60,
         )
-
-
-_HANDED_OUT: set[int] = set()
-"""The ports ``free_port`` gave this process: the kernel may pick a just-released port again, and two ports
-asked for one server (``--port``, ``--metaserver-port``) must differ."""
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on at the time of the call, and that this process was not
-    given before."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in _HANDED_OUT:
-            _HANDED_OUT.add(port)
-            return port
 
 
 def serve_command(
@@ -107,6 +98,23 @@ def _output(process: subprocess.Popen, log: Path | None, chars: int = 6000) -> s
     else:
         return ""
     return ":\n" + text[-chars:]
+
+
+def stop_servers(processes: Iterable[subprocess.Popen], logs: Iterable[Path]) -> None:
+    """SIGTERM to each server still running, a kill for any not gone 30 s later; then the end of each
+    non-empty log, printed (pytest shows it when the test failed)."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    for log in logs:
+        if log.exists() and log.stat().st_size:
+            print(f"--- {log.name}, last lines:\n" + "\n".join(log.read_text().splitlines()[-40:]))
 
 
 def children(pid: int) -> set[int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import re
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,11 +24,7 @@ from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, require_module, skip_or_fail
 from tests.support.peer_schema import create_peer_schema
-from tests.support.servers import free_port, serve_command, wait_for_port
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
+from tests.support.servers import free_port, serve_command, wait_for_port  # puts benchmarks/ on sys.path
 
 engines = importlib.import_module("engines")
 sql_engines = importlib.import_module("sql_engines")
