@@ -92,10 +92,12 @@ def password_file(args: argparse.Namespace) -> PasswordFile | None:
         raise SystemExit(f"hudi-metastore: cannot read the password file: {error}") from None
 
 
-def sasl_mechanisms(args: argparse.Namespace, tokens: TokenVerifier) -> MechanismFactories | None:
+def sasl_mechanisms(
+    args: argparse.Namespace, tokens: TokenVerifier, passwords: PasswordFile | None
+) -> MechanismFactories | None:
     """The mechanisms of the options (checked by ``check_options``), with ``tokens`` checking delegation
-    tokens; None for ``--auth none``. ``SystemExit`` when a file they name cannot be used."""
-    passwords = password_file(args)
+    tokens and ``passwords`` the ``--auth password`` users (``password_file``); None for ``--auth none``.
+    ``SystemExit`` when a file they name cannot be used."""
     if passwords is not None:
         return {b"PLAIN": lambda: PlainMechanism(passwords)}
     if args.auth == "kerberos":

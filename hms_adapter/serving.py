@@ -33,6 +33,7 @@ from .handler import MetastoreHandler
 from .idl import hive, metaserver
 from .metaserver import METASERVER_PREFERENCES, MetaserverHandler
 from .ops_http import OpsServer, forget_process, fresh_metrics_directory
+from .passwords import PasswordFile
 from .processor import CallRecorder, MetastoreProcessor
 from .sasl import MechanismFactories
 from .server import ServingLimits, ThriftServer
@@ -182,7 +183,8 @@ def _serve_process(
         cache_max_bytes=args.cache_max_bytes,
         max_batch_partitions=args.max_batch_partitions,
     )
-    sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify)
+    passwords = password_file(args)  # read once, for the Thrift ports and the REST port
+    sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify, passwords)
     # with several workers one of them applies pending instants and removes old events: the work is per
     # database, not per process
     background: list[_BackgroundTask] = [EventCleaner(catalog)] if not worker else []
@@ -227,7 +229,8 @@ def _serve_process(
             )
         )
         ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
-        rest = _rest_server(args, catalog, reuse_port, tls, audit, metrics.record_rest_request if recording else None)
+        on_request = metrics.record_rest_request if recording else None
+        rest = _rest_server(args, catalog, reuse_port, tls, audit, passwords, on_request)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
@@ -282,6 +285,7 @@ def _rest_server(
     reuse_port: bool,
     tls: ServerTls | None,
     audit: AuditLog | None,
+    passwords: PasswordFile | None,
     on_request: Callable[[str, int, float], None] | None,
 ):
     """The Iceberg REST port of ``--iceberg-rest-port`` (None when off), with the Thrift ports' TLS,
@@ -292,7 +296,6 @@ def _rest_server(
     from iceberg_rest.security import RestSecurity
     from iceberg_rest.server import RestServer
 
-    passwords = password_file(args)
     security = RestSecurity(
         args.auth,
         check_password=passwords.check if passwords is not None else None,
