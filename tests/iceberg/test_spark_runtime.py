@@ -30,7 +30,13 @@ from hudi_catalog.services.hudi_import import HudiImporter
 from tests.conftest import hive, mysql_database
 from tests.hudi.tables import unpack
 from tests.iceberg.helpers import oracle, oracle_read
-from tests.support.spark_writers import ICEBERG_CATALOG, SparkWriter, iceberg_spark_writer
+from tests.support.spark_writers import (
+    ICEBERG_CATALOG,
+    SparkWriter,
+    iceberg_spark_writer,
+    run_iceberg_dml_steps,
+    sorted_strings,
+)
 from tests.support.sql_engines import metastore_client, served_metastore
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
@@ -79,40 +85,11 @@ def _no_locks(uri: str) -> bool:
         client.close()
 
 
-def _strings(rows) -> list[list[str | None]]:
-    return sorted([[None if v is None else str(v) for v in row] for row in rows], key=str)
-
-
 def test_a_session_of_ddl_dml_evolution_and_procedures(lake):
     spark = lake.writers[0]
     table = lake.table("trips")
-    columns = ["id", "data", "category"]
-    steps = [
-        (f"CREATE TABLE {table} (id bigint, data string, category string) USING iceberg PARTITIONED BY (category)", []),
-        (
-            f"INSERT INTO {table} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (5, 'e', 'x')",
-            [[1, "a", "x"], [2, "b", "y"], [5, "e", "x"]],
-        ),
-        (
-            f"MERGE INTO {table} t USING (SELECT 1 AS id, 'aa' AS data, 'x' AS category UNION ALL "
-            "SELECT 6, 'f', 'z') s ON t.id = s.id "
-            "WHEN MATCHED THEN UPDATE SET data = s.data WHEN NOT MATCHED THEN INSERT *",
-            [[1, "aa", "x"], [2, "b", "y"], [5, "e", "x"], [6, "f", "z"]],
-        ),
-        (
-            f"UPDATE {table} SET data = 'bb' WHERE id = 2",
-            [[1, "aa", "x"], [2, "bb", "y"], [5, "e", "x"], [6, "f", "z"]],
-        ),
-        (f"DELETE FROM {table} WHERE id = 5", [[1, "aa", "x"], [2, "bb", "y"], [6, "f", "z"]]),
-        (f"INSERT OVERWRITE {table} VALUES (3, 'c', 'y'), (8, 'h', 'x')", [[3, "c", "y"], [8, "h", "x"]]),
-    ]
     hms = lake.pyiceberg(lake.uris[1])  # the other server, on the same database
-    for statement, expected in steps:
-        spark.sql(statement)
-        assert _strings(spark.sql(f"SELECT {', '.join(columns)} FROM {table}")) == _strings(expected), statement
-        loaded = hms.load_table(f"{NAMESPACE}.trips")
-        read = loaded.scan(selected_fields=tuple(columns)).to_arrow()
-        assert _strings([[row[c] for c in columns] for row in read.to_pylist()]) == _strings(expected), statement
+    run_iceberg_dml_steps(spark, table, lambda: hms.load_table(f"{NAMESPACE}.trips"))
 
     # schema and partition evolution
     spark.sql(f"ALTER TABLE {table} ADD COLUMN note string")
@@ -121,12 +98,12 @@ def test_a_session_of_ddl_dml_evolution_and_procedures(lake):
     spark.sql(f"INSERT INTO {table} VALUES (4, 'd', 'z', 'n'), (7, 'g', 'y', 'm')")
     expected = [[3, "c", "y", None], [8, "h", "x", None], [4, "d", "z", "n"], [7, "g", "y", "m"]]
     evolved = ["id", "payload", "category", "note"]
-    assert _strings(spark.sql(f"SELECT {', '.join(evolved)} FROM {table}")) == _strings(expected)
+    assert sorted_strings(spark.sql(f"SELECT {', '.join(evolved)} FROM {table}")) == sorted_strings(expected)
     loaded = hms.load_table(f"{NAMESPACE}.trips")
     assert [f.name for f in loaded.schema().fields] == evolved
     assert [f.name for f in loaded.spec().fields] == ["category", "id_bucket_4"]
     read = loaded.scan().to_arrow()
-    assert _strings([[row[c] for c in evolved] for row in read.to_pylist()]) == _strings(expected)
+    assert sorted_strings([[row[c] for c in evolved] for row in read.to_pylist()]) == sorted_strings(expected)
 
     # the maintenance procedures: the data stays, the files and snapshots go
     short = f"{NAMESPACE}.trips"
@@ -141,7 +118,7 @@ def test_a_session_of_ddl_dml_evolution_and_procedures(lake):
     loaded = hms.load_table(short)
     assert len(loaded.snapshots()) == 1
     read = loaded.scan().to_arrow()
-    assert _strings([[row[c] for c in evolved] for row in read.to_pylist()]) == _strings(expected)
+    assert sorted_strings([[row[c] for c in evolved] for row in read.to_pylist()]) == sorted_strings(expected)
 
     registered = metastore_client(lake.uris[0])
     try:
@@ -191,4 +168,4 @@ def test_the_iceberg_view_of_a_hudi_table_reads_as_hudi_rs(lake):
     assert columns, theirs.schema
     ours = lake.writers[1].sql(f"SELECT {', '.join(columns)} FROM {lake.table(made.view)}")
     expected = [[row[c] for c in columns] for row in theirs.select(columns).to_pylist()]
-    assert _strings(ours) == _strings(expected)
+    assert sorted_strings(ours) == sorted_strings(expected)

@@ -1,5 +1,5 @@
 """Iceberg's own Spark runtime with a catalog of ``type=rest`` at the server's Iceberg REST port: a scripted
-session of DDL, DML, schema and partition evolution and a maintenance procedure, each step's rows read back
+session of DDL, DML (the steps of ``test_spark_runtime``'s session), schema and partition evolution and a maintenance procedure, each step's rows read back
 by Spark and by PyIceberg's Hive catalog over Thrift from the same catalog database; then a table Spark made
 over REST is dropped with its data."""
 
@@ -11,15 +11,11 @@ import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from tests.support.servers import free_port
-from tests.support.spark_writers import ICEBERG_CATALOG, iceberg_spark_writer
+from tests.support.spark_writers import ICEBERG_CATALOG, iceberg_spark_writer, run_iceberg_dml_steps, sorted_strings
 from tests.support.sql_engines import served_metastore
 
 pytestmark = pytest.mark.slow
 NAMESPACE = "rest_db"
-
-
-def _strings(rows) -> list[list[str | None]]:
-    return sorted([[None if v is None else str(v) for v in row] for row in rows], key=str)
 
 
 @pytest.fixture(scope="module")
@@ -40,27 +36,7 @@ def test_a_spark_session_over_the_rest_catalog(session):
     spark.sql(f"CREATE NAMESPACE {ICEBERG_CATALOG}.{NAMESPACE}")
     assert [NAMESPACE] in spark.sql(f"SHOW NAMESPACES IN {ICEBERG_CATALOG}")
     table = f"{ICEBERG_CATALOG}.{NAMESPACE}.trips"
-    columns = ["id", "data", "category"]
-    steps = [
-        (f"CREATE TABLE {table} (id bigint, data string, category string) USING iceberg PARTITIONED BY (category)", []),
-        (
-            f"INSERT INTO {table} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (5, 'e', 'x')",
-            [[1, "a", "x"], [2, "b", "y"], [5, "e", "x"]],
-        ),
-        (
-            f"MERGE INTO {table} t USING (SELECT 1 AS id, 'aa' AS data, 'x' AS category UNION ALL "
-            "SELECT 6, 'f', 'z') s ON t.id = s.id "
-            "WHEN MATCHED THEN UPDATE SET data = s.data WHEN NOT MATCHED THEN INSERT *",
-            [[1, "aa", "x"], [2, "b", "y"], [5, "e", "x"], [6, "f", "z"]],
-        ),
-        (f"DELETE FROM {table} WHERE id = 5", [[1, "aa", "x"], [2, "b", "y"], [6, "f", "z"]]),
-        (f"INSERT OVERWRITE {table} VALUES (3, 'c', 'y'), (8, 'h', 'x')", [[3, "c", "y"], [8, "h", "x"]]),
-    ]
-    for statement, expected in steps:
-        spark.sql(statement)
-        assert _strings(spark.sql(f"SELECT {', '.join(columns)} FROM {table}")) == _strings(expected), statement
-        read = hms.load_table(f"{NAMESPACE}.trips").scan(selected_fields=tuple(columns)).to_arrow()
-        assert _strings([[row[c] for c in columns] for row in read.to_pylist()]) == _strings(expected), statement
+    run_iceberg_dml_steps(spark, table, lambda: hms.load_table(f"{NAMESPACE}.trips"))
 
     spark.sql(f"ALTER TABLE {table} ADD COLUMN note string")
     spark.sql(f"ALTER TABLE {table} ADD PARTITION FIELD bucket(4, id)")
@@ -75,7 +51,7 @@ def test_a_spark_session_over_the_rest_catalog(session):
         "older_than => TIMESTAMP '2100-01-01 00:00:00', retain_last => 1)"
     )
     assert len(hms.load_table(f"{NAMESPACE}.trips").snapshots()) == 1
-    assert _strings(spark.sql(f"SELECT id FROM {table}")) == _strings([[3], [4], [8]])
+    assert sorted_strings(spark.sql(f"SELECT id FROM {table}")) == sorted_strings([[3], [4], [8]])
 
     spark.sql(f"ALTER TABLE {table} RENAME TO {NAMESPACE}.journeys")
     assert [[NAMESPACE, "journeys", "False"]] == [

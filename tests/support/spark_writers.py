@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,3 +175,43 @@ def iceberg_spark_writer(
         f"{catalog}.cache-enabled": "false",  # each statement loads the table: other writers' commits seen
     }
     return spark_writer(work, metastore_uri, [engines.ICEBERG_SPARK_RUNTIME], settings)
+
+
+def sorted_strings(rows) -> list[list[str | None]]:
+    """Rows as Spark's answers and Arrow's alike compare: every value as text, the rows sorted."""
+    return sorted([[None if v is None else str(v) for v in row] for row in rows], key=str)
+
+
+def run_iceberg_dml_steps(spark: SparkWriter, table: str, load: Callable[[], Any]) -> None:
+    """CREATE TABLE (partitioned), INSERT, MERGE, UPDATE, DELETE and INSERT OVERWRITE of ``table`` (Spark's
+    name for it) in ``spark``; after each step Spark reads the rows it leaves, and so does the PyIceberg table
+    ``load`` gives (the table as another client loads it then)."""
+    columns = ["id", "data", "category"]
+    steps = [
+        (f"CREATE TABLE {table} (id bigint, data string, category string) USING iceberg PARTITIONED BY (category)", []),
+        (
+            f"INSERT INTO {table} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (5, 'e', 'x')",
+            [[1, "a", "x"], [2, "b", "y"], [5, "e", "x"]],
+        ),
+        (
+            f"MERGE INTO {table} t USING (SELECT 1 AS id, 'aa' AS data, 'x' AS category UNION ALL "
+            "SELECT 6, 'f', 'z') s ON t.id = s.id "
+            "WHEN MATCHED THEN UPDATE SET data = s.data WHEN NOT MATCHED THEN INSERT *",
+            [[1, "aa", "x"], [2, "b", "y"], [5, "e", "x"], [6, "f", "z"]],
+        ),
+        (
+            f"UPDATE {table} SET data = 'bb' WHERE id = 2",
+            [[1, "aa", "x"], [2, "bb", "y"], [5, "e", "x"], [6, "f", "z"]],
+        ),
+        (f"DELETE FROM {table} WHERE id = 5", [[1, "aa", "x"], [2, "bb", "y"], [6, "f", "z"]]),
+        (f"INSERT OVERWRITE {table} VALUES (3, 'c', 'y'), (8, 'h', 'x')", [[3, "c", "y"], [8, "h", "x"]]),
+    ]
+    for statement, expected in steps:
+        spark.sql(statement)
+        assert sorted_strings(spark.sql(f"SELECT {', '.join(columns)} FROM {table}")) == sorted_strings(expected), (
+            statement
+        )
+        read = load().scan(selected_fields=tuple(columns)).to_arrow()
+        assert sorted_strings([[row[c] for c in columns] for row in read.to_pylist()]) == sorted_strings(expected), (
+            statement
+        )
