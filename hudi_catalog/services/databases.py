@@ -86,7 +86,7 @@ class DatabaseService:
         return database
 
     def get(self, name: str) -> Database:
-        with self.ctx.store.read() as conn:
+        with self.ctx.store.driver_read() as conn:
             return db_store.get_database(conn, normalize(name))
 
     def names(self, pattern: str | None = None) -> list[str]:

@@ -237,9 +237,18 @@ class TableService:
         return table
 
     def get(self, database: str, name: str) -> Table:
-        """The table; its parameters and columns come from the read cache while its revision is unchanged."""
+        """The table: from the read cache while its revision is unchanged (found by one statement on the
+        driver's cursor, ``Store.driver_read``), else read whole and cached."""
+        database, name = normalize(database), normalize(name)
+        with self.ctx.store.driver_read() as conn:
+            found = table_store.find_revision(conn, database, name)
+        if found is None:
+            raise NoSuchTableError(f"{database}.{name} table not found")
+        cached = self.ctx.table_cache.get(*found)
+        if cached is not None:
+            return cached
         with self.ctx.store.read() as conn:
-            return self.ctx.table_model(conn, table_store.get_row(conn, normalize(database), normalize(name)))
+            return self.ctx.table_model(conn, table_store.get_row(conn, database, name))
 
     def get_many(self, database: str, names: list[str]) -> list[Table]:
         """The named tables that exist, in name order; missing names are skipped."""

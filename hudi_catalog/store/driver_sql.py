@@ -14,6 +14,10 @@ What such a statement gives up, and so where it may be used:
 - ``before_cursor_execute`` listeners are told of it without an execution context (statement counters
   see it), so the width guard, which needs one, does not: an INSERT or UPDATE checks its values' widths
   itself (``widths.check_widths``).
+
+A read made of such statements alone may go further and skip SQLAlchemy's ``Connection`` and transaction
+objects too (``Store.driver_read``, on a ``DriverConnection``): for a read of one small statement they cost
+a third of the call (``benchmarks/call_layers.py``).
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.interfaces import DBAPIModule
 from sqlalchemy.exc import DBAPIError, ResourceClosedError, StatementError
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -40,6 +45,41 @@ class DriverResult:
     rows: list[Any]
     rowcount: int
     lastrowid: int | None
+
+
+class DriverConnection:
+    """A pooled driver connection used without SQLAlchemy's ``Connection``: what ``DriverStatement`` needs of
+    one (the dialect, the driver connection, the engine's ``before_cursor_execute`` listeners, invalidation),
+    and the end of its transaction. Driver errors come back as SQLAlchemy's exceptions, as they do from a
+    ``Connection``; a connection lost is invalidated, so the pool replaces it."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.dialect = engine.dialect
+        self.dispatch = engine.dispatch
+        try:
+            self.connection: PoolProxiedConnection = engine.raw_connection()
+        except self.dialect.loaded_dbapi.Error as error:  # the database unreachable
+            raise DBAPIError.instance(
+                None, None, error, self.dialect.loaded_dbapi.Error, connection_invalidated=True, dialect=self.dialect
+            ) from error
+
+    def invalidate(self, error: BaseException | None = None) -> None:
+        self.connection.invalidate(error)
+
+    def commit(self) -> None:
+        """End the transaction the statements opened (a read's snapshot, on MySQL and PostgreSQL)."""
+        try:
+            self.connection.commit()
+        except self.dialect.loaded_dbapi.Error as error:
+            raise _as_sqlalchemy_error(self, "COMMIT", None, error, self.connection.dbapi_connection, None) from error
+
+    def release(self, ended: bool) -> None:
+        """Back to the pool; its transaction rolled back first unless ``ended`` (the pool of a MySQL store
+        does not, and a read left open would keep its snapshot for the next user)."""
+        if not ended and self.connection.is_valid:
+            with suppress(self.dialect.loaded_dbapi.Error):  # a lost connection fails to roll back too
+                self.connection.rollback()
+        self.connection.close()
 
 
 @dataclass(frozen=True)
@@ -67,15 +107,15 @@ class DriverStatement:
         self._row_types: dict[tuple[str, ...], Any] = {}
         """A named tuple type per set of result labels."""
 
-    def execute(self, conn: Connection, params: Mapping[str, Any]) -> DriverResult:
+    def execute(self, conn: Connection | DriverConnection, params: Mapping[str, Any]) -> DriverResult:
         """Run the statement with ``params`` (every bind parameter not given a value by the statement)."""
         return self._run(conn, params, many=False)
 
-    def execute_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> DriverResult:
+    def execute_many(self, conn: Connection | DriverConnection, rows: Sequence[Mapping[str, Any]]) -> DriverResult:
         """Run the statement once per mapping in ``rows`` (the driver batches an INSERT's rows)."""
         return self._run(conn, rows, many=True)
 
-    def _run(self, conn: Connection, params: Any, many: bool) -> DriverResult:
+    def _run(self, conn: Connection | DriverConnection, params: Any, many: bool) -> DriverResult:
         compiled = self._compiled(conn.dialect)
         args = [self._arguments(compiled, p) for p in params] if many else self._arguments(compiled, params)
         dbapi_connection = conn.connection.dbapi_connection
@@ -141,7 +181,12 @@ def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:
 
 
 def _as_sqlalchemy_error(
-    conn: Connection, sql: str, args: Any, error: DBAPIModule.Error, dbapi_connection: Any, cursor: Any
+    conn: Connection | DriverConnection,
+    sql: str,
+    args: Any,
+    error: DBAPIModule.Error,
+    dbapi_connection: Any,
+    cursor: Any,
 ) -> StatementError:
     """The SQLAlchemy exception for a driver error (as the store classifies), the connection invalidated
     first when the error means it is lost."""

@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
 from sqlalchemy.exc import DataError, DisconnectionError, IntegrityError, InternalError, OperationalError
@@ -29,6 +30,7 @@ from ..errors import (
 from ..observability import IGNORED, CatalogObserver
 from ..retries import note_commit
 from . import migrations, schema
+from .driver_sql import DriverConnection
 from .schema_steps import Migration
 from .widths import guard_widths
 
@@ -220,6 +222,14 @@ def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTE
     return create_engine(url, pool_pre_ping=True)
 
 
+@dataclass
+class _Attempt:
+    """One transaction's progress, as its errors are classified."""
+
+    committing: bool = False
+    """The commit was sent: a failure may or may not have left the change applied."""
+
+
 _TRANSACTION = "hudi_metastore_transaction"
 _BEFORE_COMMIT = "before_commit"
 
@@ -327,9 +337,28 @@ class Store:
             yield conn
 
     @contextmanager
+    def driver_read(self) -> Iterator[DriverConnection]:
+        """A read made of ``DriverStatement``s alone, on a pooled driver connection without SQLAlchemy's
+        ``Connection`` and transaction (``driver_sql``): for the most frequent calls, one small statement
+        each, whose time those objects were a third of. Its errors are those of ``read()`` (its commit
+        applies nothing, so a connection lost then is as transient as before it)."""
+        with self._classified_errors(_Attempt()):
+            started = time.perf_counter()
+            conn = DriverConnection(self.engine)
+            self.observer.connection_acquired(time.perf_counter() - started)
+            ended = False
+            try:
+                yield conn
+                conn.commit()
+                ended = True
+            finally:
+                conn.release(ended)
+                self.observer.connection_released()
+
+    @contextmanager
     def _transaction(self, write: bool) -> Iterator[Connection]:
-        committing = False
-        try:
+        attempt = _Attempt()
+        with self._classified_errors(attempt):
             with self._connection() as conn:
                 if write:
                     conn = conn.execution_options(**{_WRITE_OPTION: True})
@@ -341,9 +370,17 @@ class Store:
                     finally:
                         if not conn.invalidated:  # an invalidated connection's info goes with it
                             conn.info.pop(_TRANSACTION, None)
-                    committing = True
+                    attempt.committing = True
             if write:
                 note_commit()
+
+    @staticmethod
+    @contextmanager
+    def _classified_errors(attempt: _Attempt) -> Iterator[None]:
+        """The database's errors inside the block as the catalog's errors (``attempt`` tells whether the
+        transaction was committing)."""
+        try:
+            yield
         # the messages name no table, constraint, SQL or host of the catalog database: those are in detail,
         # which front ends log and never send to clients
         except IntegrityError as e:
@@ -364,7 +401,7 @@ class Store:
             ) from e
         except (OperationalError, InternalError, DisconnectionError) as e:  # PostgreSQL's class 25: internal
             detail = str(getattr(e, "orig", None) or e)
-            if committing:  # the server may have committed before the connection broke
+            if attempt.committing:  # the server may have committed before the connection broke
                 raise StorageError(
                     "The catalog database failed while committing: the change may or may not have been applied",
                     detail=detail,

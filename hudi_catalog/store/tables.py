@@ -14,6 +14,7 @@ from ..hudi.properties import TABLE_VERSION
 from ..model import Column, Table, TableKeys, TableMeta
 from . import descriptors, params, schema
 from .catalogs import in_scope
+from .driver_sql import DriverConnection, DriverStatement
 
 _t = schema.tbl.c
 _d = schema.db.c
@@ -105,6 +106,15 @@ _TABLE_KEYS = _named(
         .outerjoin(schema.tbl_params, and_(_p.tbl_id == _t.tbl_id, _p.param_key == TABLE_VERSION))
     )
 ).order_by(_s.position)
+
+
+_TABLE_REVISION = DriverStatement(_named(select(_t.tbl_id, _t.revision).join(schema.db, _d.db_id == _t.db_id)))
+
+
+def find_revision(conn: Connection | DriverConnection, database: str, name: str) -> tuple[int, int] | None:
+    """The table's id and revision (what its cached model is keyed on), or None when it does not exist."""
+    rows = _TABLE_REVISION.execute(conn, _by_name(database, name)).rows
+    return (rows[0].tbl_id, rows[0].revision) if rows else None
 
 
 def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> TableRecord:

@@ -1,13 +1,26 @@
 """Statements on the driver's cursor (``store.driver_sql``), on every store: rows by label, rows matched
 (not only changed) by an UPDATE, the store's error classification for driver errors, a lost connection
-replaced, and refusal of what only SQLAlchemy's execution can run."""
+replaced, reads without SQLAlchemy's connection (``Store.driver_read``), and refusal of what only
+SQLAlchemy's execution can run."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import pytest
-from sqlalchemy import Boolean, Column, Integer, MetaData, Table, bindparam, delete, insert, select, update
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Integer,
+    MetaData,
+    Table,
+    bindparam,
+    delete,
+    insert,
+    select,
+    text,
+    update,
+)
 
 from hudi_catalog.errors import AlreadyExistsError, TransientStorageError, ValueTooLongError
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockTarget, LockType
@@ -117,6 +130,47 @@ def test_a_lost_connection_fails_as_transient_and_is_replaced(store, db_url):
             _STATE.execute(conn, {"lock_id": 1})
     with store.read() as conn:
         assert conn.exec_driver_sql(_CONNECTION_ID[kind]).scalar_one() != victim
+        assert _STATE.execute(conn, {"lock_id": 1}).rows == []
+
+
+def test_a_driver_read_runs_without_sqlalchemys_connection_and_leaves_no_snapshot_behind(store, db_url):
+    with store.write() as conn:
+        _INSERT.execute(conn, _row(10))
+    with pytest.raises(LookupError):  # a read that fails after its statement (the catalog's NoSuch errors)
+        with store.driver_read() as conn:
+            assert _STATE.execute(conn, {"lock_id": 10}).rows != []
+            raise LookupError("not the row it wanted")
+    other = Store(db_url)
+    try:
+        with other.write() as conn:
+            _INSERT.execute(conn, _row(11))
+    finally:
+        other.dispose()
+    # every pooled connection in turn (the pool hands them out first in, first out): a snapshot kept from the
+    # failed read (MySQL's REPEATABLE READ) would hide the row committed since
+    for _ in range(store.engine.pool.checkedin()):
+        with store.driver_read() as conn:
+            assert [r.lock_id for r in _STATE.execute(conn, {"lock_id": 11}).rows] == [11]
+    assert store.engine.pool.checkedout() == 0
+
+
+def test_a_lost_connection_in_a_driver_read_fails_as_transient_and_is_replaced(store, db_url):
+    if store.dialect == "sqlite":
+        pytest.skip("an embedded SQLite database has no connection to lose")
+    kind = "postgresql" if store.dialect == "postgresql" else "mysql"
+    connection_id = DriverStatement(text(f"{_CONNECTION_ID[kind]} AS id"))
+    with pytest.raises(TransientStorageError):
+        with store.driver_read() as conn:
+            victim = connection_id.execute(conn, {}).rows[0].id
+            killer = Store(db_url)
+            try:
+                with killer.write() as admin:
+                    admin.exec_driver_sql(_KILL[kind].format(int(victim)))
+            finally:
+                killer.dispose()
+            _STATE.execute(conn, {"lock_id": 1})
+    with store.driver_read() as conn:
+        assert connection_id.execute(conn, {}).rows[0].id != victim
         assert _STATE.execute(conn, {"lock_id": 1}).rows == []
 
 
