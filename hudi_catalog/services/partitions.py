@@ -790,12 +790,10 @@ class PartitionService:
                 values = self._values_of_name(table, name, NoSuchPartitionError(f"Partition doesn't exist. {name}"))
             elif values is None:
                 raise InvalidObjectError("A partition to drop needs its values or its name")
-            found = partition_store.locations_with_ids(
-                conn, partition_store.selection(row.tbl_id, names=[self._name(table, values)])
-            )
-            if not found:
+            found = partition_store.id_and_location(conn, row.tbl_id, self._name(table, values))
+            if found is None:
                 raise NoSuchPartitionError(f"Partition doesn't exist. {_java_list(list(values))}")
-            part_id, location = found[0]
+            part_id, location = found
             # what a drop's event and its directory claim need: the values (those of the name it was found by)
             # and the location, not the whole partition
             dropped = Partition(table.database, table.name, list(values), sd=StorageDescriptor(location=location))

@@ -9,9 +9,13 @@ from sqlalchemy import Connection, delete, func, insert, select
 from ..catalog_scope import current_catalog
 from ..events import StoredEvent
 from . import schema, sequences
+from .driver_sql import DriverStatement
+from .widths import check_widths
 
 _n = schema.notification_log.c
 COUNTER = "notification"
+_INSERT = DriverStatement(insert(schema.notification_log))
+"""Every change logs its events: the statement is built once and run on the driver's cursor."""
 
 
 def append(conn: Connection, events: Sequence[tuple[int, str, str | None, str | None, str, str]]) -> int:
@@ -19,22 +23,21 @@ def append(conn: Connection, events: Sequence[tuple[int, str, str | None, str | 
     ids of the ``notification`` counter, whose row then stays locked until the transaction ends: ids are
     gap-free and follow commit order. Returns the first id."""
     first = sequences.take(conn, COUNTER, len(events))
-    conn.execute(
-        insert(schema.notification_log),
-        [
-            {
-                "event_id": first + i,
-                "event_time": t,
-                "event_type": kind,
-                "cat_name": current_catalog(),
-                "db_name": db,
-                "tbl_name": tbl,
-                "message": message,
-                "message_format": message_format,
-            }
-            for i, (t, kind, db, tbl, message, message_format) in enumerate(events)
-        ],
-    )
+    rows = [
+        {
+            "event_id": first + i,
+            "event_time": t,
+            "event_type": kind,
+            "cat_name": current_catalog(),
+            "db_name": db,
+            "tbl_name": tbl,
+            "message": message,
+            "message_format": message_format,
+        }
+        for i, (t, kind, db, tbl, message, message_format) in enumerate(events)
+    ]
+    check_widths(schema.notification_log.name, rows)
+    _INSERT.execute_many(conn, rows)
     return first
 
 

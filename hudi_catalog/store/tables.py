@@ -24,7 +24,8 @@ COMMENT_PARAM = "comment"
 
 class TableRecord(NamedTuple):
     """A ``tbl`` row with its database's name (``db_name``), as ``get_row``, ``find_row``, ``row_by_id`` and
-    ``rows_in`` read it."""
+    ``rows_in`` read it. Its flags (``is_*``) are booleans or, as ``find_row`` reads them on the driver's
+    cursor, the database's 0 and 1: read them with ``bool()``."""
 
     tbl_id: int
     db_id: int
@@ -37,13 +38,13 @@ class TableRecord(NamedTuple):
     tbl_type: str
     view_original_text: str | None
     view_expanded_text: str | None
-    is_rewrite_enabled: bool
+    is_rewrite_enabled: bool | int
     location: str | None
     input_format: str | None
     output_format: str | None
-    is_compressed: bool
+    is_compressed: bool | int
     num_buckets: int
-    is_stored_as_sub_dirs: bool
+    is_stored_as_sub_dirs: bool | int
     serde_name: str | None
     serde_lib: str | None
     serde_params: str | None
@@ -84,9 +85,10 @@ def _by_name(database: str, name: str) -> dict[str, str]:
 
 _s, _p = schema.schema.c, schema.tbl_params.c
 # Built once, the statements every table or partition call starts with: building a statement's expression
-# and its cache key cost more than running it.
-_TABLE_BY_NAME = _named(_table_query())
-_LOCKED_TABLE_BY_NAME = _locked(_TABLE_BY_NAME)
+# and its cache key cost more than running it. The row by name runs on the driver's cursor (its booleans come
+# back as the database holds them, 0 and 1 on MySQL and SQLite: readers take ``bool()`` of them).
+_TABLE_BY_NAME = DriverStatement(_named(_table_query()), TableRecord)
+_LOCKED_TABLE_BY_NAME = DriverStatement(_locked(_named(_table_query())), TableRecord)
 _TABLE_KEYS = _named(
     select(
         _t.tbl_id,
@@ -154,8 +156,8 @@ def row_by_id(conn: Connection, tbl_id: int, lock: bool = False) -> TableRecord 
 
 def find_row(conn: Connection, database: str, name: str, lock: bool = False) -> TableRecord | None:
     """The ``tbl`` row or None; with ``lock``, locked until the transaction ends (MySQL)."""
-    query = _LOCKED_TABLE_BY_NAME if lock else _TABLE_BY_NAME
-    return _record(conn.execute(query, _by_name(database, name)).first())
+    rows = (_LOCKED_TABLE_BY_NAME if lock else _TABLE_BY_NAME).execute(conn, _by_name(database, name)).rows
+    return rows[0] if rows else None
 
 
 def to_models(conn: Connection, rows: Sequence[TableRecord]) -> list[Table]:
