@@ -85,29 +85,31 @@ def _by_name(database: str, name: str) -> dict[str, str]:
 
 _s, _p = schema.schema.c, schema.tbl_params.c
 # Built once, the statements every table or partition call starts with: building a statement's expression
-# and its cache key cost more than running it. The row by name runs on the driver's cursor (its booleans come
-# back as the database holds them, 0 and 1 on MySQL and SQLite: readers take ``bool()`` of them).
+# and its cache key cost more than running it; they run on the driver's cursor (``driver_sql``: the row's
+# booleans come back as the database holds them, 0 and 1 on MySQL and SQLite, and readers take ``bool()``).
 _TABLE_BY_NAME = DriverStatement(_named(_table_query()), TableRecord)
 _LOCKED_TABLE_BY_NAME = DriverStatement(_locked(_named(_table_query())), TableRecord)
-_TABLE_KEYS = _named(
-    select(
-        _t.tbl_id,
-        _t.name,
-        _d.name.label("db_name"),
-        _s.name.label("key_name"),
-        _s.type,
-        _s.comment,
-        _p.param_value.label("hudi_version"),
-        _t.partitions_revision,
-    ).select_from(
-        schema.tbl.join(schema.db, _d.db_id == _t.db_id)
-        .outerjoin(
-            schema.schema,
-            and_(_s.tbl_id == _t.tbl_id, _s.version == _t.schema_version, _s.is_partition_col.is_(True)),
+_TABLE_KEYS = DriverStatement(
+    _named(
+        select(
+            _t.tbl_id,
+            _t.name,
+            _d.name.label("db_name"),
+            _s.name.label("key_name"),
+            _s.type,
+            _s.comment,
+            _p.param_value.label("hudi_version"),
+            _t.partitions_revision,
+        ).select_from(
+            schema.tbl.join(schema.db, _d.db_id == _t.db_id)
+            .outerjoin(
+                schema.schema,
+                and_(_s.tbl_id == _t.tbl_id, _s.version == _t.schema_version, _s.is_partition_col.is_(True)),
+            )
+            .outerjoin(schema.tbl_params, and_(_p.tbl_id == _t.tbl_id, _p.param_key == TABLE_VERSION))
         )
-        .outerjoin(schema.tbl_params, and_(_p.tbl_id == _t.tbl_id, _p.param_key == TABLE_VERSION))
-    )
-).order_by(_s.position)
+    ).order_by(_s.position)
+)
 
 
 _TABLE_REVISION = DriverStatement(_named(select(_t.tbl_id, _t.revision).join(schema.db, _d.db_id == _t.db_id)))
@@ -130,7 +132,7 @@ def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> T
 def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
     """The table's id, names, partition keys, Hudi table version and partitions revision in one query;
     ``NoSuchTableError`` when missing."""
-    rows = conn.execute(_TABLE_KEYS, _by_name(database, name)).all()
+    rows = _TABLE_KEYS.execute(conn, _by_name(database, name)).rows
     if not rows:
         raise NoSuchTableError(f"{database}.{name} table not found")
     keys = [Column(r.key_name, r.type, r.comment) for r in rows if r.key_name is not None]
