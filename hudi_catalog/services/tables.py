@@ -257,7 +257,7 @@ class TableService:
             return table_store.to_models(conn, rows)
 
     def names(self, database: str, pattern: str | None = None, table_type: str | None = None) -> list[str]:
-        with self.ctx.store.read() as conn:
+        with self.ctx.store.driver_read() as conn:
             return filter_names(table_store.names_in(conn, normalize(database), table_type), pattern)
 
     def metas(

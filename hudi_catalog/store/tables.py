@@ -284,11 +284,23 @@ def rows_in(conn: Connection, database: str, names: Sequence[str] | None = None)
     return [TableRecord._make(row) for row in conn.execute(query)]
 
 
-def names_in(conn: Connection, database: str, table_type: str | None = None) -> list[str]:
-    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database, in_scope())
+_NAMES_IN = (
+    select(_t.name)
+    .join(schema.db, _d.db_id == _t.db_id)
+    .where(_d.name == bindparam("database"), _d.cat_name == bindparam("catalog"))
+)
+_ALL_NAMES_IN = DriverStatement(_NAMES_IN.order_by(_t.name))
+_NAMES_OF_TYPE_IN = DriverStatement(_NAMES_IN.where(_t.tbl_type == bindparam("table_type")).order_by(_t.name))
+
+
+def names_in(conn: Connection | DriverConnection, database: str, table_type: str | None = None) -> list[str]:
+    """The names of the database's tables (of one type, when given), in order (``get_all_tables``)."""
+    by_name = {"database": database, "catalog": current_catalog()}
     if table_type:
-        query = query.where(_t.tbl_type == table_type)
-    return list(conn.execute(query.order_by(_t.name)).scalars())
+        rows = _NAMES_OF_TYPE_IN.execute(conn, {**by_name, "table_type": table_type}).rows
+    else:
+        rows = _ALL_NAMES_IN.execute(conn, by_name).rows
+    return [row.name for row in rows]
 
 
 def names_with_param(conn: Connection, database: str, key: str, values: Sequence[str]) -> list[str]:
