@@ -19,8 +19,10 @@ from .convert.partition import to_thrift_partition, to_thrift_partition_spec, tr
 from .convert.partition_wire import (
     NAME_LIST,
     EncodedNameList,
+    EncodedPartition,
     EncodedPartitionList,
     assemble_name_list,
+    assemble_partition,
     assemble_partition_list,
     encode_partition_fields,
 )
@@ -40,12 +42,20 @@ class PartitionReadCalls:
     catalog: Catalog
 
     @access(Operation.READ, ObjectType.TABLE)
-    def get_partition(self, db_name, tbl_name, part_vals):
-        return to_thrift_partition(self.catalog.partitions.get(bare_db(db_name), tbl_name, part_vals or []))
+    def get_partition(self, db_name, tbl_name, part_vals) -> EncodedPartition:
+        """From the partition's cached encoding (made and cached here when it has none), as lists are."""
+        table, found = self.catalog.partitions.get_encoded(bare_db(db_name), tbl_name, part_vals or [])
+        if isinstance(found, bytes):
+            encoding = found
+        else:
+            encoding = encode_partition_fields(found.partition)
+            self._save_encodings(table, [(found.part_id, found.revision, encoding)])
+        return EncodedPartition(assemble_partition(table.database, table.name, encoding))
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partition_req(self, req):
-        return hive.GetPartitionResponse(partition=self.get_partition(req.dbName, req.tblName, req.partVals))
+        partition = self.get_partition(req.dbName, req.tblName, req.partVals).to_thrift()
+        return hive.GetPartitionResponse(partition=partition)
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partition_with_auth(self, db_name, tbl_name, part_vals, user_name, group_names):
@@ -74,6 +84,13 @@ class PartitionReadCalls:
     def _list(self, db_name, tbl_name, max_parts, part_vals=None):
         return self._encoded(db_name, tbl_name, values=part_vals, max_parts=_limit(max_parts))
 
+    def _save_encodings(self, table: TableKeys, encodings: list[tuple[int, int, bytes]]) -> None:
+        """Cache encodings made for an answer; the answer stands if that fails (the next read encodes again)."""
+        try:
+            self.catalog.partitions.save_encodings(encodings)
+        except CatalogError as error:
+            log.warning("could not cache %d partition encodings of %s: %s", len(encodings), table.qualified_name, error)
+
     def _encoded(self, db_name, tbl_name, wrapper=None, **selection) -> EncodedPartitionList:
         """Partitions as cached encodings; those not cached yet are encoded here and cached for next time.
         A list whose every partition is encoded is kept whole, as its reply's bytes, in the catalog's cache.
@@ -90,10 +107,7 @@ class PartitionReadCalls:
         if isinstance(found, bytes):  # every partition was encoded: the whole answer
             return EncodedPartitionList(found, wrapper)
         fresh = [encode_partition_fields(e.partition) for e in missing]
-        try:
-            self.catalog.partitions.save_encodings([(e.part_id, e.revision, b) for e, b in zip(missing, fresh)])
-        except CatalogError as error:  # the answer stands; the next read encodes again
-            log.warning("could not cache %d partition encodings of %s: %s", len(fresh), table.qualified_name, error)
+        self._save_encodings(table, [(e.part_id, e.revision, b) for e, b in zip(missing, fresh)])
         filled = iter(fresh)
         return EncodedPartitionList(
             assemble(table, [encoded if encoded is not None else next(filled) for encoded in found]), wrapper

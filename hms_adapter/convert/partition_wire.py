@@ -66,16 +66,28 @@ def assemble_partition_list(database: str, table: str, encodings: Sequence[bytes
         end = _STOP + _STOP
     if not encodings:
         return head + end
-    tail = (
+    tail = _table_tail(database, table)
+    parts = list(encodings)
+    parts[0] = head + parts[0]
+    parts.append(end)
+    return tail.join(parts)
+
+
+def assemble_partition(database: str, table: str, encoding: bytes) -> bytes:
+    """The ``<method>_result`` struct of a ``Partition`` answer (``get_partition``): the encoding, its table's
+    fields and stop byte, then the result's stop byte."""
+    head = struct.pack(">bh", TType.STRUCT, 0)
+    return head + encoding + _table_tail(database, table) + _STOP
+
+
+def _table_tail(database: str, table: str) -> bytes:
+    """What ends a partition's cached fields on the wire: its table's fields and the struct's stop byte."""
+    return (
         _string_field(_DB_NAME, database)
         + _string_field(_TABLE_NAME, table)
         + _string_field(_CAT_NAME, current_catalog())
         + _STOP
     )
-    parts = list(encodings)
-    parts[0] = head + parts[0]
-    parts.append(end)
-    return tail.join(parts)
 
 
 def assemble_name_list(names: Sequence[str]) -> bytes:
@@ -118,6 +130,13 @@ class EncodedPartitionList(_AssembledAnswer):
     def __init__(self, result: bytes, wrapper: type | None = None) -> None:
         success = (TType.LIST, "success", (TType.STRUCT, hive.Partition), False)
         super().__init__(result, success if wrapper is None else (TType.STRUCT, "success", wrapper, False))
+
+
+class EncodedPartition(_AssembledAnswer):
+    """A ``Partition`` answer (``assemble_partition``)."""
+
+    def __init__(self, result: bytes) -> None:
+        super().__init__(result, (TType.STRUCT, "success", hive.Partition, False))
 
 
 class EncodedNameList(_AssembledAnswer):

@@ -235,7 +235,7 @@ class PartitionService:
         return row, self.ctx.table_model(conn, row)
 
     @staticmethod
-    def _name(table: Table, values: Sequence[str]) -> str:
+    def _name(table: Table | TableKeys, values: Sequence[str]) -> str:
         if len(values) != len(table.partition_keys):
             raise InvalidObjectError(
                 f"Invalid partition key & values; keys {_java_list([k.name for k in table.partition_keys])}, "
@@ -426,6 +426,23 @@ class PartitionService:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
             return self._find_one(conn, tbl_id, table, values)
+
+    def get_encoded(
+        self, database: str, table_name: str, values: Sequence[str]
+    ) -> tuple[TableKeys, bytes | UnencodedPartition]:
+        """For a front end that caches encodings (``read_encoded``): one partition by its values, as its cached
+        encoding, or as its model and revision when it has none (to encode and ``save_encodings``).
+
+        Raises:
+            NoSuchPartitionError: as ``get``.
+        """
+        with self.ctx.store.read() as conn:
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            chosen = partition_store.selection(table.id, names=[self._name(table, values)])
+            encodings, missing = partition_store.read_encoded(conn, table, table.id, chosen)
+        if not encodings:
+            raise NoSuchPartitionError(f"partition values={_java_list(list(values))}")
+        return table, encodings[0] if encodings[0] is not None else missing[0]
 
     def get_by_name(self, database: str, table_name: str, name: str) -> Partition:
         with self.ctx.store.read() as conn:

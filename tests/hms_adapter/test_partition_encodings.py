@@ -1,6 +1,6 @@
-"""Partition lists answered from cached wire encodings: the same answer as a fresh encoding, in every protocol,
-and never stale after a change of the partition, its table's name, schema or location. A partition added over
-Thrift is stored with its encoding, the same as its first read would make."""
+"""Partition lists (and single partitions) answered from cached wire encodings: the same answer as a fresh
+encoding, in every protocol, and never stale after a change of the partition, its table's name, schema or
+location. A partition added over Thrift is stored with its encoding, the same as its first read would make."""
 
 from __future__ import annotations
 
@@ -88,12 +88,32 @@ def test_cached_answer_equals_the_first_answer(client, catalog, table):
     ]
 
 
+def test_get_partition_answers_from_the_encoding_as_lists_do(client, catalog, table):
+    forget_encodings(catalog, "enc", table)
+    fresh = client.get_partition("enc", table, ["2024-01-02", "9"])  # encodes it and stores the encoding
+    assert cached_count(catalog) == 1
+    cached = client.get_partition("enc", table, ["2024-01-02", "9"])
+    listed = client.get_partitions_by_names("enc", table, ["ds=2024-01-02/hr=9"])
+    assert as_tuples([cached]) == as_tuples([fresh]) == as_tuples(listed)
+    assert (cached.dbName, cached.tableName, cached.catName, cached.parameters["k"]) == ("enc", "t", "hive", "2-9")
+    assert client.get_partition_with_auth("enc", table, ["2024-01-02", "9"], "u", []).values == ["2024-01-02", "9"]
+    answer = client.get_partition_req(
+        hive.GetPartitionRequest(dbName="enc", tblName=table, partVals=["2024-01-02", "9"])
+    )
+    assert as_tuples([answer.partition]) == as_tuples([cached])
+    with pytest.raises(hive.NoSuchObjectException, match=r"partition values=\[2024-01-02, 11\]"):
+        client.get_partition("enc", table, ["2024-01-02", "11"])
+    with pytest.raises(hive.MetaException, match=r"Invalid partition key & values"):
+        client.get_partition("enc", table, ["2024-01-02"])
+
+
 def test_compact_protocol_gets_the_same_partitions(catalog, client, table):
     binary = client.get_partitions("enc", table, -1)  # fills the cache
     running = RunningServer(catalog, transport="framed", protocol="compact")
     try:
         compact = running.client(TCompactProtocolFactory(), TFramedTransportFactory())
         assert as_tuples(compact.get_partitions_by_filter("enc", table, "", -1)) == as_tuples(binary)
+        assert as_tuples([compact.get_partition("enc", table, ["2024-01-01", "9"])]) == as_tuples(binary[1:2])
         compact.close()
     finally:
         running.stop()
