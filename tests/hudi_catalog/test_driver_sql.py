@@ -5,12 +5,15 @@ SQLAlchemy's execution can run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import pytest
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     Integer,
     MetaData,
     Table,
@@ -70,6 +73,17 @@ def _row(lock_id: int, component: int = 1, **values) -> dict:
     }
 
 
+@contextmanager
+def _written_elsewhere(db_url: str) -> Iterator[Connection]:
+    """A write transaction of another store on the same database (another server process's)."""
+    other = Store(db_url)
+    try:
+        with other.write() as conn:
+            yield conn
+    finally:
+        other.dispose()
+
+
 def test_rows_come_back_by_label_and_an_update_counts_the_rows_it_matched(store):
     with store.write() as conn:
         _INSERT.execute_many(conn, [_row(7, 1), _row(7, 2)])
@@ -121,12 +135,8 @@ def test_a_lost_connection_fails_as_transient_and_is_replaced(store, db_url):
     with pytest.raises(TransientStorageError):
         with store.read() as conn:
             victim = conn.exec_driver_sql(_CONNECTION_ID[kind]).scalar_one()
-            killer = Store(db_url)
-            try:
-                with killer.write() as admin:
-                    admin.exec_driver_sql(_KILL[kind].format(int(victim)))
-            finally:
-                killer.dispose()
+            with _written_elsewhere(db_url) as admin:
+                admin.exec_driver_sql(_KILL[kind].format(int(victim)))
             _STATE.execute(conn, {"lock_id": 1})
     with store.read() as conn:
         assert conn.exec_driver_sql(_CONNECTION_ID[kind]).scalar_one() != victim
@@ -140,12 +150,8 @@ def test_a_driver_read_runs_without_sqlalchemys_connection_and_leaves_no_snapsho
         with store.driver_read() as conn:
             assert _STATE.execute(conn, {"lock_id": 10}).rows != []
             raise LookupError("not the row it wanted")
-    other = Store(db_url)
-    try:
-        with other.write() as conn:
-            _INSERT.execute(conn, _row(11))
-    finally:
-        other.dispose()
+    with _written_elsewhere(db_url) as conn:
+        _INSERT.execute(conn, _row(11))
     # every pooled connection in turn (the pool hands them out first in, first out): a snapshot kept from the
     # failed read (MySQL's REPEATABLE READ) would hide the row committed since
     for _ in range(store.engine.pool.checkedin()):
@@ -162,12 +168,8 @@ def test_a_lost_connection_in_a_driver_read_fails_as_transient_and_is_replaced(s
     with pytest.raises(TransientStorageError):
         with store.driver_read() as conn:
             victim = connection_id.execute(conn, {}).rows[0].id
-            killer = Store(db_url)
-            try:
-                with killer.write() as admin:
-                    admin.exec_driver_sql(_KILL[kind].format(int(victim)))
-            finally:
-                killer.dispose()
+            with _written_elsewhere(db_url) as admin:
+                admin.exec_driver_sql(_KILL[kind].format(int(victim)))
             _STATE.execute(conn, {"lock_id": 1})
     with store.driver_read() as conn:
         assert connection_id.execute(conn, {}).rows[0].id != victim
