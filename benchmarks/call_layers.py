@@ -12,8 +12,9 @@ Two parts, both on the local MariaDB (``--db-url``, a fresh database per server)
    server: the floor of socket, Thrift and dispatch.
 2. **In process, per layer.** The processor's steps for the same call on the same objects ``serve`` builds,
    each timed alone in a loop (median of 5 loops of ``--loops`` calls): decoding the request, the call's
-   scope, authorization (none), the retry wrapper, the read (``Store.driver_read``: the pooled driver
-   connection's checkout, commit and check-in), the query, the conversion to Thrift, encoding the answer;
+   scope, authorization (none), the retry wrapper, the read (``Store.driver_read``: the checkout and check-in
+   of a pooled driver connection in autocommit mode), the query (timed in a read transaction, as a driver
+   read runs one statement), the conversion to Thrift, encoding the answer;
    then what an optional layer adds to a call (an audit line, the metrics' recording) and the whole
    ``MetastoreProcessor.process`` of one request, for each driver.
 
@@ -209,14 +210,14 @@ def in_process(db_url: str, home: Path, loops: int, with_layers: bool) -> dict[s
             hive.ThriftHiveMetastore.get_database_result(success=answer).write(protocol)
             protocol.write_message_end()
 
-        with catalog.store.driver_read() as conn:
+        with catalog.store.read() as conn:
             query = timed(lambda: get_database(conn, "default"), loops)
         steps = {
             "decode the request": timed(decode, loops),
             "call target and scope (catalog, connection settings)": timed(scope, loops),
             "authorization (none)": timed(lambda: handler.authorize("get_database", ["default"], target), loops),
             "retry wrapper (Catalog.call)": timed(lambda: catalog.call(lambda: None, "get_database"), loops),
-            "read (driver connection checkout, commit, check-in)": timed(empty_transaction, loops),
+            "read (driver connection checkout, check-in)": timed(empty_transaction, loops),
             "the query (one statement, its row to the model)": query,
             "to Thrift": timed(lambda: to_thrift_database(database), loops),
             "encode the answer": timed(encode, loops),

@@ -15,8 +15,10 @@ For each partition count N (``--partitions 1000,10000,100000``), on each server:
 With two servers the reads take turns: ``--rounds`` R (3) rounds of ``--iterations``/R calls of each read,
 ours then the peer in one round and the other way round in the next, so that load from elsewhere on the
 machine falls on both alike; the other phases (loading, the concurrent calls, the changes) run on one
-server and then the other. Each phase is one Java process (one connection), whose first call of each
-operation is its unreported warm-up.
+server and then the other. Each phase is one Java process (one connection), whose first ``--warmups`` calls
+(5) of each operation are its unreported warm-up: a fresh JVM takes its first ten calls of getPartitions
+(all) at 10,000 partitions at up to twice the time it takes once its decoding code is compiled, which
+engines, long-running JVMs, do not pay.
 
 Every answer is checked (sizes, and names through a digest of the sorted answer: database, table, table
 names, partition names, partition values, the altered parameter, what is left after the drops); a wrong
@@ -35,13 +37,15 @@ take turns at each partition count.
 
 Prints a markdown table per partition count (p50/p95/max per operation and server, the peer's columns
 named with its version, and when both run the ratio of p50s ours/HMS, the client's own time to decode our
-answer and that time over HMS's p50: the ratio a server answering in no time would reach), then the whole
+answer from memory, its time for the same call on a server that answers our bytes at once without any work
+(``instant server``: writing the request, taking the answer off a loopback socket and decoding it), and
+that time over HMS's p50: the floor, the ratio a server answering in no time would reach), then the whole
 result as JSON (or writes it to ``--json PATH``). ``--plot PATH`` draws the p50 of each operation against
 the partition count per server (PNG, needs matplotlib).
 
 Usage: python benchmarks/hmsbench.py [--compare | --ours | --peer | --uri thrift://host:port]
        [--peer-version 2.3.10|4.0.1] [--partitions 1000,10000,100000] [--iterations 10] [--rounds 3]
-       [--concurrency 8] [--plot docs/hmsbench.png]
+       [--warmups 5] [--concurrency 8] [--plot docs/hmsbench.png]
 """
 
 from __future__ import annotations
@@ -243,6 +247,7 @@ def summarize(results: list[dict], w: Workload) -> dict:
     samples: dict[str, list[float]] = {}
     first: dict[str, float] = {}
     decoding: dict[str, list[float]] = {}
+    instant: dict[str, list[float]] = {}
     concurrent: dict[str, dict] = {}
     errors: list[str] = []
     for r in results:
@@ -269,6 +274,8 @@ def summarize(results: list[dict], w: Workload) -> dict:
         first.setdefault(op, r["first_ms"])
         if "decode_p50_ms" in r:
             decoding.setdefault(op, []).append(r["decode_p50_ms"])
+        if "instant_p50_ms" in r:
+            instant.setdefault(op, []).append(r["instant_p50_ms"])
     missing = {op_of(label) for label, _, _ in w.calls} - set(samples) - {"setup"}
     missing = {op for op in missing if not op.startswith(("check:", "concurrent "))}
     ops = {}
@@ -284,6 +291,8 @@ def summarize(results: list[dict], w: Workload) -> dict:
         }
         if op in decoding:  # the client's own share: decoding the answer (HmsCallTimer's decode_p50_ms)
             ops[op]["client_decode_ms"] = round(statistics.median(decoding[op]), 3)
+        if op in instant:  # the client's whole share: the same call on a server doing no work (instant_p50_ms)
+            ops[op]["instant_server_ms"] = round(statistics.median(instant[op]), 3)
     return {"ops": ops, "concurrency": concurrent, "errors": errors, "not_measured": sorted(missing)}
 
 
@@ -322,6 +331,7 @@ def run_phase(classes: Path, classpath: str, run: Run, calls: list, args) -> Non
         timeout=args.timeout,
         progress=progress,
         classpath=classpath,
+        warmups=args.warmups,
     )
     run.seconds += time.perf_counter() - started
 
@@ -410,7 +420,7 @@ def markdown(result: dict) -> str:
             header += [f"{names[key]} p50 ms", f"{names[key]} p95 ms", f"{names[key]} max ms"]
         if pair:
             header.append(f"{names[pair[0]]}/{names[pair[1]]} p50")
-            header += ["client decoding ms", f"floor: decoding/{names[pair[1]]} p50"]
+            header += ["client decoding ms", "instant server ms", f"floor: instant/{names[pair[1]]} p50"]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|---|" + "---:|" * (len(header) - 1))
         runs = {key: servers[key][str(n)] for key in keys}
@@ -422,9 +432,10 @@ def markdown(result: dict) -> str:
             if pair:
                 a, b = (runs[k]["ops"].get(op) for k in pair)
                 row.append(f"{a['p50_ms'] / b['p50_ms']:.2f}" if a and b and b["p50_ms"] > 0 else "")
-                decode = (a or {}).get("client_decode_ms")
+                decode, instant = ((a or {}).get(k) for k in ("client_decode_ms", "instant_server_ms"))
                 row.append(fmt(decode) if decode is not None else "")
-                row.append(f"{decode / b['p50_ms']:.2f}" if decode is not None and b and b["p50_ms"] > 0 else "")
+                row.append(fmt(instant) if instant is not None else "")
+                row.append(f"{instant / b['p50_ms']:.2f}" if instant is not None and b and b["p50_ms"] > 0 else "")
             lines.append("| " + " | ".join(row) + " |")
         concurrent = sorted({label for key in keys for label in runs[key]["concurrency"]})
         if concurrent:
@@ -532,6 +543,9 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=3, help="rounds the reads are split into, servers taking turns (default 3)"
     )
+    parser.add_argument(
+        "--warmups", type=int, default=5, help="untimed calls of each read per Java process (default %(default)s)"
+    )
     parser.add_argument("--batch", type=int, default=1000, help="partitions per add_partitions (default %(default)s)")
     parser.add_argument(
         "--concurrency",
@@ -546,8 +560,8 @@ def main() -> int:
     args = parser.parse_args()
     # SIGTERM unwinds like Ctrl-C, so that the servers started here are stopped
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    if args.iterations < 1 or args.rounds < 1:
-        parser.error("--iterations and --rounds must be at least 1")
+    if args.iterations < 1 or args.rounds < 1 or args.warmups < 1:
+        parser.error("--iterations, --rounds and --warmups must be at least 1")
     if args.plot:
         import matplotlib  # noqa: F401  (fail now rather than after the run)
 

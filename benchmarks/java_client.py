@@ -60,9 +60,11 @@ def time_calls(
     timeout: float = 3600,
     progress: Callable[[dict], None] | None = None,
     classpath: str = WHEEL_CLASSPATH,
+    warmups: int = 1,
 ) -> list[dict]:
     """Time ``(label, repeat, [method, args...])`` calls on one connection; one result dict per call.
-    ``classpath``: the jars ``classes`` were compiled against.
+    ``classpath``: the jars ``classes`` were compiled against; ``warmups``: untimed calls before the
+    ``repeat`` timed ones (of calls with ``repeat`` above 0; the first is reported as ``first_ms``).
 
     ``errors="raise"`` raises on the first failed call; ``errors="return"`` returns its
     ``{"label", "error"}`` dict among the others. ``progress`` sees each result as it arrives.
@@ -72,7 +74,7 @@ def time_calls(
             raise ValueError(f"tab or newline in call {label!r}")
     lines = "".join("\t".join([label, str(repeat), *call]) + "\n" for label, repeat, call in calls)
     process = subprocess.Popen(
-        ["java", "-cp", f"{classes}:{classpath}", "HmsCallTimer", host, str(port)],
+        ["java", f"-Dhmscalltimer.warmups={warmups}", "-cp", f"{classes}:{classpath}", "HmsCallTimer", host, str(port)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

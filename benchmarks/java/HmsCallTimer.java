@@ -1,10 +1,15 @@
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -36,6 +41,9 @@ import org.apache.hadoop.hive.metastore.api.TableStatsRequest;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolUtil;
+import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
@@ -47,16 +55,21 @@ import org.apache.thrift.transport.TTransportException;
  * 4.0.1's: where their clients differ, {@link #GET_TABLE} chooses once, at start.
  *
  * <p>Arguments: host port. Reads one call per line on stdin, tab-separated:
- * {@code label, repeat, method, args...}; runs it once to warm up, then {@code repeat} times, and prints one
+ * {@code label, repeat, method, args...}; runs it {@code -Dhmscalltimer.warmups} times (1 by default) to warm
+ * up (the server's caches, and this JVM's compiled code: a fresh JVM decodes 10,000 partitions twice as
+ * slowly for its first ten calls), then {@code repeat} times, and prints one
  * JSON line per call: {@code {"label": ..., "first_ms": ..., "p50_ms": ..., "p95_ms": ..., "max_ms": ...,
- * "result": n, "samples_ms": [...], "digest": "..."}} (first_ms: the warm-up call), where {@code n} is the
+ * "result": n, "samples_ms": [...], "digest": "..."}} (first_ms: the first warm-up call), where {@code n} is the
  * size of the answer (partitions, names, or 1 for a single object) and {@code digest} the SHA-1 of the
  * answer's sorted items, one per line (see {@link #items}), so that a caller can check the answer without
  * reading it. {@code repeat} 0 makes one call with no warm-up, timed as the only sample: calls that change
  * the catalog are timed that way. With {@code repeat} above 0 the line also has {@code decode_p50_ms}: the
  * client's own share, the time its generated code takes to decode the answer (the bytes of one more call,
- * decoded {@code repeat} times from memory): no server can answer this client faster. A call that fails prints {@code {"label": ..., "error": "..."}} and the
- * next line runs (on a new connection if the transport broke).
+ * decoded {@code repeat} times from memory), and {@code instant_p50_ms}: the same call made {@code repeat}
+ * times on a server that does no work, a thread of this process writing those bytes back as soon as it has
+ * read each request (see {@link #instantP50}); that is the time this client needs to take the answer off a
+ * socket and decode it, and no server can answer this client faster. A call that fails prints
+ * {@code {"label": ..., "error": "..."}} and the next line runs (on a new connection if the transport broke).
  *
  * <p>{@code label, repeat, concurrent, threads, method, args...} runs the call on {@code threads}
  * connections at once: each thread calls once to warm up, waits for the others, then calls {@code repeat}
@@ -85,6 +98,9 @@ public final class HmsCallTimer {
   private HmsCallTimer() {}
 
   private static final String ALTERED = "hmsbench.altered";
+
+  /** Untimed calls before a call's {@code repeat} timed ones (the first is reported as first_ms). */
+  private static final int WARM_UPS = Math.max(1, Integer.getInteger("hmscalltimer.warmups", 1));
 
   /**
    * {@code Client.get_table(db, tbl)}, which Hive 2.3's engines call; null on Hive 4's client, which lacks it
@@ -216,29 +232,85 @@ public final class HmsCallTimer {
     }
   }
 
+  /** Where the sequence id of {@code reply} (a binary-protocol message) starts: after its type and name. */
+  private static int sequenceIdOffset(byte[] reply) {
+    return 8 + ByteBuffer.wrap(reply).getInt(4);
+  }
+
   /**
    * The p50 of decoding {@code reply} (a binary-protocol answer) {@code repeat} times with the generated
-   * {@code recv_<method>}, after one warm-up.
+   * {@code recv_<method>}, after {@link #WARM_UPS} untimed decodings.
    */
   private static double decodeP50(byte[] reply, int repeat) throws Exception {
-    ByteBuffer header = ByteBuffer.wrap(reply);
-    header.getInt(); // version and message type
-    int nameLength = header.getInt();
+    int nameLength = sequenceIdOffset(reply) - 8;
     String method = new String(reply, 8, nameLength, StandardCharsets.UTF_8);
+    reply = reply.clone();
     Arrays.fill(reply, 8 + nameLength, 12 + nameLength, (byte) 0); // the sequence id a fresh client expects
     Method recv = ThriftHiveMetastore.Client.class.getMethod("recv_" + method);
     List<Double> samples = new ArrayList<>();
-    for (int i = 0; i <= repeat; i++) {
+    for (int i = 0; i < WARM_UPS + repeat; i++) {
       ThriftHiveMetastore.Client decoder =
           new ThriftHiveMetastore.Client(new TBinaryProtocol(new TMemoryInputTransport(CONFIG, reply)));
       long started = System.nanoTime();
       recv.invoke(decoder);
-      if (i > 0) {
+      if (i >= WARM_UPS) {
         samples.add((System.nanoTime() - started) / 1e6);
       }
     }
     Collections.sort(samples);
     return percentile(samples, 0.50);
+  }
+
+  /**
+   * The p50 of {@code call} made {@code repeat} times (after {@link #WARM_UPS}) on a new connection to a server
+   * that does no work: a thread of this process that reads each request and writes {@code reply} back with
+   * the request's sequence id. What is left is this client's own cost of a call whose answer is
+   * {@code reply}: writing the request, reading the answer off a loopback socket and decoding it.
+   */
+  private static double instantP50(byte[] reply, String[] call, int repeat) throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Thread server = new Thread(() -> answerInstantly(listener, reply), "instant-server");
+      server.setDaemon(true);
+      server.start();
+      ThriftHiveMetastore.Client client = connect(listener.getInetAddress().getHostAddress(), listener.getLocalPort());
+      try {
+        List<Double> samples = new ArrayList<>();
+        for (int i = 0; i < WARM_UPS + repeat; i++) {
+          long started = System.nanoTime();
+          call(client, call);
+          if (i >= WARM_UPS) {
+            samples.add((System.nanoTime() - started) / 1e6);
+          }
+        }
+        Collections.sort(samples);
+        return percentile(samples, 0.50);
+      } finally {
+        client.getInputProtocol().getTransport().close();
+      }
+    }
+  }
+
+  /** Answers every request of the first connection to {@code listener} with {@code reply}, until it closes. */
+  private static void answerInstantly(ServerSocket listener, byte[] reply) {
+    byte[] answer = reply.clone();
+    ByteBuffer sequenceId = ByteBuffer.wrap(answer, sequenceIdOffset(answer), 4);
+    try (Socket socket = listener.accept()) {
+      socket.setTcpNoDelay(true);
+      TBinaryProtocol requests = new TBinaryProtocol(new TSocket(socket));
+      OutputStream out = socket.getOutputStream();
+      while (true) {
+        TMessage request = requests.readMessageBegin();
+        TProtocolUtil.skip(requests, TType.STRUCT);
+        requests.readMessageEnd();
+        sequenceId.putInt(sequenceId.position(), request.seqid);
+        out.write(answer);
+        out.flush();
+      }
+    } catch (TTransportException | IOException e) {
+      // the client closed the connection: done
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static String timed(ThriftHiveMetastore.Client client, String label, int repeat, String[] call)
@@ -250,6 +322,9 @@ public final class HmsCallTimer {
     if (repeat == 0) {
       samples.add(firstMs);
     }
+    for (int i = 1; i < WARM_UPS && repeat > 0; i++) {
+      call(client, call);
+    }
     for (int i = 0; i < repeat; i++) {
       long started = System.nanoTime();
       answer = call(client, call);
@@ -258,14 +333,17 @@ public final class HmsCallTimer {
     List<String> items = items(answer);
     List<Double> sorted = new ArrayList<>(samples);
     Collections.sort(sorted);
-    String decode = repeat > 0
-        ? String.format(Locale.ROOT, ", \"decode_p50_ms\": %.3f", decodeP50(answerBytes(client, call), repeat))
-        : "";
+    String floors = "";
+    if (repeat > 0) {
+      byte[] reply = answerBytes(client, call);
+      floors = String.format(Locale.ROOT, ", \"decode_p50_ms\": %.3f, \"instant_p50_ms\": %.3f",
+          decodeP50(reply, repeat), instantP50(reply, call, repeat));
+    }
     return String.format(Locale.ROOT,
         "{\"label\": %s, \"first_ms\": %.3f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f, "
             + "\"result\": %d, \"digest\": \"%s\"%s, \"samples_ms\": %s}",
         quote(label), firstMs, percentile(sorted, 0.50), percentile(sorted, 0.95),
-        sorted.get(sorted.size() - 1), size(answer, items), digest(items), decode, json(samples));
+        sorted.get(sorted.size() - 1), size(answer, items), digest(items), floors, json(samples));
   }
 
   private static String concurrent(String host, int port, String label, int repeat, int threads, String[] call)

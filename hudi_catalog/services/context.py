@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Connection
 
 from ..config import MAX_BATCH_PARTITIONS_DEFAULT
-from ..model import Partition, Table
+from ..model import Database, Partition, Table
 from ..pruning.parse import FilterLimits
 from ..read_cache import CacheMemory, RevisionCache
 from ..store import tables as table_store
@@ -33,6 +33,8 @@ class ServiceContext:
     """The bytes every read cache of the catalog (and of its front ends) holds together."""
     table_cache: RevisionCache[Table] = field(init=False)
     """Table models by ``(tbl_id)`` at their ``tbl.revision``: shared by every service of one catalog."""
+    database_cache: RevisionCache[Database] = field(init=False)
+    """Database models by ``(db_id)`` at their ``db.revision``."""
     events: EventLog = field(default_factory=EventLog)
     """Where every change writes its notification event, in the changing transaction."""
     filter_limits: FilterLimits = field(default_factory=FilterLimits)
@@ -45,6 +47,7 @@ class ServiceContext:
 
     def __post_init__(self) -> None:
         self.table_cache = RevisionCache(self.cache_memory)
+        self.database_cache = RevisionCache(self.cache_memory)
 
     def table_model(self, conn: Connection, row: TableRecord) -> Table:
         """The model of a ``tbl`` row (read in ``conn``): from the cache while the row's revision is unchanged,

@@ -7,7 +7,14 @@ from dataclasses import replace
 
 from ..catalog_scope import current_catalog
 from ..config import DEFAULT_DATABASE_COMMENT, DEFAULT_DATABASE_NAME
-from ..errors import AlreadyExistsError, CatalogError, DatabaseNotEmptyError, InvalidObjectError, InvalidOperationError
+from ..errors import (
+    AlreadyExistsError,
+    CatalogError,
+    DatabaseNotEmptyError,
+    InvalidObjectError,
+    InvalidOperationError,
+    NoSuchDatabaseError,
+)
 from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, USER, Database
 from ..names import filter_names, is_valid_name, normalize
@@ -86,8 +93,20 @@ class DatabaseService:
         return database
 
     def get(self, name: str) -> Database:
+        """The database: from the read cache while its revision is unchanged (found by one statement,
+        ``Store.driver_read``), else read whole and cached."""
+        name = normalize(name)
         with self.ctx.store.driver_read() as conn:
-            return db_store.get_database(conn, normalize(name))
+            found = db_store.find_revision(conn, name)
+        if found is None:
+            raise NoSuchDatabaseError(f"There is no database named {name}")
+        cached = self.ctx.database_cache.get(*found)
+        if cached is not None:
+            return cached
+        with self.ctx.store.driver_read() as conn:
+            stored = db_store.get_database(conn, name)
+        self.ctx.database_cache.put(stored.db_id, stored.revision, stored.database)
+        return stored.database
 
     def names(self, pattern: str | None = None) -> list[str]:
         with self.ctx.store.read() as conn:

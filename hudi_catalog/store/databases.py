@@ -13,6 +13,7 @@ from . import params, schema
 from .catalogs import in_scope
 from .driver_sql import DriverConnection, DriverStatement
 from .locations import location_key
+from .revisions import first_revision
 
 _db = schema.db.c
 
@@ -32,6 +33,15 @@ class DatabaseRecord(NamedTuple):
     create_time: int
     location_key: str | None
     made_location: str | None
+    revision: int
+
+
+class StoredDatabase(NamedTuple):
+    """A database's model with the id and revision of the row it was read from (its read cache's key)."""
+
+    db_id: int
+    revision: int
+    database: Database
 
 
 def get_row(conn: Connection, name: str, lock: bool = False) -> DatabaseRecord:
@@ -58,6 +68,17 @@ def to_model(conn: Connection, row: DatabaseRecord) -> Database:
     )
 
 
+_DATABASE_REVISION = DriverStatement(
+    select(_db.db_id, _db.revision).where(_db.name == bindparam("name"), _db.cat_name == bindparam("catalog"))
+)
+
+
+def find_revision(conn: Connection | DriverConnection, name: str) -> tuple[int, int] | None:
+    """The database's id and revision (what its cached model is keyed on), or None when it does not exist."""
+    rows = _DATABASE_REVISION.execute(conn, {"name": name, "catalog": current_catalog()}).rows
+    return (rows[0].db_id, rows[0].revision) if rows else None
+
+
 _DATABASE_WITH_PARAMS = DriverStatement(
     select(schema.db, schema.db_params.c.param_key, schema.db_params.c.param_value)
     .select_from(schema.db.outerjoin(schema.db_params, schema.db_params.c.db_id == _db.db_id))
@@ -67,14 +88,14 @@ _DATABASE_WITH_PARAMS = DriverStatement(
 cursor (building it was a tenth of the call, SQLAlchemy's execution of it another)."""
 
 
-def get_database(conn: Connection | DriverConnection, name: str) -> Database:
+def get_database(conn: Connection | DriverConnection, name: str) -> StoredDatabase:
     """A database with its parameters in one query (the row joined to its parameter rows);
     ``NoSuchDatabaseError`` with Hive's text when missing. ``conn`` may be a ``Store.driver_read()``'s."""
     rows = _DATABASE_WITH_PARAMS.execute(conn, {"name": name, "catalog": current_catalog()}).rows
     if not rows:
         raise NoSuchDatabaseError(f"There is no database named {name}")
     row = rows[0]
-    return Database(
+    database = Database(
         name=row.name,
         description=row.description,
         location=row.location_uri,
@@ -84,6 +105,7 @@ def get_database(conn: Connection | DriverConnection, name: str) -> Database:
         owner_type=row.owner_type,
         create_time=row.create_time,
     )
+    return StoredDatabase(row.db_id, row.revision, database)
 
 
 def exists(conn: Connection, name: str) -> bool:
@@ -104,6 +126,7 @@ def insert_database(conn: Connection, database: Database) -> int:
             owner_name=database.owner_name,
             owner_type=database.owner_type,
             create_time=database.create_time,
+            revision=first_revision(),
         )
     )
     key = result.inserted_primary_key
@@ -125,6 +148,7 @@ def update_database(conn: Connection, db_id: int, database: Database) -> None:
             managed_location_uri=database.managed_location,
             owner_name=database.owner_name,
             owner_type=database.owner_type,
+            revision=_db.revision + 1,
         )
     )
     params.write_params(conn, schema.db_params, db_id, database.parameters)

@@ -15,9 +15,10 @@ What such a statement gives up, and so where it may be used:
   see it), so the width guard, which needs one, does not: an INSERT or UPDATE checks its values' widths
   itself (``widths.check_widths``).
 
-A read made of such statements alone may go further and skip SQLAlchemy's ``Connection`` and transaction
-objects too (``Store.driver_read``, on a ``DriverConnection``): for a read of one small statement they cost
-a third of the call (``benchmarks/call_layers.py``).
+A read of one such statement may go further and skip SQLAlchemy's ``Connection`` and transaction objects
+too (``Store.driver_read``, on a ``DriverConnection``): for a read of one small statement they cost a third
+of the call (``benchmarks/call_layers.py``). On MySQL and PostgreSQL its connection comes from a second pool
+whose connections are in autocommit mode, so the read sends no ``COMMIT`` (nor, on PostgreSQL, ``BEGIN``).
 """
 
 from __future__ import annotations
@@ -48,38 +49,56 @@ class DriverResult:
 
 
 class DriverConnection:
-    """A pooled driver connection used without SQLAlchemy's ``Connection``: what ``DriverStatement`` needs of
-    one (the dialect, the driver connection, the engine's ``before_cursor_execute`` listeners, invalidation),
-    and the end of its transaction. Driver errors come back as SQLAlchemy's exceptions, as they do from a
-    ``Connection``; a connection lost is invalidated, so the pool replaces it."""
+    """A pooled driver connection used without SQLAlchemy's ``Connection``, for one statement: what
+    ``DriverStatement`` needs of one (the dialect, the driver connection, the engine's
+    ``before_cursor_execute`` listeners, invalidation), and the end of its transaction. Driver errors come
+    back as SQLAlchemy's exceptions, as they do from a ``Connection``; a connection lost is invalidated, so
+    the pool replaces it."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, autocommit_engine: Engine | None = None) -> None:
+        """``engine``: the store's (its dialect, and the listeners told of each statement); the connection is
+        ``autocommit_engine``'s when given (a twin of ``engine`` whose connections are in autocommit mode)."""
         self.dialect = engine.dialect
         self.dispatch = engine.dispatch
+        self.autocommit = autocommit_engine is not None
+        self._statement_run = False
         try:
-            self.connection: PoolProxiedConnection = engine.raw_connection()
+            self._pooled: PoolProxiedConnection = (autocommit_engine or engine).raw_connection()
         except self.dialect.loaded_dbapi.Error as error:  # the database unreachable
             raise DBAPIError.instance(
                 None, None, error, self.dialect.loaded_dbapi.Error, connection_invalidated=True, dialect=self.dialect
             ) from error
 
+    @property
+    def connection(self) -> PoolProxiedConnection:
+        """The pooled connection, for the read's one statement: a second is refused, as in autocommit mode
+        (a server store's, and SQLite's for a read) each statement sees a snapshot of its own, and a read of
+        two would not be consistent."""
+        if self._statement_run:
+            raise RuntimeError("a driver read runs one statement")
+        self._statement_run = True
+        return self._pooled
+
     def invalidate(self, error: BaseException | None = None) -> None:
-        self.connection.invalidate(error)
+        self._pooled.invalidate(error)
 
     def commit(self) -> None:
-        """End the transaction the statements opened (a read's snapshot, on MySQL and PostgreSQL)."""
+        """End the transaction the statements opened (a read's snapshot, on MySQL and PostgreSQL); nothing in
+        autocommit mode, where the statement ended it."""
+        if self.autocommit:
+            return
         try:
-            self.connection.commit()
+            self._pooled.commit()
         except self.dialect.loaded_dbapi.Error as error:
-            raise _as_sqlalchemy_error(self, "COMMIT", None, error, self.connection.dbapi_connection, None) from error
+            raise _as_sqlalchemy_error(self, "COMMIT", None, error, self._pooled.dbapi_connection, None) from error
 
     def release(self, ended: bool) -> None:
-        """Back to the pool; its transaction rolled back first unless ``ended`` (the pool of a MySQL store
-        does not, and a read left open would keep its snapshot for the next user)."""
-        if not ended and self.connection.is_valid:
+        """Back to the pool; its transaction rolled back first unless ``ended`` or in autocommit mode (the
+        pool of a MySQL store does not, and a read left open would keep its snapshot for the next user)."""
+        if not ended and not self.autocommit and self._pooled.is_valid:
             with suppress(self.dialect.loaded_dbapi.Error):  # a lost connection fails to roll back too
-                self.connection.rollback()
-        self.connection.close()
+                self._pooled.rollback()
+        self._pooled.close()
 
 
 @dataclass(frozen=True)

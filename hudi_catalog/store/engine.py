@@ -169,9 +169,13 @@ def is_postgresql_url(url: str) -> bool:
     return url.startswith(("postgresql", "postgres://"))
 
 
-def _server_store_engine(url: str, ping_after_idle: float, ping: Callable[[object], None], **options) -> Engine:
+def _server_store_engine(
+    url: str, ping_after_idle: float, ping: Callable[[object], None], autocommit: bool, **options
+) -> Engine:
     """A pooled engine for a server store (MySQL/MariaDB, PostgreSQL): one pool size and recycling for both,
-    and idle connections pinged before use."""
+    and idle connections pinged before use; with ``autocommit``, its connections in autocommit mode."""
+    if autocommit:
+        options["isolation_level"] = "AUTOCOMMIT"
     engine = create_engine(
         url,
         pool_size=config.SERVER_STORE_POOL_SIZE,
@@ -183,14 +187,18 @@ def _server_store_engine(url: str, ping_after_idle: float, ping: Callable[[objec
     return engine
 
 
-def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTER_IDLE_SECONDS) -> Engine:
+def make_engine(
+    url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTER_IDLE_SECONDS, autocommit: bool = False
+) -> Engine:
     """Create the engine for a SQLAlchemy URL (``sqlite:///path``, ``mysql://...`` or ``mariadb://...``
-    (``mysql_driver()``), ``postgresql://...`` (psycopg 3), or one naming its driver)."""
+    (``mysql_driver()``), ``postgresql://...`` (psycopg 3), or one naming its driver). ``autocommit`` (a
+    server store's only): its connections run each statement as a transaction of its own."""
     if is_postgresql_url(url):
         return _server_store_engine(
             postgresql_url(url),
             ping_after_idle,
             _ping_postgresql,
+            autocommit,
             connect_args={
                 "connect_timeout": config.SERVER_STORE_CONNECT_TIMEOUT_SECONDS,
                 # a server cut off mid-transaction holds no row locks for long; a send unacknowledged for
@@ -209,6 +217,7 @@ def make_engine(url: str, ping_after_idle: float = config.SERVER_STORE_PING_AFTE
             mysql_url(url),
             ping_after_idle,
             _ping_mysql,
+            autocommit,
             pool_reset_on_return=None,
             connect_args={
                 "charset": "utf8mb4",
@@ -318,6 +327,12 @@ class Store:
         self.url = url
         self.engine = make_engine(url, **engine_options)
         guard_widths(self.engine)
+        self.statement_engine: Engine | None = (
+            None if self.engine.dialect.name == "sqlite" else make_engine(url, autocommit=True, **engine_options)
+        )
+        """A server store's second pool, of connections in autocommit mode, for ``driver_read``: a read of one
+        statement then needs no ``COMMIT`` (MySQL) and no ``BEGIN`` either (PostgreSQL). None on SQLite, whose
+        commit is no round trip."""
         self.observer = observer
 
     @property
@@ -338,13 +353,15 @@ class Store:
 
     @contextmanager
     def driver_read(self) -> Iterator[DriverConnection]:
-        """A read made of ``DriverStatement``s alone, on a pooled driver connection without SQLAlchemy's
+        """A read of one ``DriverStatement``, on a pooled driver connection without SQLAlchemy's
         ``Connection`` and transaction (``driver_sql``): for the most frequent calls, one small statement
-        each, whose time those objects were a third of. Its errors are those of ``read()`` (its commit
-        applies nothing, so a connection lost then is as transient as before it)."""
+        each, whose time those objects were a third of. On MySQL and PostgreSQL the connection is one of
+        ``statement_engine``'s, in autocommit mode: the statement is its own transaction. A second statement
+        is refused (it would not see the first one's snapshot). Its errors are those of ``read()`` (its
+        commit applies nothing, so a connection lost then is as transient as before it)."""
         with self._classified_errors(_Attempt()):
             started = time.perf_counter()
-            conn = DriverConnection(self.engine)
+            conn = DriverConnection(self.engine, self.statement_engine)
             self.observer.connection_acquired(time.perf_counter() - started)
             ended = False
             try:
@@ -523,3 +540,5 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.statement_engine is not None:
+            self.statement_engine.dispose()

@@ -183,6 +183,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             *_location_provenance(schema.partitions, "location", "idx_partition_location_key"),
         ),
     ),
+    Migration(15, "add_database_revision", (AddColumn(schema.db, "revision", default="0"),)),
 )
 
 

@@ -34,7 +34,7 @@ from sqlalchemy.dialects import mysql
 
 from ..typed_keys import TYPED_KEY_LENGTH
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 """The version of this layout; ``store.migrations.MIGRATIONS`` upgrades older stores to it."""
 
 metadata = MetaData()
@@ -122,6 +122,13 @@ db = Table(
     Column("owner_type", String(10)),
     Column("create_time", BigInteger, nullable=False, default=0),
     *_location_columns(),
+    Column(
+        "revision",
+        BigInteger,
+        nullable=False,
+        default=0,
+        doc="raised by every change of the database or its parameters: what its cached model is keyed on",
+    ),
     UniqueConstraint("cat_name", "name", name="uniq_db_name"),
     Index("idx_db_location_key", "location_key"),
     **_MYSQL_OPTIONS,

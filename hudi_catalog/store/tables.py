@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -15,6 +14,7 @@ from ..model import Column, Table, TableKeys, TableMeta
 from . import descriptors, params, schema
 from .catalogs import in_scope
 from .driver_sql import DriverConnection, DriverStatement
+from .revisions import first_revision
 
 _t = schema.tbl.c
 _d = schema.db.c
@@ -192,13 +192,6 @@ def to_models(conn: Connection, rows: Sequence[TableRecord]) -> list[Table]:
             )
         )
     return tables
-
-
-def first_revision() -> int:
-    """A new table's revisions: the time in microseconds. SQLite may give a dropped table's id to a new
-    table; starting above every revision the dropped one reached (one per change, each taking longer than a
-    microsecond) keeps a read cache keyed on (id, revision) from confusing the two."""
-    return time.time_ns() // 1000
 
 
 def insert_table(conn: Connection, db_id: int, table: Table) -> int:

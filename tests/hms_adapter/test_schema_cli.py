@@ -20,7 +20,7 @@ from tests.conftest import another_database, libpq_url, skip_or_fail
 from tests.support.previous_layouts import LAYOUT_13_COMMIT, make_previous_layout_store
 from tests.support.servers import CLI, serve_command
 
-SINCE_12 = "add_authorization, add_location_provenance"
+SINCE_12 = "add_authorization, add_location_provenance, add_database_revision"
 """The migrations a layout 12 store takes."""
 pytestmark = pytest.mark.empty_database  # the schema tool's cases start from a database without the schema
 
@@ -34,12 +34,14 @@ def status(db_url: str) -> subprocess.CompletedProcess:
 
 
 def make_layout_12(db_url: str, warehouse: Path) -> None:
-    """A store of layout 12: this layout without the authorization tables (what migration 13 adds)."""
+    """A store of layout 12: this layout without the authorization tables (what migration 13 adds) and the
+    databases' revisions (migration 15; migration 14's columns are left, which it finds made)."""
     Catalog.open(db_url, str(warehouse)).close()
     engine = create_engine(db_url)
     with engine.begin() as conn:
         for table in ("privilege_grant", "role_member", "role"):
             conn.execute(text(f"DROP TABLE {table}"))
+        conn.execute(text("ALTER TABLE db DROP COLUMN revision"))
         conn.execute(schema.schema_version.update().values(version=12))
     engine.dispose()
 

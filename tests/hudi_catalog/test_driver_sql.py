@@ -24,6 +24,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.pool import Pool
 
 from hudi_catalog.errors import AlreadyExistsError, TransientStorageError, ValueTooLongError
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockTarget, LockType
@@ -154,10 +155,30 @@ def test_a_driver_read_runs_without_sqlalchemys_connection_and_leaves_no_snapsho
         _INSERT.execute(conn, _row(11))
     # every pooled connection in turn (the pool hands them out first in, first out): a snapshot kept from the
     # failed read (MySQL's REPEATABLE READ) would hide the row committed since
-    for _ in range(store.engine.pool.checkedin()):
+    pool = _driver_read_pool(store)
+    for _ in range(pool.checkedin()):
         with store.driver_read() as conn:
             assert [r.lock_id for r in _STATE.execute(conn, {"lock_id": 11}).rows] == [11]
-    assert store.engine.pool.checkedout() == 0
+    assert pool.checkedout() == 0
+
+
+def _driver_read_pool(store: Store) -> Pool:
+    """The pool ``driver_read`` takes its connections from: the autocommit twin's, but on SQLite."""
+    return (store.statement_engine or store.engine).pool
+
+
+def test_a_driver_read_on_a_server_store_is_one_statement_without_a_transaction(store, db_url):
+    if store.dialect == "sqlite":
+        pytest.skip("an embedded SQLite store's driver reads are transactions, as its other reads")
+    kind = "postgresql" if store.dialect == "postgresql" else "mysql"
+    # PostgreSQL: a transaction begun before the statement (psycopg's BEGIN) began before it; MySQL: the
+    # session's mode, in which a statement ends its own transaction
+    alone = {"mysql": "SELECT @@autocommit = 1 AS alone", "postgresql": "SELECT now() = statement_timestamp() AS alone"}
+    with store.driver_read() as conn:
+        assert DriverStatement(text(alone[kind])).execute(conn, {}).rows[0].alone
+        with pytest.raises(RuntimeError, match="one statement"):
+            _STATE.execute(conn, {"lock_id": 1})
+    assert _driver_read_pool(store).checkedout() == 0
 
 
 def test_a_lost_connection_in_a_driver_read_fails_as_transient_and_is_replaced(store, db_url):
@@ -165,15 +186,16 @@ def test_a_lost_connection_in_a_driver_read_fails_as_transient_and_is_replaced(s
         pytest.skip("an embedded SQLite database has no connection to lose")
     kind = "postgresql" if store.dialect == "postgresql" else "mysql"
     connection_id = DriverStatement(text(f"{_CONNECTION_ID[kind]} AS id"))
+    with store.driver_read() as conn:
+        victim = connection_id.execute(conn, {}).rows[0].id
+    assert _driver_read_pool(store).checkedin() == 1  # the next read takes the same connection
+    with _written_elsewhere(db_url) as admin:
+        admin.exec_driver_sql(_KILL[kind].format(int(victim)))
     with pytest.raises(TransientStorageError):
         with store.driver_read() as conn:
-            victim = connection_id.execute(conn, {}).rows[0].id
-            with _written_elsewhere(db_url) as admin:
-                admin.exec_driver_sql(_KILL[kind].format(int(victim)))
             _STATE.execute(conn, {"lock_id": 1})
     with store.driver_read() as conn:
         assert connection_id.execute(conn, {}).rows[0].id != victim
-        assert _STATE.execute(conn, {"lock_id": 1}).rows == []
 
 
 def test_what_needs_sqlalchemys_execution_is_refused(store):

@@ -46,8 +46,9 @@ def upgrade_with_cli(db_url: str) -> str:
 def _downgrade_to_version_1(catalog: Catalog) -> None:
     """Put the store back in layout version 1: no ``typed_val`` column, no index on it, no partition
     ``revision``, ``encoded`` or ``hudi_path`` columns, no ``replaced_file_group`` table, no table
-    ``revision`` or ``partitions_revision``."""
+    ``revision`` or ``partitions_revision``, no database ``revision``."""
     with catalog.store.engine.begin() as conn:
+        conn.execute(text("ALTER TABLE db DROP COLUMN revision"))
         conn.execute(text("ALTER TABLE tbl DROP COLUMN revision"))
         conn.execute(text("ALTER TABLE tbl DROP COLUMN partitions_revision"))
         if conn.dialect.name in ("sqlite", "postgresql"):
@@ -93,7 +94,7 @@ def test_version_1_store_is_migrated_and_typed_values_backfilled(db_url, warehou
     assert (result.from_version, result.applied[0], result.applied[-1]) == (
         1,
         "add_typed_partition_values",
-        "add_location_provenance",
+        "add_database_revision",
     )
     migrated = Catalog.open(db_url, str(warehouse))
     try:
@@ -183,4 +184,31 @@ def test_the_previous_main_s_store_gets_location_keys_and_no_provenance(db_url, 
             made = conn.execute(select(schema.tbl.c.made_location).where(schema.tbl.c.name == "new")).scalar_one()
         assert made == f"file:{warehouse}/old.db/new"
     finally:
+        migrated.close()
+
+
+LAYOUT_14_COMMIT = "604fa6d"
+"""The last main commit with layout version 14 (before databases' revisions)."""
+
+
+@pytest.mark.empty_database  # made by an older release's code
+def test_the_previous_main_s_databases_get_revisions_their_cache_follows(db_url, warehouse, tmp_path):
+    """Layout 14 -> 15 in place: every database gets revision 0, which its cached model is keyed on until a
+    change raises it, in this server process or another."""
+    make_previous_layout_store(db_url, warehouse, tmp_path, LAYOUT_14_COMMIT, 14)
+    assert "from layout 14 to layout 15" in upgrade_with_cli(db_url)
+    migrated = Catalog.open(db_url, str(warehouse))
+    other = Catalog.open(db_url, str(warehouse), init=False)
+    try:
+        with migrated.store.read() as conn:
+            assert set(conn.execute(select(schema.db.c.revision)).scalars()) == {0}
+        assert migrated.databases.get("old").parameters == {}
+        changed = other.databases.get("old")
+        changed.parameters = {"k": "v"}
+        other.databases.alter("old", changed)
+        assert migrated.databases.get("old").parameters == {"k": "v"}
+        with migrated.store.read() as conn:
+            assert conn.execute(select(schema.db.c.revision).where(schema.db.c.name == "old")).scalar_one() == 1
+    finally:
+        other.close()
         migrated.close()

@@ -198,12 +198,15 @@ def _sql(statements: list[str]) -> list[str]:
     return [s for s in statements if not s.startswith("BEGIN")]  # SQLite begins explicitly
 
 
-def test_get_database_is_one_query_with_its_parameters(qc):
+def test_get_database_is_its_revision_then_one_query_with_its_parameters_once(qc):
     qc.databases.alter("qc", Database("qc", parameters={"a": "1", "b": "2"}))
     with counting(qc) as statements:
         database = qc.databases.get("qc")
     assert database.parameters == {"a": "1", "b": "2"}
-    assert len(_sql(statements)) == 1
+    assert len(_sql(statements)) == 2  # the changed database's revision, then the database with its parameters
+    with counting(qc) as statements:
+        assert qc.databases.get("qc") == database
+    assert len(_sql(statements)) == 1  # the revision: the rest from the read cache
 
 
 def test_drop_partition_reads_only_what_it_deletes(qc):

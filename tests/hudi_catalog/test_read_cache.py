@@ -1,5 +1,6 @@
 """The read caches stay correct when another server process (another ``Catalog`` on the same database)
-changes, renames, drops or re-creates a table, or adds, alters, renames or drops its partitions."""
+changes, drops or re-creates a database, changes, renames, drops or re-creates a table, or adds, alters,
+renames or drops its partitions."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from hms_adapter.handler import MetastoreHandler
 from hudi_catalog import Catalog
-from hudi_catalog.errors import NoSuchTableError
+from hudi_catalog.errors import NoSuchDatabaseError, NoSuchTableError
 from hudi_catalog.model import Column, Database, Partition, StorageDescriptor, Table
 from hudi_catalog.read_cache import CacheMemory, RevisionCache
 from tests.support.catalog_probes import counting
@@ -79,6 +80,40 @@ def test_a_table_dropped_and_created_again_is_read_afresh(two_processes):
     assert [c.name for c in table.sd.columns] == ["x"]
     # SQLite hands the dropped table's id to the new one: the cache must not be keyed on the id alone
     assert table.id == first_id or reader.store.dialect != "sqlite"
+
+
+# -- databases ------------------------------------------------------------------------------------------
+
+
+def test_a_cached_database_costs_one_statement_and_is_a_private_copy(two_processes):
+    reader, _ = two_processes
+    reader.databases.create(Database("d", parameters={"v": "1"}))
+    reader.databases.get("d")
+    with counting(reader) as statements:
+        database = reader.databases.get("d")
+    assert len(statements) == 1, statements  # the revision, on an autocommit connection (SQLite's too)
+    database.parameters["v"] = "changed by the caller"
+    assert reader.databases.get("d").parameters == {"v": "1"}
+
+
+def test_database_changes_by_another_process_are_seen(two_processes):
+    reader, writer = two_processes
+    reader.databases.create(Database("d", description="first", parameters={"v": "1"}))
+    assert reader.databases.get("d").parameters == {"v": "1"}
+    changed = writer.databases.get("d")
+    changed.parameters = {"v": "2", "w": "3"}
+    changed.description = "second"
+    changed.owner_name = "someone"
+    writer.databases.alter("d", changed)
+    seen = reader.databases.get("d")
+    assert (seen.parameters, seen.description, seen.owner_name) == ({"v": "2", "w": "3"}, "second", "someone")
+
+    writer.databases.drop("d", delete_data=False, cascade=False)
+    with pytest.raises(NoSuchDatabaseError, match="There is no database named d"):
+        reader.databases.get("d")
+    writer.databases.create(Database("d", description="again"))
+    again = reader.databases.get("d")
+    assert (again.description, again.parameters) == ("again", {})
 
 
 # -- partition lists ------------------------------------------------------------------------------------
