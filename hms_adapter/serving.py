@@ -183,6 +183,8 @@ def _serve_process(
         cache_max_bytes=args.cache_max_bytes,
         max_batch_partitions=args.max_batch_partitions,
     )
+    if worker is None:  # a worker inherits its supervisor's
+        catalog.compile_statements()
     passwords = password_file(args)  # read once, for the Thrift ports and the REST port
     sasl = sasl_mechanisms(args, catalog.delegation_tokens.verify, passwords)
     # with several workers one of them applies pending instants and removes old events: the work is per
@@ -347,8 +349,9 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
         args.metaserver_port = reserved[1].getsockname()[1]
     if args.iceberg_rest_port is not None:
         args.iceberg_rest_port = reserved[-1].getsockname()[1]
-    # schema ready before the workers start
+    # schema ready, and statements compiled (the workers inherit them), before the workers start
     catalog = Catalog.open(args.db_url, args.warehouse, upgrade_schema=args.upgrade_schema)
+    catalog.compile_statements()
     try:
         ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
     except OSError as error:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -52,6 +53,8 @@ from .services.snapshot import SnapshotService
 from .services.tables import TableService
 from .services.timeline import TimelineService
 from .services.transactions import TxnService
+from .store import driver_sql
+from .store import locations as location_store
 from .store.engine import Store
 from .store.schema import SCHEMA_VERSION
 from .warehouse import Warehouse
@@ -267,8 +270,21 @@ class Catalog:
         ``batch_instants`` instants or ``batch_files`` files, each one transaction."""
         return HudiImporter(self, batch_instants, batch_files, progress)
 
+    def compile_statements(self) -> None:
+        """Compile the statements run on the driver's cursor for this catalog's database now, not on their
+        first use: a server does it once as it starts, before it forks its workers, which inherit them."""
+        started = time.perf_counter()
+        location_store.build_claim_statements(CLAIM_SPELLINGS_AHEAD)
+        count = driver_sql.compile_all(self.store.engine.dialect)
+        log.debug("compiled %d statements in %.1f ms", count, (time.perf_counter() - started) * 1000)
+
     def close(self) -> None:
         self.store.dispose()
+
+
+CLAIM_SPELLINGS_AHEAD = 8
+"""The directory checks compiled at start: up to this many spellings of directories in one call (one
+directory has one to four)."""
 
 
 class PeriodicTask:

@@ -23,6 +23,7 @@ whose connections are in autocommit mode, so the read sends no ``COMMIT`` (nor, 
 
 from __future__ import annotations
 
+import weakref
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -125,6 +126,7 @@ class DriverStatement:
         self._by_dialect: dict[str, _Compiled] = {}
         self._row_types: dict[tuple[str, ...], Any] = {}
         """A named tuple type per set of result labels."""
+        _STATEMENTS.add(self)
 
     def execute(self, conn: Connection | DriverConnection, params: Mapping[str, Any]) -> DriverResult:
         """Run the statement with ``params`` (every bind parameter not given a value by the statement)."""
@@ -184,6 +186,23 @@ class DriverStatement:
         if self._record._fields != labels:
             raise ValueError(f"{self._record.__name__} has the fields {self._record._fields}, the rows {labels}")
         return self._record
+
+
+_STATEMENTS: weakref.WeakSet[DriverStatement] = weakref.WeakSet()
+"""Every statement made (they are module constants), for ``compile_all``."""
+
+
+def compile_all(dialect: Dialect) -> int:
+    """Compile every statement made so far for ``dialect`` now rather than on its first use; returns how many
+    were compiled. A server does it before it forks its workers, which inherit the compiled SQL: a worker's
+    first ``drop_database`` spent most of its time compiling. A statement the dialect refuses is left to
+    fail where it is used, with the same error."""
+    compiled = 0
+    for statement in list(_STATEMENTS):
+        with suppress(ValueError):
+            statement._compiled(dialect)
+            compiled += 1
+    return compiled
 
 
 def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:

@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Connection,
-    Select,
     Table,
     and_,
     bindparam,
@@ -32,6 +31,7 @@ from sqlalchemy import (
 
 from . import schema
 from .batches import chunks
+from .driver_sql import DriverStatement
 
 LOCATED: tuple[tuple[Table, str, str], ...] = (
     (schema.db, "location_uri", "db_id"),
@@ -104,9 +104,17 @@ def _padded(size: int) -> int:
 
 
 @lru_cache(maxsize=CLAIM_BATCH.bit_length())
-def _batch_statement(size: int) -> Select:
-    """One statement answering ``size`` slots (built once per size, so SQLAlchemy's compiled cache hits)."""
-    return select(*(_slot_clause(i).label(f"c{i}") for i in range(size)))
+def _batch_statement(size: int) -> DriverStatement:
+    """One statement answering ``size`` slots, built once per size and run on the driver's cursor (its compiled
+    SQL, shared by every store of the process, is inherited by a server's forked workers)."""
+    return DriverStatement(select(*(_slot_clause(i).label(f"c{i}") for i in range(size))))
+
+
+def build_claim_statements(most_spellings: int) -> None:
+    """Build the statements of ``claimed`` up to ``most_spellings`` slots now, for ``driver_sql.compile_all``:
+    a directory has one to four spellings, and most calls that may delete one name one directory."""
+    for size in range(most_spellings.bit_length()):
+        _batch_statement(1 << size)
 
 
 def _slot_values(i: int, path: str, spared: Spared) -> dict[str, Any]:
@@ -136,7 +144,7 @@ def claimed(conn: Connection, directories: Sequence[tuple[Sequence[str], Spared]
         for i in range(size):
             _, path, spared = batch[min(i, len(batch) - 1)]
             values.update(_slot_values(i, path, spared))
-        row = conn.execute(_batch_statement(size), values).one()
+        (row,) = _batch_statement(size).execute(conn, values).rows
         for (d, _, _), held in zip(batch, row):
             answers[d] = answers[d] or bool(held)
     return answers

@@ -26,10 +26,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.pool import Pool
 
+from hudi_catalog import Catalog
 from hudi_catalog.errors import AlreadyExistsError, TransientStorageError, ValueTooLongError
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockTarget, LockType
+from hudi_catalog.store import databases as db_store
+from hudi_catalog.store import locations as location_store
 from hudi_catalog.store import locks as lock_store
 from hudi_catalog.store import schema
+from hudi_catalog.store import tables as table_store
 from hudi_catalog.store.driver_sql import DriverStatement
 from hudi_catalog.store.engine import Store
 
@@ -207,3 +211,25 @@ def test_what_needs_sqlalchemys_execution_is_refused(store):
         if store.dialect == "sqlite":  # SQLite stores booleans as integers: SQLAlchemy converts them
             with pytest.raises(ValueError, match="bind processor"):
                 DriverStatement(insert(flags)).execute(conn, {"id": 1, "on": True})
+
+
+def test_a_catalog_compiles_its_statements_at_start_and_leaves_the_refused_to_fail_where_used(db_url, warehouse):
+    """``Catalog.compile_statements`` (what ``serve`` runs before it forks its workers): every statement of the
+    store modules, and the directory checks of up to eight spellings, compiled for the catalog's dialect; a
+    statement the dialect refuses is skipped, to fail where it is used with the same error."""
+    refused = DriverStatement(delete(schema.hive_lock).where(_l.lock_id.in_(bindparam("ids", expanding=True))))
+    catalog = Catalog.open(db_url, str(warehouse))
+    try:
+        dialect = catalog.store.engine.dialect
+        catalog.compile_statements()
+        checks = [location_store._batch_statement(size) for size in (1, 2, 4, 8)]
+        for statement in [*checks, _STATE, table_store._TABLE_REVISION, db_store._DATABASE_REVISION]:
+            assert dialect.name in statement._by_dialect
+        assert dialect.name not in refused._by_dialect
+        with catalog.store.read() as conn:
+            with pytest.raises(ValueError, match="expanding"):
+                refused.execute(conn, {"ids": [1, 2]})
+            # the compiled directory check answers as before: the warehouse holds the default database
+            assert location_store.claimed(conn, [([f"file:{warehouse}"], location_store.Spared())]) == [True]
+    finally:
+        catalog.close()
