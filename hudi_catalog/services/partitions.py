@@ -509,14 +509,19 @@ class PartitionService:
             BatchTooLargeError: as for ``read``.
         """
         self._check_names(names, database, table_name)
-        with self.ctx.store.read() as conn:
-            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+        database, table_name = normalize(database), normalize(table_name)
+
+        def key_of(table: TableKeys) -> tuple:
             kind = ("encoded", table.database, table.name, assembly if assemble else None)
-            cache_key = _cache_key(table, kind, values, names, filter_text, max_parts)
-            cached = self._cache.get(cache_key, table.partitions_revision)
-            if cached is not None:
-                _log_answer(table, names, filter_text, cached.count, "from the cache")
-                return table, cached.value, []
+            return _cache_key(table, kind, values, names, filter_text, max_parts)
+
+        table = self._keys(database, table_name)
+        cached = self._cache.get(key_of(table), table.partitions_revision)
+        if cached is not None:
+            _log_answer(table, names, filter_text, cached.count, "from the cache")
+            return table, cached.value, []
+        with self.ctx.store.read() as conn:
+            table = table_store.get_keys(conn, database, table_name)  # as of the snapshot the partitions are read in
             chosen, most = self._limited(conn, table, values, names, filter_text, max_parts)
             encodings, missing = self._within_limit(
                 partition_store.read_encoded, table, conn, table, table.id, chosen, most
@@ -525,7 +530,7 @@ class PartitionService:
         if missing:
             return table, encodings, missing
         answer = assemble(table, encodings) if assemble else tuple(encodings)
-        self._cache.put(cache_key, table.partitions_revision, _Answer(len(encodings), answer))
+        self._cache.put(key_of(table), table.partitions_revision, _Answer(len(encodings), answer))
         return table, answer, []
 
     def _limited(
@@ -600,18 +605,30 @@ class PartitionService:
         return cast(bytes, self._names(database, table_name, max_parts, values, assemble, assembly))
 
     def _names(self, database, table_name, max_parts, values, assemble=None, assembly=None) -> tuple | bytes:
-        with self.ctx.store.read() as conn:
-            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
-            cache_key = _cache_key(table, ("names", assembly), values, None, None, max_parts)
-            found = self._cache.get(cache_key, table.partitions_revision)
-            if found is None:
+        database, table_name = normalize(database), normalize(table_name)
+
+        def key_of(table: TableKeys) -> tuple:
+            return _cache_key(table, ("names", assembly), values, None, None, max_parts)
+
+        table = self._keys(database, table_name)
+        found = self._cache.get(key_of(table), table.partitions_revision)
+        if found is None:
+            with self.ctx.store.read() as conn:
+                table = table_store.get_keys(conn, database, table_name)  # as of the snapshot the names are read in
                 names = tuple(
                     partition_store.names(conn, self._select(conn, table, values=values, max_parts=max_parts))
                 )
-                found = _Answer(len(names), assemble(names) if assemble else names)
-                self._cache.put(cache_key, table.partitions_revision, found)
+            found = _Answer(len(names), assemble(names) if assemble else names)
+            self._cache.put(key_of(table), table.partitions_revision, found)
         log.debug("partition names of %s matching %s: %d", table.qualified_name, values, found.count)
         return found.value
+
+    def _keys(self, database: str, table_name: str) -> TableKeys:
+        """The table's keys and partitions revision by one statement without a transaction (``driver_read``):
+        all a read answered from the partition read cache needs. A read that misses the cache reads them
+        again in the transaction that reads the partitions."""
+        with self.ctx.store.driver_read() as conn:
+            return table_store.get_keys(conn, database, table_name)
 
     @staticmethod
     def _check_partial(table: TableKeys, values: Sequence[str] | None) -> None:

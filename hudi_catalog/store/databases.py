@@ -44,15 +44,18 @@ class StoredDatabase(NamedTuple):
     database: Database
 
 
+_ROW_QUERY = select(schema.db).where(_db.name == bindparam("name"), _db.cat_name == bindparam("catalog"))
+_ROW = DriverStatement(_ROW_QUERY, DatabaseRecord)
+_LOCKED_ROW = DriverStatement(_ROW_QUERY.with_for_update(), DatabaseRecord)
+"""The database row by name, which every change of a database and every table creation starts with."""
+
+
 def get_row(conn: Connection, name: str, lock: bool = False) -> DatabaseRecord:
     """The ``db`` row of a database; ``NoSuchDatabaseError`` with Hive's text when missing."""
-    query = select(schema.db).where(_db.name == name, in_scope())
-    if lock:
-        query = query.with_for_update()
-    row = conn.execute(query).first()
-    if row is None:
+    rows = (_LOCKED_ROW if lock else _ROW).execute(conn, {"name": name, "catalog": current_catalog()}).rows
+    if not rows:
         raise NoSuchDatabaseError(f"There is no database named {name}")
-    return DatabaseRecord._make(row)
+    return rows[0]
 
 
 def to_model(conn: Connection, row: DatabaseRecord) -> Database:
@@ -154,9 +157,13 @@ def update_database(conn: Connection, db_id: int, database: Database) -> None:
     params.write_params(conn, schema.db_params, db_id, database.parameters)
 
 
+_DELETE_PARAMS = DriverStatement(delete(schema.db_params).where(schema.db_params.c.db_id == bindparam("db_id")))
+_DELETE = DriverStatement(delete(schema.db).where(_db.db_id == bindparam("db_id")))
+
+
 def delete_database(conn: Connection, db_id: int) -> None:
-    conn.execute(delete(schema.db_params).where(schema.db_params.c.db_id == db_id))
-    conn.execute(delete(schema.db).where(_db.db_id == db_id))
+    _DELETE_PARAMS.execute(conn, {"db_id": db_id})
+    _DELETE.execute(conn, {"db_id": db_id})
 
 
 def names(conn: Connection) -> list[str]:

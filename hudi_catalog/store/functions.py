@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from ..errors import NoSuchFunctionError
 from ..model import Function, ResourceUri
 from . import schema
 from .catalogs import in_scope
+from .driver_sql import DriverStatement
 
 _f = schema.functions.c
 _d = schema.db.c
@@ -89,8 +90,11 @@ def delete_in(conn: Connection, db_id: int) -> None:
     conn.execute(delete(schema.functions).where(_f.db_id == db_id))
 
 
+_ANY_FUNCTION = DriverStatement(select(_f.func_id).where(_f.db_id == bindparam("db_id")).limit(1))
+
+
 def has_functions(conn: Connection, db_id: int) -> bool:
-    return conn.execute(select(_f.func_id).where(_f.db_id == db_id).limit(1)).first() is not None
+    return bool(_ANY_FUNCTION.execute(conn, {"db_id": db_id}).rows)
 
 
 def rows(conn: Connection, database: str | None = None) -> list[FunctionRecord]:

@@ -129,7 +129,7 @@ def get_row(conn: Connection, database: str, name: str, lock: bool = False) -> T
     return row
 
 
-def get_keys(conn: Connection, database: str, name: str) -> TableKeys:
+def get_keys(conn: Connection | DriverConnection, database: str, name: str) -> TableKeys:
     """The table's id, names, partition keys, Hudi table version and partitions revision in one query;
     ``NoSuchTableError`` when missing."""
     rows = _TABLE_KEYS.execute(conn, _by_name(database, name)).rows
@@ -333,8 +333,11 @@ def names_in_other_catalogs(conn: Connection, database: str, names: Sequence[str
     return set(conn.execute(query).scalars())
 
 
+_ANY_TABLE = DriverStatement(select(_t.tbl_id).where(_t.db_id == bindparam("db_id")).limit(1))
+
+
 def has_tables(conn: Connection, db_id: int) -> bool:
-    return conn.execute(select(_t.tbl_id).where(_t.db_id == db_id).limit(1)).first() is not None
+    return bool(_ANY_TABLE.execute(conn, {"db_id": db_id}).rows)
 
 
 def metas(conn: Connection) -> list[TableMeta]:

@@ -173,7 +173,7 @@ def _driver_read_pool(store: Store) -> Pool:
 
 def test_a_driver_read_on_a_server_store_is_one_statement_without_a_transaction(store, db_url):
     if store.dialect == "sqlite":
-        pytest.skip("an embedded SQLite store's driver reads are transactions, as its other reads")
+        pytest.skip("an embedded SQLite store has no second pool: its commit is no round trip")
     kind = "postgresql" if store.dialect == "postgresql" else "mysql"
     # PostgreSQL: a transaction begun before the statement (psycopg's BEGIN) began before it; MySQL: the
     # session's mode, in which a statement ends its own transaction
