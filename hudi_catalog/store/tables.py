@@ -327,10 +327,18 @@ def params_of_table(conn: Connection, database: str, name: str, keys: Sequence[s
 def names_in_other_catalogs(conn: Connection, database: str, names: Sequence[str] | None = None) -> set[str]:
     """Names of the tables (of ``names``, when given) in the databases called ``database`` of the catalogs
     other than the current one."""
+    if names is None:
+        rows = _NAMES_IN_OTHER_CATALOGS.execute(conn, {"database": database, "catalog": current_catalog()}).rows
+        return {r.name for r in rows}
     query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database, ~in_scope())
-    if names is not None:
-        query = query.where(_t.name.in_(list(names)))
-    return set(conn.execute(query).scalars())
+    return set(conn.execute(query.where(_t.name.in_(list(names)))).scalars())
+
+
+_NAMES_IN_OTHER_CATALOGS = DriverStatement(
+    select(_t.name)
+    .join(schema.db, _d.db_id == _t.db_id)
+    .where(_d.name == bindparam("database"), _d.cat_name != bindparam("catalog"))
+)
 
 
 _ANY_TABLE = DriverStatement(select(_t.tbl_id).where(_t.db_id == bindparam("db_id")).limit(1))

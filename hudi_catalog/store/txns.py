@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from ..locks.model import TxnInfo, TxnState
 from . import schema
+from .driver_sql import DriverStatement
 
 _t = schema.hive_txn.c
 _n = schema.next_write_id.c
@@ -223,8 +224,18 @@ def delete_database(conn: Connection, database: str, kept_tables: Collection[str
     ``kept_tables`` keep theirs: write ids are keyed by database and table name only, as in Hive, so a table
     of that name in a database of that name in another catalog shares them."""
     kept = sorted(set(kept_tables))
+    if not kept:  # the usual case: no table of the name elsewhere
+        for statement in _DELETE_DATABASE_WRITE_IDS:
+            statement.execute(conn, {"db_name": database})
+        return
     for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
         query = delete(t).where(c.db_name == database)
         for start in range(0, len(kept), BATCH):
             query = query.where(c.tbl_name.not_in(kept[start : start + BATCH]))
         conn.execute(query)
+
+
+_DELETE_DATABASE_WRITE_IDS = tuple(
+    DriverStatement(delete(t).where(c.db_name == bindparam("db_name")))
+    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w))
+)
