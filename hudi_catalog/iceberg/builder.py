@@ -50,7 +50,7 @@ from .manifests import (
     write_manifest,
     write_manifest_list,
 )
-from .parquet_footer import Footer, column_metrics, read_footer
+from .parquet_footer import FileMetrics, Footer, FooterLayout, read_footer
 from .partitions import PartitionSpec, partition_spec
 from .schema import Schema, can_promote, iceberg_schema, name_mapping
 from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, next_version, write_metadata
@@ -217,6 +217,7 @@ class ViewBuilder:
         footers = {key: read_footer(self._fs, self._file_path(*key)) for key in added}
         schema = self._schema_for(changes.schema, footers.values())
         spec = self._spec_for(schema)
+        metrics = FileMetrics(schema)
         sequence = int(self._data["last-sequence-number"]) + 1
         self._fs.create_dir(self._dir, recursive=True)
         new_files: dict[str, dict[str, Footer]] = {}
@@ -237,7 +238,9 @@ class ViewBuilder:
         for path in partitions:
             mine = by_partition.get(_partition_key(path), {})
             values = spec.values(path, list(self._table.partition_fields))
-            context = _PartitionContext(path, values, encode_partition(spec, values), schema, spec, snapshot_id)
+            context = _PartitionContext(
+                path, values, encode_partition(spec, values), schema, spec, snapshot_id, metrics
+            )
             files = new_files.get(path, {})
             replaced: set[str] = set()
             if self._appends(path, mine, files, changes):
@@ -422,7 +425,7 @@ class ViewBuilder:
         """The ``ADDED`` entries of a partition's new files, in name order."""
         part = _Partition()
         for footer in (new_files[name] for name in sorted(new_files)):
-            metrics = column_metrics(footer, context.schema)
+            metrics = context.metrics.of(footer)
             part.entries.append(added_entry(footer.path, context.partition, footer, metrics, context.snapshot_id))
             part.added_files += 1
             part.added_records += footer.record_count
@@ -450,7 +453,10 @@ class ViewBuilder:
         """The schema of an instant's files: the current one, or one evolved to the instant's Avro schema, with
         the types its files store where the Avro schema says otherwise."""
         current = self._current_schema()
-        stored = [(footer.path, footer.top_level_types()) for footer in footers]
+        layouts: dict[FooterLayout, str] = {}  # each layout's first file: checked once for all its files
+        for footer in footers:
+            layouts.setdefault(footer.layout, footer.path)
+        stored = [(path, layout.top_level_types) for layout, path in layouts.items()]
         if avro_json is None:
             if current is None:
                 raise IcebergViewError(f"{self._base}: no table schema to start the Iceberg view from")
@@ -712,6 +718,7 @@ class _PartitionContext:
     schema: Schema
     spec: PartitionSpec
     snapshot_id: int
+    metrics: FileMetrics
 
 
 def _next_list(

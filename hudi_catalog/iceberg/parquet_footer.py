@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
+from pyarrow._parquet import ParquetReader
 
 from .errors import MissingDataFileError
 from .schema import Schema
@@ -43,12 +46,63 @@ _TO_MICROS = {"milliseconds": 1000, "microseconds": 1}
 
 
 @dataclass(frozen=True)
+class _Column:
+    """One leaf column of a Parquet schema: what deciding its Iceberg type and the trust of its bounds needs."""
+
+    path: str
+    physical: str
+    logical: dict[str, Any]
+    length: int
+    repeated: bool
+
+
+class FooterLayout:
+    """The leaf columns of one Parquet schema, worked out once for every file written with it (the files of
+    one table mostly share one or a few)."""
+
+    def __init__(self, schema: pq.ParquetSchema) -> None:
+        self.schema = schema
+        self.columns = tuple(
+            _Column(
+                column.path,
+                column.physical_type,
+                _logical(column.logical_type.to_json()),
+                column.length or 0,
+                column.max_repetition_level > 0,
+            )
+            for column in (schema.column(index) for index in range(len(schema)))
+        )
+        self.top_level_types: dict[str, str] = {}
+        """``column -> Iceberg type`` of the top-level primitive columns, as they are stored."""
+        for column in self.columns:
+            if "." not in column.path and not column.repeated:
+                stored = _stored_type(column.physical, column.logical, column.length)
+                if stored is not None:
+                    self.top_level_types[column.path] = stored
+
+
+_RECENT_LAYOUTS: deque[FooterLayout] = deque(maxlen=8)
+
+
+def _layout(metadata: pq.FileMetaData) -> FooterLayout:
+    """The layout of a footer's schema: a recent one equal to it, else a new one."""
+    schema = metadata.schema
+    for layout in _RECENT_LAYOUTS:
+        if layout.schema.equals(schema):
+            return layout
+    layout = FooterLayout(schema)
+    _RECENT_LAYOUTS.appendleft(layout)
+    return layout
+
+
+@dataclass(frozen=True)
 class Footer:
     """A base file's size and footer."""
 
     path: str
     file_size: int
     metadata: pq.FileMetaData
+    layout: FooterLayout
 
     @property
     def record_count(self) -> int:
@@ -62,17 +116,6 @@ class Footer:
             dictionary = first.dictionary_page_offset if first.has_dictionary_page else None
             offsets.append(int(dictionary if dictionary is not None else first.data_page_offset))
         return sorted(offsets)
-
-    def top_level_types(self) -> dict[str, str]:
-        """``column -> Iceberg type`` of the file's top-level primitive columns, as they are stored."""
-        types = {}
-        for index in range(self.metadata.num_columns):
-            column = self.metadata.schema.column(index)
-            if "." not in column.path and column.max_repetition_level == 0:
-                stored = _stored_type(column.physical_type, _logical(column.logical_type.to_json()), column.length or 0)
-                if stored is not None:
-                    types[column.path] = stored
-        return types
 
 
 @dataclass
@@ -95,47 +138,73 @@ def read_footer(fs: pafs.FileSystem, path: str) -> Footer:
     try:
         with fs.open_input_file(path) as source:
             size = source.size()
-            metadata = pq.ParquetFile(source).metadata
+            reader = ParquetReader()  # what ParquetFile wraps, without the column paths it works out besides
+            reader.open(source)
+            metadata = reader.metadata
     except FileNotFoundError as e:
         raise MissingDataFileError(f"base file {path} not found") from e
     except (OSError, ValueError) as e:  # pyarrow raises ArrowInvalid (a ValueError) on a corrupt footer
         raise MissingDataFileError(f"cannot read the Parquet footer of {path}: {e}") from e
-    return Footer(path, size, metadata)
+    return Footer(path, size, metadata, _layout(metadata))
 
 
-def column_metrics(footer: Footer, schema: Schema) -> ColumnMetrics:
-    """The sizes, counts and bounds of a file's columns that ``schema`` has (outside lists and maps)."""
-    columns = schema.primitive_columns()
-    metrics = ColumnMetrics()
-    bounds: dict[int, _Bounds] = {}
-    nulls: dict[int, int] = {}
-    unknown_nulls: set[int] = set()
-    meta = footer.metadata
-    for group_index in range(meta.num_row_groups):
-        group = meta.row_group(group_index)
-        for index in range(group.num_columns):
-            chunk = group.column(index)
-            known = columns.get(chunk.path_in_schema)
-            if known is None:
-                continue
-            field_id, iceberg_type = known
-            metrics.column_sizes[field_id] = metrics.column_sizes.get(field_id, 0) + int(chunk.total_compressed_size)
-            metrics.value_counts[field_id] = metrics.value_counts.get(field_id, 0) + int(chunk.num_values)
-            stats = chunk.statistics if chunk.is_stats_set else None
-            null_count = stats.null_count if stats is not None else None
-            if null_count is not None:
-                nulls[field_id] = nulls.get(field_id, 0) + int(null_count)
-            else:
-                unknown_nulls.add(field_id)  # unknown in one row group: unknown for the file
-            bounds.setdefault(field_id, _Bounds(iceberg_type)).add(chunk, stats)
-    metrics.null_value_counts = {k: v for k, v in nulls.items() if k not in unknown_nulls}
-    for field_id, found in bounds.items():
-        lower, upper = found.serialized()
-        if lower is not None:
-            metrics.lower_bounds[field_id] = lower
-        if upper is not None:
-            metrics.upper_bounds[field_id] = upper
-    return metrics
+_Convert = Callable[[Any], Any]
+_Plan = tuple[tuple[int, int, str, _Convert | None], ...]
+"""Per column an Iceberg schema knows: its index in the file, field id, Iceberg type, and how its footer's raw
+min and max become the type's physical value (``None``: its bounds cannot be trusted)."""
+
+
+class FileMetrics:
+    """The sizes, counts and bounds of files' columns that ``schema`` has (outside lists and maps); what each
+    column of a footer layout maps to is worked out once per layout."""
+
+    def __init__(self, schema: Schema) -> None:
+        self._columns = schema.primitive_columns()
+        self._plans: dict[FooterLayout, _Plan] = {}
+
+    def of(self, footer: Footer) -> ColumnMetrics:
+        plan = self._plans.get(footer.layout)
+        if plan is None:
+            plan = self._plans[footer.layout] = self._plan(footer.layout)
+        metrics = ColumnMetrics()
+        sizes, values = metrics.column_sizes, metrics.value_counts
+        bounds: dict[int, _Bounds] = {}
+        nulls: dict[int, int] = {}
+        unknown_nulls: set[int] = set()
+        meta = footer.metadata
+        for group_index in range(meta.num_row_groups):
+            group = meta.row_group(group_index)
+            for index, field_id, iceberg_type, convert in plan:
+                chunk = group.column(index)
+                sizes[field_id] = sizes.get(field_id, 0) + chunk.total_compressed_size
+                values[field_id] = values.get(field_id, 0) + chunk.num_values
+                stats = chunk.statistics if chunk.is_stats_set else None
+                null_count = stats.null_count if stats is not None else None
+                if null_count is not None:
+                    nulls[field_id] = nulls.get(field_id, 0) + null_count
+                else:
+                    unknown_nulls.add(field_id)  # unknown in one row group: unknown for the file
+                found = bounds.get(field_id)
+                if found is None:
+                    found = bounds[field_id] = _Bounds(iceberg_type, convert)
+                found.add(chunk.num_values, stats, null_count)
+        metrics.null_value_counts = {k: v for k, v in nulls.items() if k not in unknown_nulls}
+        for field_id, found in bounds.items():
+            lower, upper = found.serialized()
+            if lower is not None:
+                metrics.lower_bounds[field_id] = lower
+            if upper is not None:
+                metrics.upper_bounds[field_id] = upper
+        return metrics
+
+    def _plan(self, layout: FooterLayout) -> _Plan:
+        plan = []
+        for index, column in enumerate(layout.columns):
+            known = self._columns.get(column.path)
+            if known is not None:
+                field_id, iceberg_type = known
+                plan.append((index, field_id, iceberg_type, _converter(iceberg_type, column.physical, column.logical)))
+        return tuple(plan)
 
 
 @dataclass
@@ -144,22 +213,22 @@ class _Bounds:
     for good once a row group's bounds cannot be trusted."""
 
     iceberg_type: str
+    convert: _Convert | None
     lower: Any = None
     upper: Any = None
     usable: bool = True
 
-    def add(self, chunk: pq.ColumnChunkMetaData, stats: pq.Statistics | None) -> None:
+    def add(self, num_values: int, stats: pq.Statistics | None, null_count: int | None) -> None:
         if not self.usable:
             return
-        if stats is None or stats.null_count is None:
+        if stats is None or null_count is None or self.convert is None:
             self.usable = False
             return
         if not stats.has_min_max:
-            self.usable = stats.null_count == chunk.num_values  # all null: no values to bound
+            self.usable = null_count == num_values  # all null: no values to bound
             return
-        logical = _logical(stats.logical_type.to_json())
-        low = _physical(self.iceberg_type, stats.physical_type, logical, stats.min_raw)
-        high = _physical(self.iceberg_type, stats.physical_type, logical, stats.max_raw)
+        low = self.convert(stats.min_raw)
+        high = self.convert(stats.max_raw)
         if low is None or high is None:
             self.usable = False
             return
@@ -182,28 +251,42 @@ def _logical(text: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-def _physical(iceberg_type: str, physical: str, logical: dict[str, Any], raw: Any) -> Any:
-    """A footer's raw min or max as the Iceberg type's physical value, or ``None`` when it cannot be trusted."""
+def _converter(iceberg_type: str, physical: str, logical: dict[str, Any]) -> _Convert | None:
+    """How a column's raw footer min and max become the Iceberg type's physical value, or ``None`` when its
+    bounds cannot be trusted."""
     if iceberg_type.startswith("decimal("):
         scale = int(iceberg_type[len("decimal(") : -1].split(",")[1])
         if logical.get("Type") != "Decimal" or int(logical.get("scale", -1)) != scale:
             return None
-        return int.from_bytes(raw, "big", signed=True) if isinstance(raw, bytes) else int(raw)
+        return _unscaled
     if iceberg_type.startswith("fixed["):
-        return bytes(raw) if physical == "FIXED_LEN_BYTE_ARRAY" else None
+        return bytes if physical == "FIXED_LEN_BYTE_ARRAY" else None
     if physical not in _READS_FROM.get(iceberg_type, ()):
         return None  # float and double (NaN), or stored as another type
     if iceberg_type in ("timestamp", "timestamptz", "time"):
         unit = logical.get("timeUnit")
-        return int(raw) * _TO_MICROS[unit] if unit in _TO_MICROS else None
+        return functools.partial(_micros, _TO_MICROS[unit]) if unit in _TO_MICROS else None
     if iceberg_type == "string":
-        try:
-            return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-        except UnicodeDecodeError:
-            return None
+        return _text
     if iceberg_type == "binary":
-        return bytes(raw)
-    return bool(raw) if iceberg_type == "boolean" else int(raw)
+        return bytes
+    return bool if iceberg_type == "boolean" else int
+
+
+def _unscaled(raw: Any) -> int:
+    return int.from_bytes(raw, "big", signed=True) if isinstance(raw, bytes) else int(raw)
+
+
+def _micros(per_unit: int, raw: Any) -> int:
+    return int(raw) * per_unit
+
+
+def _text(raw: Any) -> str | None:
+    """A string bound, or ``None`` when its bytes are not UTF-8."""
+    try:
+        return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+    except UnicodeDecodeError:
+        return None
 
 
 def _stored_type(physical: str, logical: dict[str, Any], length: int) -> str | None:

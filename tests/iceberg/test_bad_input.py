@@ -55,13 +55,39 @@ def _listing(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir()}
 
 
-def test_a_missing_base_file_raises_and_leaves_the_view_as_it_was(tmp_path):
+def _truncate_footer(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[:-20] + data[-8:])  # the footer's length and magic kept, its end cut off
+
+
+def _overwrite_footer(path: Path) -> None:
+    data = path.read_bytes()
+    length = int.from_bytes(data[-8:-4], "little")
+    path.write_bytes(data[: -8 - length] + b"\x19" * length + data[-8:])  # a footer of nonsense Thrift
+
+
+def _no_magic(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-4] + b"JUNK")
+
+
+@pytest.mark.parametrize(
+    "spoil, message",
+    [
+        (Path.unlink, "not found"),
+        (_truncate_footer, "cannot read the Parquet footer"),
+        (_overwrite_footer, "cannot read the Parquet footer"),
+        (_no_magic, "cannot read the Parquet footer"),
+        (lambda path: path.write_bytes(b""), "cannot read the Parquet footer"),
+    ],
+    ids=["missing", "truncated footer", "nonsense footer", "no magic", "empty"],
+)
+def test_a_missing_or_corrupt_base_file_raises_and_leaves_the_view_as_it_was(tmp_path, spoil, message):
     base, table, changes, first = _view_after_first_commit(tmp_path, "sample_table_cow_v8_simplekeygen_nonhivestyle")
     folder = base / DEFAULT_METADATA_DIR
     before = _listing(folder)
     partition, names = next(iter(changes[1].added_base_files.items()))
-    (base / partition / names[0]).unlink()
-    with pytest.raises(MissingDataFileError, match=names[0]) as raised:
+    spoil(base / partition / names[0])
+    with pytest.raises(MissingDataFileError, match=f"(?s){message}.*{names[0]}|{names[0]}.*{message}") as raised:
         update_view(LOCAL, table, changes[1:])
     assert isinstance(raised.value, CatalogError)
     assert _listing(folder) == before
