@@ -13,7 +13,8 @@ one or more in each touched partition).
     python benchmarks/iceberg_views.py --files 100000 --partitions 100
 
 Prints wall-clock and CPU time (the process's own: less disturbed by other work on a shared machine) and bytes
-written per case. Apache XTable publishes no per-commit or full-sync timings to put
+written per case, and the process's peak resident memory after the build (the table's file names are most of
+what it holds before). Apache XTable publishes no per-commit or full-sync timings to put
 beside these (its documentation describes its incremental and full sync modes without figures).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -67,6 +69,11 @@ def instant_time(n: int) -> str:
     minutes = (n // 60) % 60
     hours = n // 3600
     return f"202501{1 + hours // 24:02d}{hours % 24:02d}{minutes:02d}{seconds:02d}000"
+
+
+def peak_rss_mib() -> float:
+    """The process's peak resident memory so far (Linux reports ``ru_maxrss`` in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def make_files(base: Path, sample: Path, names: dict[str, list[str]]) -> None:
@@ -162,7 +169,8 @@ def main() -> None:
         build_rate = args.files / built.wall
         print(
             f"build from scratch: {built.wall:.1f} s (CPU {built.cpu:.1f} s), {written / 2**20:.1f} MiB of metadata "
-            f"({build_rate:,.0f} files/s; CPU {args.files / built.cpu:,.0f} files/s)"
+            f"({build_rate:,.0f} files/s; CPU {args.files / built.cpu:,.0f} files/s), peak RSS of the process "
+            f"{peak_rss_mib():,.0f} MiB"
         )
 
         cases = [("update", int(c)) for c in args.commits.split(",")]

@@ -38,10 +38,12 @@ from .manifest_codec import ManifestEntry, entry_header
 from .manifests import (
     DELETED,
     EXISTING,
+    AddedFile,
     Carried,
     ListedManifest,
     ManifestList,
     added_entry,
+    added_file,
     encode_partition,
     manifest_file,
     read_manifest,
@@ -50,7 +52,7 @@ from .manifests import (
     write_manifest,
     write_manifest_list,
 )
-from .parquet_footer import FileMetrics, Footer, FooterLayout, read_footer
+from .parquet_footer import FileMetrics, FooterLayout, read_footer
 from .partitions import PartitionSpec, partition_spec
 from .schema import Schema, can_promote, iceberg_schema, name_mapping
 from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, next_version, write_metadata
@@ -58,6 +60,7 @@ from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, 
 log = logging.getLogger(__name__)
 
 DEFAULT_METADATA_DIR = ".hoodie/.iceberg_metadata"
+_FOOTERS_AT_ONCE = 128
 """The view's metadata folder, relative to the table's base path (see docs/iceberg.md for why there)."""
 SKIPPED_PROPERTY = "hudi.iceberg.skipped"
 """JSON object: reason -> number of files left out of the view so far."""
@@ -186,7 +189,10 @@ class ViewBuilder:
         Raises:
             SchemaEvolutionError: the schema cannot be expressed or evolved to in Iceberg.
         """
-        self._spec_for(self._schema_for(avro_schema_json, []))
+        schema, evolved = self._instant_schema(avro_schema_json)
+        if evolved:
+            self._adopt_schema(schema)
+        self._spec_for(schema)
 
     # -- applying instants -------------------------------------------------------------------------------
 
@@ -213,16 +219,13 @@ class ViewBuilder:
         if any(s["snapshot-id"] == snapshot_id for s in self._data["snapshots"]):
             log.info("%s: instant %s is already in the Iceberg view", self._base, changes.instant_time)
             return
-        added = self._parquet_files(changes)
-        footers = {key: read_footer(self._fs, self._file_path(*key)) for key in added}
-        schema = self._schema_for(changes.schema, footers.values())
+        schema, evolved = self._instant_schema(changes.schema)
+        new_files = self._read_files(self._parquet_files(changes), schema)
+        if evolved:
+            self._adopt_schema(schema)
         spec = self._spec_for(schema)
-        metrics = FileMetrics(schema)
         sequence = int(self._data["last-sequence-number"]) + 1
         self._fs.create_dir(self._dir, recursive=True)
-        new_files: dict[str, dict[str, Footer]] = {}
-        for (path, name), footer in footers.items():
-            new_files.setdefault(path, {})[name] = footer
         partitions = sorted(set(new_files) | {p for p, ids in changes.replaced_file_ids.items() if ids})
         listed = self._current_list()
         slots = {_slot(_partition_key(path)) for path in partitions}
@@ -238,9 +241,7 @@ class ViewBuilder:
         for path in partitions:
             mine = by_partition.get(_partition_key(path), {})
             values = spec.values(path, list(self._table.partition_fields))
-            context = _PartitionContext(
-                path, values, encode_partition(spec, values), schema, spec, snapshot_id, metrics
-            )
+            context = _PartitionContext(path, values, encode_partition(spec, values), schema, spec, snapshot_id)
             files = new_files.get(path, {})
             replaced: set[str] = set()
             if self._appends(path, mine, files, changes):
@@ -268,7 +269,9 @@ class ViewBuilder:
         )
 
     @staticmethod
-    def _appends(path: str, mine: dict[str, ListedManifest], files: dict[str, Footer], changes: InstantChanges) -> bool:
+    def _appends(
+        path: str, mine: dict[str, ListedManifest], files: dict[str, AddedFile], changes: InstantChanges
+    ) -> bool:
         """Whether the instant's files in partition ``path`` go to a manifest of their own (a fast append): it
         only opened new file groups there, the partition has manifests already, and fewer than
         :data:`APPENDED_MANIFESTS_MAX` appended ones."""
@@ -285,7 +288,7 @@ class ViewBuilder:
         self,
         context: _PartitionContext,
         mine: dict[str, ListedManifest],
-        new_files: dict[str, Footer],
+        new_files: dict[str, AddedFile],
         changes: InstantChanges,
     ) -> tuple[dict[str, _Partition], set[str]]:
         """A touched partition's new manifests (by key, those with entries) and the keys of those of its
@@ -325,7 +328,7 @@ class ViewBuilder:
                 continue
             for entry in self._live_entries(mine[key], context):
                 entries[_bucket(_file_id(entry.file_path) or entry.file_path, level)].append(entry)
-        added: dict[int, dict[str, Footer]] = {bucket: {} for bucket in buckets}
+        added: dict[int, dict[str, AddedFile]] = {bucket: {} for bucket in buckets}
         for name, footer in new_files.items():
             added[_bucket(new_ids[name], level)][name] = footer
         parts: dict[str, _Partition] = {}
@@ -354,7 +357,7 @@ class ViewBuilder:
         context: _PartitionContext,
         live: list[ManifestEntry],
         carried_from: list[ListedManifest],
-        new_files: dict[str, Footer],
+        new_files: dict[str, AddedFile],
         changes: InstantChanges,
     ) -> _Partition:
         """A manifest's entries: the files added, the ``live`` ones and those of the manifests ``carried_from``
@@ -421,16 +424,38 @@ class ViewBuilder:
         carried.add(files, rows, counts.min_sequence_number)
         return decoded
 
-    def _added(self, context: _PartitionContext, new_files: dict[str, Footer]) -> _Partition:
+    def _added(self, context: _PartitionContext, new_files: dict[str, AddedFile]) -> _Partition:
         """The ``ADDED`` entries of a partition's new files, in name order."""
         part = _Partition()
-        for footer in (new_files[name] for name in sorted(new_files)):
-            metrics = context.metrics.of(footer)
-            part.entries.append(added_entry(footer.path, context.partition, footer, metrics, context.snapshot_id))
+        for name in sorted(new_files):
+            added = new_files[name]
+            path = self._file_path(context.partition_path, name)
+            part.entries.append(added_entry(path, context.partition, added, context.snapshot_id))
             part.added_files += 1
-            part.added_records += footer.record_count
-            part.added_size += footer.file_size
+            part.added_records += added.record_count
+            part.added_size += added.file_size
         return part
+
+    def _read_files(self, files: list[tuple[str, str]], schema: Schema) -> dict[str, dict[str, AddedFile]]:
+        """``partition path -> name -> AddedFile`` of an instant's new Parquet files: each footer read, checked
+        against ``schema`` (once per Parquet schema) and let go, so that memory holds a few hundred bytes a file.
+
+        Raises:
+            MissingDataFileError: a file cannot be read.
+            SchemaEvolutionError: a file stores a column as a type the schema's cannot be read from.
+        """
+        metrics = FileMetrics(schema)
+        checked: set[FooterLayout] = set()
+        new_files: dict[str, dict[str, AddedFile]] = {}
+        for start in range(0, len(files), _FOOTERS_AT_ONCE):
+            chunk = files[start : start + _FOOTERS_AT_ONCE]
+            footers = [read_footer(self._fs, self._file_path(*key)) for key in chunk]
+            for (partition_path, name), footer in zip(chunk, footers, strict=True):
+                if footer.layout not in checked:
+                    _check_files(schema, [(footer.path, footer.layout.top_level_types)])
+                    checked.add(footer.layout)
+                new_files.setdefault(partition_path, {})[name] = added_file(footer, metrics.of(footer))
+        return new_files
 
     def _live_entries(self, manifest: ListedManifest, context: _PartitionContext) -> list[ManifestEntry]:
         """A reused manifest's live entries as ``EXISTING``, their inherited ids and sequence numbers explicit."""
@@ -449,19 +474,14 @@ class ViewBuilder:
                 return Schema.from_json(data, int(self._data["last-column-id"]))
         return None
 
-    def _schema_for(self, avro_json: str | None, footers: Iterable[Footer]) -> Schema:
-        """The schema of an instant's files: the current one, or one evolved to the instant's Avro schema, with
-        the types its files store where the Avro schema says otherwise."""
+    def _instant_schema(self, avro_json: str | None) -> tuple[Schema, bool]:
+        """The schema of an instant's files, and whether it is a new one: the current one, or one evolved to the
+        instant's Avro schema (kept by the view only once the instant's files are read: ``_adopt_schema``)."""
         current = self._current_schema()
-        layouts: dict[FooterLayout, str] = {}  # each layout's first file: checked once for all its files
-        for footer in footers:
-            layouts.setdefault(footer.layout, footer.path)
-        stored = [(path, layout.top_level_types) for layout, path in layouts.items()]
         if avro_json is None:
             if current is None:
                 raise IcebergViewError(f"{self._base}: no table schema to start the Iceberg view from")
-            _check_files(current, stored)
-            return current
+            return current, False
         schema = iceberg_schema(
             avro_json,
             schema_id=1 + max((s["schema-id"] for s in self._data["schemas"]), default=-1),
@@ -469,16 +489,17 @@ class ViewBuilder:
             last_column_id=int(self._data["last-column-id"]),
             meta_fields=True,  # files hold the _hoodie_* columns even where the table does not populate them
         )
-        _check_files(schema, stored)
         if current is not None and schema.same_fields(current):
-            return current
+            return current, False
+        return schema, True
+
+    def _adopt_schema(self, schema: Schema) -> None:
         self._data["schemas"].append(schema.to_json())
         self._data["current-schema-id"] = schema.schema_id
         self._data["last-column-id"] = schema.last_column_id
         schemas = [Schema.from_json(data, schema.last_column_id) for data in self._data["schemas"]]
         self._set_property(NAME_MAPPING_PROPERTY, json.dumps(name_mapping(schemas)))
         self._changed = True
-        return schema
 
     def _spec_for(self, schema: Schema) -> PartitionSpec:
         table = self._table
@@ -718,7 +739,6 @@ class _PartitionContext:
     schema: Schema
     spec: PartitionSpec
     snapshot_id: int
-    metrics: FileMetrics
 
 
 def _next_list(

@@ -7,7 +7,8 @@ later commit changes the header (status, the snapshot id and sequence numbers ma
 ``data_file`` bytes, which is most of the entry, unchanged.
 
 Example:
-    >>> raw = encode_data_file("s3://t/a.parquet", b"\\x02\\x06abc", 10, 2048, ({}, {}, {}, {}, {}), [4])
+    >>> metrics = encode_file_metrics(10, 2048, ({}, {}, {}, {}, {}), [4])
+    >>> raw = encode_data_file("s3://t/a.parquet", b"\\x02\\x06abc", metrics)
     >>> entry = ManifestEntry(1, 7, None, None, "s3://t/a.parquet", 10, 2048, raw)
     >>> EntryDecoder(b"\\x02\\x06abc", None).decode(encode_entry(entry)) == entry
     True
@@ -140,23 +141,24 @@ class EntryDecoder:
         return ManifestEntry(*fields, path.decode("utf-8"), record_count, file_size, raw[start:])
 
 
-def encode_data_file(
-    path: str,
-    partition: bytes,
+def encode_data_file(path: str, partition: bytes, file_metrics: bytes) -> bytes:
+    """A ``data_file`` record of a Parquet file: its path, its ``partition`` record and the fields after it
+    (``encode_file_metrics``)."""
+    return b"".join((_DATA_CONTENT, encode_bytes(path.encode("utf-8")), _PARQUET, partition, file_metrics))
+
+
+def encode_file_metrics(
     record_count: int,
     file_size: int,
     metrics: tuple[Mapping[int, int], Mapping[int, int], Mapping[int, int], Mapping[int, bytes], Mapping[int, bytes]],
     split_offsets: Sequence[int],
 ) -> bytes:
-    """A ``data_file`` record of a Parquet file; ``metrics`` are its column sizes, value counts, null counts,
-    lower and upper bounds by field id (NaN counts, key metadata, equality ids and sort order are null)."""
+    """The fields of a ``data_file`` record after its partition; ``metrics`` are the file's column sizes, value
+    counts, null counts, lower and upper bounds by field id (NaN counts, key metadata, equality ids and sort
+    order are null)."""
     sizes, values, nulls, lowers, uppers = metrics
     return b"".join(
         (
-            _DATA_CONTENT,
-            encode_bytes(path.encode("utf-8")),
-            _PARQUET,
-            partition,
             encode_long(record_count),
             encode_long(file_size),
             _long_map(sizes),

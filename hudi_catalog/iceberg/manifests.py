@@ -30,6 +30,7 @@ from .manifest_codec import (
     decode_manifest_counts,
     encode_data_file,
     encode_entry,
+    encode_file_metrics,
     encode_manifest_file,
     encode_record,
     manifest_path,
@@ -53,23 +54,33 @@ def encode_partition(spec: PartitionSpec, values: dict[str, Any]) -> bytes:
     return encode_record(values, _parsed(json.dumps(partition_record(spec), sort_keys=True)))
 
 
-def added_entry(path: str, partition: bytes, footer: Footer, metrics: ColumnMetrics, snapshot_id: int) -> ManifestEntry:
-    """The ``ADDED`` entry of a Parquet base file (its sequence numbers inherited from the manifest)."""
-    record = encode_data_file(
-        path,
-        partition,
-        footer.record_count,
-        footer.file_size,
-        (
-            metrics.column_sizes,
-            metrics.value_counts,
-            metrics.null_value_counts,
-            metrics.lower_bounds,
-            metrics.upper_bounds,
-        ),
-        footer.split_offsets(),
+@dataclass(frozen=True, slots=True)
+class AddedFile:
+    """A new Parquet base file as its manifest entry needs it once its footer is let go: record count, size and
+    the rest of its ``data_file`` record after the partition (metrics, split offsets), encoded."""
+
+    record_count: int
+    file_size: int
+    file_metrics: bytes
+
+
+def added_file(footer: Footer, metrics: ColumnMetrics) -> AddedFile:
+    """What the ``ADDED`` entry of a Parquet base file takes from its footer and column ``metrics``."""
+    columns = (
+        metrics.column_sizes,
+        metrics.value_counts,
+        metrics.null_value_counts,
+        metrics.lower_bounds,
+        metrics.upper_bounds,
     )
-    return ManifestEntry(ADDED, snapshot_id, None, None, path, footer.record_count, footer.file_size, record)
+    encoded = encode_file_metrics(footer.record_count, footer.file_size, columns, footer.split_offsets())
+    return AddedFile(footer.record_count, footer.file_size, encoded)
+
+
+def added_entry(path: str, partition: bytes, added: AddedFile, snapshot_id: int) -> ManifestEntry:
+    """The ``ADDED`` entry of a Parquet base file (its sequence numbers inherited from the manifest)."""
+    record = encode_data_file(path, partition, added.file_metrics)
+    return ManifestEntry(ADDED, snapshot_id, None, None, path, added.record_count, added.file_size, record)
 
 
 def write_manifest(
