@@ -85,9 +85,10 @@ _RECENT_LAYOUTS: deque[FooterLayout] = deque(maxlen=8)
 
 
 def _layout(metadata: pq.FileMetaData) -> FooterLayout:
-    """The layout of a footer's schema: a recent one equal to it, else a new one."""
+    """The layout of a footer's schema: a recent one equal to it, else a new one (threads building views at
+    once each search a copy of the recent ones: a deque cannot be iterated while another thread adds to it)."""
     schema = metadata.schema
-    for layout in _RECENT_LAYOUTS:
+    for layout in tuple(_RECENT_LAYOUTS):
         if layout.schema.equals(schema):
             return layout
     layout = FooterLayout(schema)

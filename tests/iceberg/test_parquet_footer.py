@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import struct
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import pyarrow as pa
@@ -121,3 +123,30 @@ def test_one_reader_takes_files_of_several_layouts(tmp_path):
     assert ids["amount"] not in before.value_counts and after.value_counts[ids["amount"]] == 10
     assert struct.unpack("<q", before.upper_bounds[ids["id"]])[0] == 9
     assert struct.unpack("<q", after.lower_bounds[ids["id"]])[0] == 10
+
+
+def test_threads_reading_footers_of_many_schemas_at_once_each_get_their_own_layout(tmp_path):
+    """More schemas than the recent layouts kept, read by several threads at once: the recent layouts change
+    under every search, and each footer still gets a layout of its own schema."""
+    paths = []
+    for n in range(20):
+        path = tmp_path / f"schema{n}.parquet"
+        pq.write_table(pa.table({f"column_{n}": pa.array([n], pa.int64())}), path)
+        paths.append(path)
+
+    def read_all(offset: int) -> list[tuple[int, dict[str, str]]]:
+        found = []
+        for round_ in range(1000):
+            n = (offset + round_) % len(paths)
+            found.append((n, read_footer(LOCAL, str(paths[n])).layout.top_level_types))
+        return found
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between almost any two bytecodes
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            results = [item for found in pool.map(read_all, range(8)) for item in found]
+    finally:
+        sys.setswitchinterval(interval)
+    assert len(results) == 8000
+    assert all(types == {f"column_{n}": "long"} for n, types in results)
