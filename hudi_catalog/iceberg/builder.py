@@ -41,11 +41,13 @@ from .manifests import (
     AddedFile,
     Carried,
     ListedManifest,
+    ManifestFormat,
     ManifestList,
     added_entry,
     added_file,
     encode_partition,
     manifest_file,
+    manifest_format,
     read_manifest,
     read_manifest_list,
     read_manifest_records,
@@ -226,6 +228,7 @@ class ViewBuilder:
         if evolved:
             self._adopt_schema(schema)
         spec = self._spec_for(schema)
+        manifests = manifest_format(schema, spec)
         sequence = int(self._data["last-sequence-number"]) + 1
         self._fs.create_dir(self._dir, recursive=True)
         partitions = sorted(set(new_files) | {p for p, ids in changes.replaced_file_ids.items() if ids})
@@ -243,7 +246,7 @@ class ViewBuilder:
         for path in partitions:
             mine = by_partition.get(_partition_key(path), {})
             values = spec.values(path, list(self._table.partition_fields))
-            context = _PartitionContext(path, values, encode_partition(spec, values), schema, spec, snapshot_id)
+            context = _PartitionContext(path, values, encode_partition(manifests, values), manifests, snapshot_id)
             files = new_files.get(path, {})
             replaced: set[str] = set()
             if self._appends(path, mine, files, changes):
@@ -254,7 +257,7 @@ class ViewBuilder:
             changed_partitions += 1 if parts else 0
             for key, part in parts.items():
                 manifest = f"{self._dir}/manifest-{key}-{snapshot_id}-{uuid.uuid4()}.avro"  # never reused
-                length = write_manifest(self._fs, manifest, part.entries, part.carried, schema, spec)
+                length = write_manifest(self._fs, manifest, part.entries, part.carried, manifests)
                 written[key] = manifest_file(
                     manifest, length, spec, values, part.entries, part.carried, snapshot_id, sequence
                 )
@@ -394,7 +397,7 @@ class ViewBuilder:
         counts = manifest.counts
         files = counts.added_files_count + counts.existing_files_count
         rows = counts.added_rows_count + counts.existing_rows_count
-        decoder, records = read_manifest_records(self._fs, manifest.path, context.spec, context.partition)
+        decoder, records = read_manifest_records(self._fs, manifest.path, context.manifests, context.partition)
         few = None not in removed_ids and len(removed_ids) <= _FILE_IDS_SEARCHED
         suspects = _records_naming(records, removed_ids) if few else None
         decoded = []
@@ -464,7 +467,7 @@ class ViewBuilder:
         counts = manifest.counts
         return [
             _existing(entry, counts.sequence_number, counts.added_snapshot_id)
-            for entry in read_manifest(self._fs, manifest.path, context.spec, context.partition)
+            for entry in read_manifest(self._fs, manifest.path, context.manifests, context.partition)
             if entry.status != DELETED
         ]
 
@@ -738,8 +741,7 @@ class _PartitionContext:
     partition_path: str
     values: dict[str, Any]
     partition: bytes
-    schema: Schema
-    spec: PartitionSpec
+    manifests: ManifestFormat
     snapshot_id: int
 
 

@@ -49,9 +49,36 @@ SLOTS_KEY = "hudi.manifest-list-slots"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def encode_partition(spec: PartitionSpec, values: dict[str, Any]) -> bytes:
+@dataclass(frozen=True)
+class ManifestFormat:
+    """What the manifests of one schema and partition spec are written and read with, worked out once (a
+    commit writes a manifest per partition it touches, each with the table schema in its header)."""
+
+    spec: PartitionSpec
+    entry_schema_json: str
+    """The Avro schema of ``manifest_entry`` for the spec, as the container header holds it."""
+    metadata: dict[str, str]
+    """The header's other keys: table schema, partition spec, format version, content."""
+    partition_schema: Any
+    """The ``r102`` partition record, parsed for fastavro."""
+
+
+def manifest_format(schema: Schema, spec: PartitionSpec) -> ManifestFormat:
+    metadata = {
+        "schema": json.dumps(schema.to_json()),
+        "schema-id": str(schema.schema_id),
+        "partition-spec": json.dumps(spec.to_json()["fields"]),
+        "partition-spec-id": str(spec.spec_id),
+        "format-version": FORMAT_VERSION,
+        "content": "data",
+    }
+    partition_schema = _parsed(json.dumps(partition_record(spec), sort_keys=True))
+    return ManifestFormat(spec, _schema_json(manifest_entry_schema(spec)), metadata, partition_schema)
+
+
+def encode_partition(manifests: ManifestFormat, values: dict[str, Any]) -> bytes:
     """The ``partition`` record (``r102``) of a file with partition ``values`` (physical form)."""
-    return encode_record(values, _parsed(json.dumps(partition_record(spec), sort_keys=True)))
+    return encode_record(values, manifests.partition_schema)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,34 +115,25 @@ def write_manifest(
     path: str,
     entries: Sequence[ManifestEntry],
     carried: Carried,
-    schema: Schema,
-    spec: PartitionSpec,
+    manifests: ManifestFormat,
 ) -> int:
     """Write a data manifest of ``entries`` then the ``carried`` ones; returns its length in bytes."""
-    metadata = {
-        "schema": json.dumps(schema.to_json()),
-        "schema-id": str(schema.schema_id),
-        "partition-spec": json.dumps(spec.to_json()["fields"]),
-        "partition-spec-id": str(spec.spec_id),
-        "format-version": FORMAT_VERSION,
-        "content": "data",
-    }
     block = Block.encode([encode_entry(entry) for entry in entries] + carried.records)
-    return _write(fs, path, write_container(_schema_json(manifest_entry_schema(spec)), metadata, [block]))
+    return _write(fs, path, write_container(manifests.entry_schema_json, manifests.metadata, [block]))
 
 
-def read_manifest(fs: pafs.FileSystem, path: str, spec: PartitionSpec, partition: bytes) -> list[ManifestEntry]:
+def read_manifest(fs: pafs.FileSystem, path: str, manifests: ManifestFormat, partition: bytes) -> list[ManifestEntry]:
     """The entries of a manifest of one partition (``partition``: its encoded record).
 
     Raises:
         ViewMetadataError: the manifest is missing or not an Avro file.
     """
-    decoder, records = read_manifest_records(fs, path, spec, partition)
+    decoder, records = read_manifest_records(fs, path, manifests, partition)
     return [decoder.decode(raw) for raw in records]
 
 
 def read_manifest_records(
-    fs: pafs.FileSystem, path: str, spec: PartitionSpec, partition: bytes
+    fs: pafs.FileSystem, path: str, manifests: ManifestFormat, partition: bytes
 ) -> tuple[EntryDecoder, list[bytes]]:
     """The entries of a manifest of one partition as encoded records, and a decoder for them.
 
@@ -124,9 +142,9 @@ def read_manifest_records(
     """
     data = _read(fs, path)
     container = read_container(data)
-    partition_schema = _parsed(json.dumps(partition_record(spec), sort_keys=True))
-    decoder = EntryDecoder(partition, partition_schema)
+    decoder = EntryDecoder(partition, manifests.partition_schema)
     if container.blocks is None:
+        spec = manifests.spec
         return decoder, [encode_entry(_entry_from_dict(record, spec)) for record in _decoded(path, data)]
     return decoder, [raw for block in container.blocks for raw in block.records()]
 
