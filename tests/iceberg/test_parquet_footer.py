@@ -13,10 +13,13 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from pyarrow import fs as pafs
 
-from hudi_catalog.iceberg.parquet_footer import FileMetrics, read_footer
+from hudi_catalog.iceberg.errors import MissingDataFileError
+from hudi_catalog.iceberg.parquet_footer import BLOOM_FILTER_KEY, FileMetrics, read_footer
 from hudi_catalog.iceberg.schema import iceberg_schema
+from tests.hudi.tables import unpack
 
 LOCAL = pafs.LocalFileSystem()
 AVRO = json.dumps(
@@ -150,3 +153,102 @@ def test_threads_reading_footers_of_many_schemas_at_once_each_get_their_own_layo
         sys.setswitchinterval(interval)
     assert len(results) == 8000
     assert all(types == {f"column_{n}": "long"} for n, types in results)
+
+
+# -- Hudi's bloom filter, cut from the footer before it is parsed ---------------------------------------------
+
+BLOOM = "0123456789abcdef" * 28_000  # 448,000 characters, about what Hudi's writers keep there by default
+
+
+def _with_metadata(table: pa.Table, **metadata: str) -> pa.Table:
+    return table.replace_schema_metadata({key.replace("_", "."): value for key, value in metadata.items()})
+
+
+def _hudi_like(path, table: pa.Table, bloom: str = BLOOM, **metadata: str) -> None:
+    """A file whose footer holds Hudi's key-values: the record key range, the bloom filter, its type."""
+    metadata = {
+        "hoodie_min_record_key": "a",
+        "org.apache.hudi.bloomfilter": bloom,
+        "hoodie_max_record_key": "z",
+        **metadata,
+    }
+    pq.write_table(table.replace_schema_metadata(metadata), path, row_group_size=100)
+
+
+def _same_footer(ours, whole) -> None:
+    """Everything the view reads agrees with the footer parsed whole; only the filter is empty."""
+    assert ours.num_rows == whole.num_rows and ours.num_row_groups == whole.num_row_groups
+    assert ours.schema.equals(whole.schema)
+    for group in range(whole.num_row_groups):
+        assert ours.row_group(group).to_dict() == whole.row_group(group).to_dict()
+    kept = {k: v for k, v in whole.metadata.items() if k != BLOOM_FILTER_KEY}
+    assert {k: v for k, v in ours.metadata.items() if k != BLOOM_FILTER_KEY} == kept
+
+
+def test_the_bloom_filter_is_cut_and_the_rest_of_the_footer_kept(tmp_path):
+    path = tmp_path / "hudi_like.parquet"
+    _hudi_like(path, _trips(range(1, 301), "r"))
+    whole = pq.read_metadata(path)
+    assert len(whole.metadata[BLOOM_FILTER_KEY]) == len(BLOOM) and whole.serialized_size > 400_000
+    footer = read_footer(LOCAL, str(path))
+    assert footer.metadata.metadata[BLOOM_FILTER_KEY] == b""
+    _same_footer(footer.metadata, whole)
+    assert footer.record_count == 300 and footer.file_size == path.stat().st_size
+
+
+def test_a_real_hudi_base_file_loses_only_its_bloom_filter(tmp_path):
+    base = unpack("sample_table_cow_v8_simplekeygen_nonhivestyle", tmp_path)
+    files = sorted(base.rglob("*.parquet"))
+    assert files
+    for path in files:
+        whole = pq.read_metadata(path)
+        footer = read_footer(LOCAL, str(path))
+        assert len(whole.metadata[BLOOM_FILTER_KEY]) > 100_000  # Hudi 1.0's default filter
+        assert footer.metadata.metadata[BLOOM_FILTER_KEY] == b""
+        _same_footer(footer.metadata, whole)
+
+
+def test_a_footer_where_the_cut_would_not_empty_the_filter_is_read_whole(tmp_path):
+    """Two key-values under the filter's key (a short one first): cutting the last, the filter, leaves the
+    first as the value the footer gives for the key; what was cut cannot be told to be the filter, so the
+    footer is read whole."""
+    path = tmp_path / "twice.parquet"
+    decoy = BLOOM_FILTER_KEY[:-1] + b"X"
+    metadata = {decoy.decode(): "decoy", BLOOM_FILTER_KEY.decode(): BLOOM}
+    pq.write_table(_trips(range(1, 101), "r").replace_schema_metadata(metadata), path)
+    data = path.read_bytes()
+    assert data.count(decoy) == 1
+    path.write_bytes(data.replace(decoy, BLOOM_FILTER_KEY))  # the same length: the footer stays well formed
+    whole = pq.read_metadata(path)
+    footer = read_footer(LOCAL, str(path))
+    assert footer.metadata.serialized_size == whole.serialized_size > len(BLOOM)  # nothing cut
+    _same_footer(footer.metadata, whole)
+
+
+def test_large_footers_without_a_filter_and_small_ones_of_large_files_are_read_whole(tmp_path):
+    big_footer = tmp_path / "big_footer.parquet"
+    pq.write_table(_with_metadata(_trips(range(10), "r"), other_key=BLOOM), big_footer)
+    large_file = tmp_path / "large_file.parquet"
+    pq.write_table(pa.table({"blob": pa.array([bytes(200_000)], pa.binary())}), large_file)
+    for path in (big_footer, large_file):
+        whole = pq.read_metadata(path)
+        footer = read_footer(LOCAL, str(path))
+        assert footer.metadata.metadata == whole.metadata
+        _same_footer(footer.metadata, whole)
+
+
+def test_a_cut_off_or_damaged_footer_with_a_filter_is_refused(tmp_path):
+    path = tmp_path / "hudi_like.parquet"
+    _hudi_like(path, _trips(range(1, 101), "r"))
+    data = path.read_bytes()
+    length = int.from_bytes(data[-8:-4], "little")
+    damaged = {
+        "value cut short": data[: -8 - 100] + data[-8:],
+        "length past the start": data[:-8] + (len(data) + 1).to_bytes(4, "little") + b"PAR1",
+        "schema overwritten": data[: -8 - length] + b"\x19" * 200 + data[-8 - length + 200 :],
+    }
+    for what, spoiled in damaged.items():
+        path.write_bytes(spoiled)
+        with pytest.raises(MissingDataFileError, match="cannot read the Parquet footer"):
+            read_footer(LOCAL, str(path))
+        assert what
