@@ -62,8 +62,9 @@ from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, 
 log = logging.getLogger(__name__)
 
 _FOOTERS_AT_ONCE = 128
-"""Footers read one after another before their entries are encoded: a few at a time (not all of an instant's,
-each ~8 KB in memory) and not one (reading a footer then encoding it, file by file, was 20% slower)."""
+"""Footers read one after another before their entries are encoded: a few at a time, not all of an instant's
+(a parsed footer takes from a few KB to hundreds with its key-values), and not one (reading a footer then
+encoding it, file by file, was 20% slower)."""
 DEFAULT_METADATA_DIR = ".hoodie/.iceberg_metadata"
 """The view's metadata folder, relative to the table's base path (see docs/iceberg.md for why there)."""
 SKIPPED_PROPERTY = "hudi.iceberg.skipped"
