@@ -58,20 +58,13 @@ def get_row(conn: Connection, name: str, lock: bool = False) -> DatabaseRecord:
     return rows[0]
 
 
-_PARAMS = DriverStatement(
-    select(schema.db_params.c.param_key, schema.db_params.c.param_value).where(
-        schema.db_params.c.db_id == bindparam("db_id")
-    )
-)
-
-
 def to_model(conn: Connection, row: DatabaseRecord) -> Database:
     return Database(
         name=row.name,
         description=row.description,
         location=row.location_uri,
         managed_location=row.managed_location_uri,
-        parameters={r.param_key: r.param_value for r in _PARAMS.execute(conn, {"db_id": row.db_id}).rows},
+        parameters=params.read_params(conn, schema.db_params, row.db_id),
         owner_name=row.owner_name,
         owner_type=row.owner_type,
         create_time=row.create_time,

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy import Connection, Table, delete, insert, select
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select
 
+from . import schema
 from .batches import chunks
+from .driver_sql import DriverStatement
 
 
 def _owner(table: Table):
@@ -40,11 +42,16 @@ def insert_params(conn: Connection, table: Table, params_by_owner: Mapping[int, 
         conn.execute(insert(table), rows)
 
 
+_READ = {
+    table: DriverStatement(select(table.c.param_key, table.c.param_value).where(_owner(table) == bindparam("owner")))
+    for table in (schema.db_params, schema.tbl_params, schema.partition_params)
+}
+"""One owner's parameters, per parameter table, on the driver's cursor (compiled before a server forks)."""
+
+
 def read_params(conn: Connection, table: Table, owner_id: int) -> dict[str, str]:
     """The parameters of one owner."""
-    owner = _owner(table)
-    rows = conn.execute(select(table.c.param_key, table.c.param_value).where(owner == owner_id))
-    return {r.param_key: r.param_value for r in rows}
+    return {r.param_key: r.param_value for r in _READ[table].execute(conn, {"owner": owner_id}).rows}
 
 
 def read_params_of(conn: Connection, table: Table, owner_ids: Sequence[int]) -> dict[int, dict[str, str]]:
