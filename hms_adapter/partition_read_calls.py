@@ -15,7 +15,7 @@ from hudi_catalog.model import TableKeys
 
 from .access_rules import access
 from .call_helpers import bare_db
-from .convert.partition import to_thrift_partition, to_thrift_partition_spec, trim_partition
+from .convert.partition import key_pattern, to_thrift_partition, to_thrift_partition_spec, trim_partition
 from .convert.partition_wire import (
     NAME_LIST,
     EncodedNameList,
@@ -114,7 +114,8 @@ class PartitionReadCalls:
         )
 
     # Hive 3/4 request forms. Hive 4's options to trim answers (skipColumnSchemaForPartition, include/exclude
-    # parameter key patterns) are honoured by building those answers without the encoding cache.
+    # parameter key patterns, an empty pattern being none) are honoured by building those answers without the
+    # encoding cache.
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partitions_req(self, req):
@@ -152,21 +153,12 @@ class PartitionReadCalls:
 
     def _requested(self, db_name, tbl_name, req, wrapper, **selection):
         """A request-style partition list, trimmed as the request asks."""
-        trimmed = (
-            req.skipColumnSchemaForPartition
-            or req.includeParamKeyPattern is not None
-            or req.excludeParamKeyPattern is not None
-        )
-        if not trimmed:
+        include, exclude = key_pattern(req.includeParamKeyPattern), key_pattern(req.excludeParamKeyPattern)
+        if not (req.skipColumnSchemaForPartition or include or exclude):
             return self._encoded(db_name, tbl_name, wrapper, **selection)
         found = self.catalog.partitions.read(bare_db(db_name), tbl_name, **selection)
         parts = [
-            to_thrift_partition(
-                trim_partition(
-                    p, req.skipColumnSchemaForPartition, req.includeParamKeyPattern, req.excludeParamKeyPattern
-                )
-            )
-            for p in found
+            to_thrift_partition(trim_partition(p, req.skipColumnSchemaForPartition, include, exclude)) for p in found
         ]
         return parts if wrapper is None else wrapper(partitions=parts)
 
@@ -228,10 +220,10 @@ class PartitionReadCalls:
             else:
                 raise hive.MetaException(message=f"Unsupported filter mode {chosen.filterMode}")
         projection = request.projectionSpec
-        include = projection.includeParamKeyPattern if projection else None
-        exclude = projection.excludeParamKeyPattern if projection else None
+        include = key_pattern(projection.includeParamKeyPattern) if projection else None
+        exclude = key_pattern(projection.excludeParamKeyPattern) if projection else None
         parts = self._filter_call(self.catalog.partitions.read, bare_db(request.dbName), request.tblName, **selection)
-        if include is not None or exclude is not None:
+        if include or exclude:
             parts = [trim_partition(p, False, include, exclude) for p in parts]
         table = self.catalog.tables.get(bare_db(request.dbName), request.tblName)
         spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)

@@ -8,10 +8,11 @@ knows (``hdfs://``, ``s3://``, ``gs://``) works the same.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import posixpath
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from urllib.parse import urlparse
 
@@ -144,6 +145,23 @@ class Warehouse:
         return _normalized(location) == _normalized(other)
 
     @staticmethod
+    def below(location: str, directory: str) -> str | None:
+        """The path ``location`` adds to ``directory`` when it is that directory (``""``) or lies inside it
+        (``/a=x/b=1``), compared by meaning as ``same`` and ``inside`` do; None otherwise.
+
+        Example:
+            >>> Warehouse.below("file:/w/t/a=x/", "file:///w/t"), Warehouse.below("s3a://b/t", "s3a://b/u")
+            ('/a=x', None)
+        """
+        scheme, path = _normalized(location)
+        directory_scheme, directory_path = _normalized(directory)
+        if scheme != directory_scheme:
+            return None
+        if path == directory_path:
+            return ""
+        return path[len(directory_path.rstrip("/")) :] if _inside(path, directory_path) else None
+
+    @staticmethod
     def spellings(location: str) -> list[str]:
         """The forms under which a catalog may hold ``location``: as given, and for a local path also
         ``file:///path`` and both forms of the path with its symbolic links resolved."""
@@ -212,20 +230,39 @@ class Warehouse:
         except OSError as e:
             raise StorageError(f"Could not delete directory {location}", detail=str(e)) from e
 
-    def discard_dir(self, location: str, empty_parents_up_to: str | None = None, kept: Collection[str] = ()) -> bool:
-        """Delete the directory of an object whose metadata is already gone (its drop committed), and with
-        ``empty_parents_up_to`` its parents left empty below that directory, except those in ``kept`` (other
-        objects' locations). A failure is logged, not raised: the drop stands and the files stay, as Hive
-        Metastore does. The caller has decided the directory may go (``services.directories``). Returns
-        whether it was deleted."""
+    def discard_dir(self, location: str) -> bool:
+        """Delete the directory of an object whose metadata is already gone (its drop committed). A failure is
+        logged, not raised: the drop stands and the files stay, as Hive Metastore does. The caller has decided
+        the directory may go (``services.directories``). Returns whether it was deleted."""
         try:
             self.delete_dir(location)
-            if empty_parents_up_to:
-                self.delete_empty_parents(location, empty_parents_up_to, kept)
             return True
         except (StorageError, OSError) as error:
             log.error("could not delete %s, whose metadata is gone; its files stay: %s", location, error)
             return False
+
+    def remove_empty_dir(self, location: str) -> bool:
+        """Delete a directory only if it is empty; whether it was deleted. On the local file system this is one
+        ``rmdir``, so a file or directory another process puts there at the same moment is never deleted with
+        it; elsewhere (object stores) an empty directory is only a marker. A failure is logged, not raised."""
+        filesystem, path = _resolve(location)
+        try:
+            if isinstance(filesystem, pafs.LocalFileSystem):
+                os.rmdir(path)
+            else:
+                if filesystem.get_file_info(pafs.FileSelector(path, allow_not_found=True)):
+                    return False
+                if filesystem.get_file_info(path).type != pafs.FileType.Directory:
+                    return False
+                filesystem.delete_dir(path)
+        except FileNotFoundError:
+            return False
+        except OSError as error:
+            if error.errno != errno.ENOTEMPTY:
+                log.warning("could not delete the emptied directory %s: %s", location, error)
+            return False
+        log.debug("deleted the emptied directory %s", location)
+        return True
 
     def delete_contents(self, location: str) -> None:
         """Delete everything in a directory, keeping the directory; a missing directory is not an error. The
@@ -236,19 +273,6 @@ class Warehouse:
             log.debug("emptied %s", location)
         except OSError as e:
             raise StorageError(f"Could not empty directory {location}", detail=str(e)) from e
-
-    def delete_empty_parents(self, location: str, stop_at: str, kept: Collection[str] = ()) -> None:
-        """Delete the now-empty parent directories of ``location`` up to, not including, ``stop_at``, and not
-        from one in ``kept`` up."""
-        filesystem, _ = _resolve(location)
-        stop = stop_at.rstrip("/")
-        current = parent_of(location)
-        while current.startswith(stop + "/") and current not in kept:
-            _, path = _resolve(current)
-            if filesystem.get_file_info(pafs.FileSelector(path, allow_not_found=True)):
-                return
-            filesystem.delete_dir(path)
-            current = parent_of(current)
 
     def rename(self, source: str, target: str) -> None:
         """Move a directory; the target's parent is created, an existing target is an error."""

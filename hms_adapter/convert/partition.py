@@ -55,11 +55,17 @@ def _like(pattern: str) -> JavaRegex:
     return compile_java("(?s)" + "".join(".*" if c == "%" else "." if c == "_" else escape(c) for c in pattern))
 
 
+def key_pattern(pattern: str | None) -> str | None:
+    """A parameter key pattern of Hive 4's partition requests; an empty one is no pattern, as Hive Metastore
+    4 reads it (Hive 4's client sends ``""`` by default, and the partitions it reads it writes back whole)."""
+    return pattern or None
+
+
 def trim_partition(
     p: Partition, skip_columns: bool | None, include_keys: str | None, exclude_keys: str | None
 ) -> Partition:
     """A partition trimmed as Hive 4's requests ask: without its columns, and with only the parameters whose
-    keys match ``include_keys`` and not ``exclude_keys`` (SQL ``LIKE`` patterns)."""
+    keys match ``include_keys`` and not ``exclude_keys`` (SQL ``LIKE`` patterns; None: no pattern)."""
     include = _like(include_keys) if include_keys is not None else None
     exclude = _like(exclude_keys) if exclude_keys is not None else None
     parameters = {

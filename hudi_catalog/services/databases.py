@@ -161,7 +161,7 @@ class DatabaseService:
             # without cascade the database was just found to hold no table and no function: nothing to read
             for table_row in table_store.rows_in(conn, name) if cascade else []:
                 if table_row.tbl_type == MANAGED_TABLE and table_row.location:
-                    claims += table_claims(conn, table_row, in_database)
+                    claims += table_claims(conn, self.ctx.warehouse, table_row, in_database)
                 dropped.append(CatalogEvent(EventType.DROP_TABLE, table=self.ctx.table_model(conn, table_row)))
                 table_store.delete_table(conn, table_row.tbl_id)
             txn_store.delete_database(conn, name, table_store.names_in_other_catalogs(conn, name))

@@ -25,7 +25,7 @@ from sqlalchemy import Connection
 from ..errors import CatalogError
 from ..store import locations
 from ..store.locations import NOTHING_SPARED, Spared
-from ..warehouse import Warehouse, parent_of
+from ..warehouse import Warehouse
 
 log = logging.getLogger(__name__)
 
@@ -98,22 +98,22 @@ def held(conn: Connection, warehouse: Warehouse, location: str, spared: Spared =
     return locations.claimed(conn, [(warehouse.spellings(location), spared)])[0]
 
 
-def kept_parents(conn: Connection, warehouse: Warehouse, deleted: Sequence[str], stop_at: str | None) -> set[str]:
-    """The parents of ``deleted`` directories, below ``stop_at``, that are live objects' locations: an empty
-    one is not deleted with its emptied children."""
-    if not stop_at:
-        return set()
-    stop = stop_at.rstrip("/") + "/"
+def emptied_parents(conn: Connection, warehouse: Warehouse, deleted: Sequence[str], root: str) -> list[str]:
+    """The parents of ``deleted`` directories strictly inside ``root`` (spelled as ``root`` is, whatever the
+    spelling of the deleted ones) that are not, and do not hold, a live object's location: those a drop
+    deletes once they are empty, deepest first. Asked after the drop committed, of what then remains: inside
+    its own transaction a drop still sees the sibling partitions other calls are dropping at the same moment,
+    and each would keep the parent they share."""
     parents: set[str] = set()
     for location in deleted:
-        current = parent_of(location)
-        while current.startswith(stop) and current not in parents:
-            parents.add(current)
-            current = parent_of(current)
-    ordered = sorted(parents)
-    answers = locations.claimed(conn, [([p], NOTHING_SPARED) for p in ordered])
-    # a parent holding a live location is not empty once its child is gone, unless the live one is the parent
-    return {p for p, is_held in zip(ordered, answers) if is_held}
+        below = warehouse.below(location, root)
+        if not below:
+            continue
+        steps = below.strip("/").split("/")[:-1]
+        parents.update(root.rstrip("/") + "/" + "/".join(steps[: i + 1]) for i in range(len(steps)))
+    ordered = sorted(parents, key=lambda p: (-p.count("/"), p))
+    held = locations.claimed(conn, [(warehouse.spellings(p), NOTHING_SPARED) for p in ordered])
+    return [p for p, is_held in zip(ordered, held) if not is_held]
 
 
 def check_location(warehouse: Warehouse, location: str | None, what: str, error: type[CatalogError]) -> None:

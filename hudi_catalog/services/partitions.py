@@ -840,9 +840,8 @@ class PartitionService:
             self.ctx.events.emit(
                 conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]), self.ctx.now()
             )
-            data_dirs, kept = self._deletable(conn, table, claims)
-        for location in data_dirs:
-            self.ctx.warehouse.discard_dir(location, table.sd.location, kept)
+            data_dirs = directories.approved(conn, self.ctx.warehouse, claims) if claims else []
+        self._discard(table, data_dirs)
 
     def drop_by_names(
         self,
@@ -875,20 +874,31 @@ class PartitionService:
                 ],
                 self.ctx.now(),
             )
-            data_dirs, kept = self._deletable(conn, table, claims)
-        for location in data_dirs:
-            self.ctx.warehouse.discard_dir(location, table.sd.location, kept)
+            data_dirs = directories.approved(conn, self.ctx.warehouse, claims) if claims else []
+        self._discard(table, data_dirs)
         return dropped
 
-    def _deletable(
-        self, conn: Connection, table: Table, claims: Sequence[directories.Claim]
-    ) -> tuple[builtins.list[str], set[str]]:
-        """Of dropped partitions' directories (their rows deleted in ``conn``'s transaction), those that go,
-        and the parents below the table's directory that stay even when emptied."""
-        if not claims:
-            return [], set()
-        data_dirs = directories.approved(conn, self.ctx.warehouse, claims)
-        return data_dirs, directories.kept_parents(conn, self.ctx.warehouse, data_dirs, table.sd.location)
+    def _discard(self, table: Table, data_dirs: Sequence[str]) -> None:
+        """After a drop committed: delete the dropped partitions' directories, then their parents below the
+        table's directory that are left empty and hold no live object's location, judged now, against what
+        remains (``directories.emptied_parents``). A failure is logged: the drop stands."""
+        for location in data_dirs:
+            self.ctx.warehouse.discard_dir(location)
+        if not data_dirs or not table.sd.location:
+            return
+        try:
+            with self.ctx.store.read() as conn:
+                parents = directories.emptied_parents(conn, self.ctx.warehouse, data_dirs, table.sd.location)
+        except CatalogError as error:
+            log.warning(
+                "the emptied parents of %d dropped partitions of %s stay: %s",
+                len(data_dirs),
+                table.qualified_name,
+                error,
+            )
+            return
+        for parent in parents:
+            self.ctx.warehouse.remove_empty_dir(parent)
 
     @staticmethod
     def name_to_spec(name: str) -> dict[str, str]:

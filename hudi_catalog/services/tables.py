@@ -60,7 +60,7 @@ from ..store.databases import DatabaseRecord
 from ..store.locations import Spared
 from ..store.tables import TableRecord
 from ..types import is_implicitly_convertible
-from ..warehouse import join, qualify
+from ..warehouse import Warehouse, join, qualify
 from . import directories
 from .constraints import add_constraints
 from .context import DDL_TIME, ServiceContext
@@ -127,17 +127,20 @@ def _distinct_grants(grants: Sequence[PrivilegeGrant]) -> list[PrivilegeGrant]:
     return list(kept.values())
 
 
-def table_claims(conn: Connection, row: TableRecord, in_database: tuple[str, ...]) -> list[directories.Claim]:
+def table_claims(
+    conn: Connection, warehouse: Warehouse, row: TableRecord, in_database: tuple[str, ...]
+) -> list[directories.Claim]:
     """The directories dropping a managed table's data would delete: the table's own, and those of its
-    partitions located elsewhere (none without a location); ``in_database``: its database's location when the
-    server made it."""
+    partitions located elsewhere (none without a location; ``file:/x/p`` is inside ``file:///x``);
+    ``in_database``: its database's location when the server made it."""
     if row.location is None:
         return []
     made = location_store.made(row)
     own = directories.container_of(row.location, made)
     return [directories.Claim(row.location, made, in_database)] + [
         directories.Claim(location, part_made, own + in_database)
-        for location, part_made in location_store.partitions_apart(conn, row.tbl_id, row.location)
+        for location, part_made in location_store.partitions_apart(conn, row.tbl_id, warehouse.spellings(row.location))
+        if not (warehouse.same(location, row.location) or warehouse.inside(location, row.location))
     ]
 
 
@@ -389,7 +392,7 @@ class TableService:
             self.ctx.now(),
         )
         if moved:
-            partition_store.relocate(conn, row.tbl_id, *moved)
+            partition_store.relocate(conn, row.tbl_id, self.ctx.warehouse.spellings(moved[0]), moved[1])
             location_store.record_made(conn, schema.tbl, [row.tbl_id])  # the server put it there
             self.ctx.warehouse.rename(*moved)
         return old, new
@@ -458,7 +461,10 @@ class TableService:
             if delete_data and (row.tbl_type == MANAGED_TABLE or purge) and row.location:
                 db_row = db_store.get_row(conn, database)
                 claims = table_claims(
-                    conn, row, directories.container_of(db_row.location_uri, location_store.made(db_row))
+                    conn,
+                    self.ctx.warehouse,
+                    row,
+                    directories.container_of(db_row.location_uri, location_store.made(db_row)),
                 )
             dropped = [self.ctx.table_model(conn, row)]
             view = view_row(conn, dropped[0])

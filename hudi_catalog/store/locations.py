@@ -24,6 +24,7 @@ from sqlalchemy import (
     exists,
     func,
     literal,
+    not_,
     or_,
     select,
     update,
@@ -167,16 +168,13 @@ def made_partitions(conn: Connection, part_ids: Iterable[int]) -> set[int]:
     return found
 
 
-def partitions_apart(conn: Connection, tbl_id: int, table_location: str) -> list[tuple[str, bool]]:
-    """``(location, made)`` of a table's partitions located neither at nor under the table's location."""
+def partitions_apart(conn: Connection, tbl_id: int, table_spellings: Sequence[str]) -> list[tuple[str, bool]]:
+    """``(location, made)`` of a table's partitions located neither at nor under the table's location, given
+    as its spellings (``Warehouse.spellings``)."""
     p = schema.partitions.c
-    prefix = table_location.rstrip("/") + "/"
     rows = conn.execute(
         select(p.location, p.made_location).where(
-            p.tbl_id == tbl_id,
-            p.location.is_not(None),
-            p.location != table_location,
-            func.substr(p.location, 1, len(prefix)) != prefix,
+            p.tbl_id == tbl_id, p.location.is_not(None), not_(_at_or_under(p.location, table_spellings))
         )
     )
     return [(r.location, made(r)) for r in rows]
@@ -190,21 +188,38 @@ def record_made(conn: Connection, table: Table, ids: Sequence[int]) -> None:
         conn.execute(update(table).where(table.c[id_column].in_(chunk)).values(made_location=table.c[column]))
 
 
-def relocated(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) -> list[dict]:
-    """The rows ``partitions.relocate`` writes when a table's directory moves from ``old_prefix`` to
-    ``new_prefix``: its partitions at or under ``old_prefix``, with their new location, key and provenance
-    (the server moved their directories, so a partition whose directory it had made keeps that)."""
+def _at_or_under(location: ColumnElement, spellings: Sequence[str]) -> ColumnElement[bool]:
+    """Whether ``location`` is one of ``spellings`` of a directory, or lies under one of them."""
+    tests = []
+    for spelling in spellings:
+        prefix = spelling.rstrip("/") + "/"
+        tests.append(or_(location == spelling, func.substr(location, 1, len(prefix)) == prefix))
+    return or_(*tests)
+
+
+def _below(location: str, spellings: Sequence[str]) -> str | None:
+    """What ``location`` adds to the longest of ``spellings`` it is at or under (``""`` when it is one of
+    them, ``/a/b`` under one), or None (never, for the rows ``_at_or_under`` chose)."""
+    for spelling in sorted(spellings, key=len, reverse=True):
+        if location == spelling or location.startswith(spelling.rstrip("/") + "/"):
+            return location[len(spelling.rstrip("/")) :]
+    return None
+
+
+def relocated(conn: Connection, tbl_id: int, old_spellings: Sequence[str], new_prefix: str) -> list[dict]:
+    """The rows ``partitions.relocate`` writes when a table's directory moves to ``new_prefix`` from the
+    directory whose spellings are ``old_spellings`` (``Warehouse.spellings``: ``file:/x`` and ``file:///x``
+    name one directory): its partitions at or under it, with their new location, key and provenance (the
+    server moved their directories, so a partition whose directory it had made keeps that)."""
     p = schema.partitions.c
-    prefix = old_prefix.rstrip("/") + "/"
     rows = conn.execute(
         select(p.part_id, p.location, p.made_location).where(
-            p.tbl_id == tbl_id,
-            or_(p.location == old_prefix, func.substr(p.location, 1, len(prefix)) == prefix),
+            p.tbl_id == tbl_id, _at_or_under(p.location, old_spellings)
         )
     ).all()
     moved = []
     for row in rows:
-        location = new_prefix + row.location[len(old_prefix) :]
+        location = new_prefix.rstrip("/") + (_below(row.location, old_spellings) or "")
         moved.append(
             {
                 "pid": row.part_id,

@@ -374,10 +374,10 @@ def set_schema_version(conn: Connection, tbl_id: int, version: int) -> None:
     conn.execute(update(schema.partitions).where(_p.tbl_id == tbl_id).values(schema_version=version, **_CHANGED))
 
 
-def relocate(conn: Connection, tbl_id: int, old_prefix: str, new_prefix: str) -> None:
-    """Rewrite partition locations at or under ``old_prefix`` to ``new_prefix`` (after a table's directory
-    moved), with their provenance."""
-    rows = locations.relocated(conn, tbl_id, old_prefix, new_prefix)
+def relocate(conn: Connection, tbl_id: int, old_spellings: Sequence[str], new_prefix: str) -> None:
+    """Rewrite partition locations at or under the directory spelled ``old_spellings`` to ``new_prefix``
+    (after a table's directory moved), with their provenance."""
+    rows = locations.relocated(conn, tbl_id, old_spellings, new_prefix)
     if rows:
         partitions_changed(conn, tbl_id)
         conn.execute(

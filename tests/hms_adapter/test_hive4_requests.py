@@ -9,7 +9,7 @@ import pytest
 from hive_metastore import ttypes as hive4
 
 from tests.conftest import hive
-from tests.hms_adapter.helpers import cols, make_table
+from tests.hms_adapter.helpers import cols, make_partition, make_table
 
 PARQUET = {
     "inputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
@@ -153,3 +153,43 @@ def test_hive_4_partition_request_forms(client):
     assert client.get_partition_names("rq", "t", -1) == ["d=20"]
     assert client.partition_name_has_valid_characters(["a b", "ü"], True) is True
     client.flushCache()
+
+
+def test_empty_parameter_key_patterns_are_no_patterns(client, tmp_path):
+    """Hive 4's client sends ``includeParamKeyPattern=""`` and ``excludeParamKeyPattern=""`` by default, which
+    Hive Metastore 4 reads as no pattern. A client reading partitions that way and writing them back (as Hive
+    does for statistics and DDL) must find every parameter where it was."""
+    client.create_database(hive.Database(name="kp"))
+    client.create_table(make_table("kp", "t", partition_keys=cols("k:string")))
+    params = {"numRows": "7", "owner.note": "x", "spark.sql.sources.provider": "parquet"}
+    for value in ("a", "b"):
+        client.add_partition(make_partition("kp", "t", [value], params=params))
+    unset = {"includeParamKeyPattern": "", "excludeParamKeyPattern": ""}
+
+    def by_filter():
+        return client.get_partitions_by_filter_req(
+            hive.GetPartitionsByFilterRequest(catName="hive", dbName="kp", tblName="t", filter='k = "a"', **unset)
+        )
+
+    def by_names():
+        return client.get_partitions_by_names_req(
+            hive.GetPartitionsByNamesRequest(db_name="kp", tbl_name="t", names=["k=a", "k=b"], **unset)
+        ).partitions
+
+    def with_specs():
+        request = hive.GetPartitionsRequest(
+            dbName="kp", tblName="t", projectionSpec=hive.GetProjectionsSpec(fieldList=[], **unset)
+        )
+        [spec] = client.get_partitions_with_specs(request).partitionSpec
+        return spec.partitionList.partitions
+
+    for read in (by_filter, by_names, with_specs):
+        assert all(params.items() <= p.parameters.items() for p in read()), read.__name__
+    client.alter_partitions("kp", "t", by_names())  # written back as read
+    for read in (by_filter, by_names, with_specs):
+        assert all(params.items() <= p.parameters.items() for p in read()), read.__name__
+    # a pattern that is set still trims
+    [trimmed] = client.get_partitions_by_filter_req(
+        hive.GetPartitionsByFilterRequest(dbName="kp", tblName="t", filter='k = "a"', includeParamKeyPattern="numR%")
+    )
+    assert trimmed.parameters == {"numRows": "7"}
