@@ -139,3 +139,9 @@ class BatchTooLargeError(CatalogError):
 class TransientStorageError(StorageError):
     """The catalog database failed in a way that may pass (connection lost, restart, deadlock, lock wait
     timeout) and the transaction did not commit: the call may be tried again."""
+
+
+class TransactionalPropertyError(CatalogError):
+    """A table's ``transactional`` properties break Hive's rules (a value other than true or false, a
+    transactional table made non-transactional, an external or non-ACID table made transactional); Hive
+    Metastore answers these with ``MetaException``."""

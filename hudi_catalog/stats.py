@@ -17,7 +17,9 @@ TOTAL_SIZE = "totalSize"
 COLUMN_STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
 DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
 EMPTY_STATS = (NUM_FILES, TOTAL_SIZE, "numRows", "rawDataSize")
-"""The basic statistics a truncation sets to 0."""
+"""The basic statistics of a table or partition."""
+TRUNCATED_STATS = (*EMPTY_STATS, "numFilesErasureCoded")
+"""The basic statistics a truncation sets to 0 where they exist (Hive 4's list)."""
 STATS_GENERATED = "STATS_GENERATED"
 
 

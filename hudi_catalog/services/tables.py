@@ -42,7 +42,7 @@ from ..partition_names import make_partition_name
 from ..pruning.table_filter import table_filter_matcher
 from ..stats import (
     COLUMN_STATS_ACCURATE,
-    EMPTY_STATS,
+    TRUNCATED_STATS,
     derived_from_slices,
     keep_slice_stats,
     should_update,
@@ -61,7 +61,7 @@ from ..store.locations import Spared
 from ..store.tables import TableRecord
 from ..types import is_implicitly_convertible
 from ..warehouse import Warehouse, join, qualify
-from . import directories
+from . import directories, transactional
 from .constraints import add_constraints
 from .context import DDL_TIME, ServiceContext
 from .view_links import view_row
@@ -69,6 +69,7 @@ from .view_links import view_row
 log = logging.getLogger(__name__)
 
 EXTERNAL_PARAM = "EXTERNAL"
+EXTERNAL_TABLE_PURGE = "external.table.purge"
 
 AlterListener = Callable[[Mapping[str, str], Table], None]
 """Hears of a committed alter: the table's parameters before it, and the table after it."""
@@ -100,8 +101,16 @@ def _expected_parameter(environment: Mapping[str, str] | None, new: Table) -> tu
 
 
 def _emptied(params: Mapping[str, str]) -> dict[str, str]:
-    """A truncated table's or partition's parameters: the statistics of no data, accurate."""
-    return {**params, **{k: "0" for k in EMPTY_STATS}, COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}'}
+    """A truncated table's or partition's parameters: the statistics it has become those of no data, marked
+    accurate; as Hive 4, a statistic it does not have is not added."""
+    zeroed = {k: "0" for k in TRUNCATED_STATS if k in params}
+    return {**params, **zeroed, COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}'}
+
+
+def purges_data(table: Table) -> bool:
+    """Whether a truncate deletes the table's data: a managed table's, or an external one's whose
+    ``external.table.purge`` is true (Hive 3+'s external tables whose data goes with them)."""
+    return table.table_type == MANAGED_TABLE or table.parameters.get(EXTERNAL_TABLE_PURGE, "").lower() == "true"
 
 
 def _check_columns(table: Table, error: type[CatalogError] = InvalidObjectError) -> None:
@@ -198,6 +207,7 @@ class TableService:
             create_time=table.create_time or self.ctx.now(),
         )
         table.table_type = _settle_table_type(table)
+        transactional.settle_on_create(table)
         now = self.ctx.now()
         try:
             # locked first: a concurrent create of the same name waits, then finds it (AlreadyExists)
@@ -345,6 +355,7 @@ class TableService:
                 f"The table has been modified. The parameter value for key '{expected[0]}' is "
                 f"'{old.parameters.get(expected[0], 'null')}'. The expected was value was '{expected[1]}'"
             )
+        transactional.settle_on_alter(old, new)
         renamed = (new.database, new.name) != (database, name)
         target_db = db_store.get_row(conn, new.database) if renamed else None
         if renamed and table_store.find_row(conn, new.database, new.name) is not None:
@@ -500,7 +511,7 @@ class TableService:
             if row is None:
                 raise NoSuchTableError(f"{database}.{name} table not found")
             table = self.ctx.table_model(conn, row)
-            if table.table_type != MANAGED_TABLE:
+            if not purges_data(table):
                 raise InvalidOperationError(f"Cannot truncate non-managed table {name}.")
             if table.sd.location and self.ctx.warehouse.exists(join(table.sd.location, META_DIR)):
                 raise InvalidOperationError(

@@ -561,3 +561,66 @@ def test_drop_view(client, db):
     client.create_table(view)
     client.drop_table_with_environment_context("db", "v", True, None)
     assert client.get_all_tables("db") == []
+
+
+ORC = {
+    "inputFormat": "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+    "outputFormat": "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+}
+
+
+def _with(table, **sd):
+    for key, value in sd.items():
+        setattr(table.sd, key, value)
+    return table
+
+
+def test_transactional_false_is_never_stored(client):
+    """Trino sends ``transactional=false`` with every ``CREATE TABLE``; Hive Metastore drops it (any case of
+    key or value), and, as Hive 4, an alter that adds it."""
+    client.create_database(make_database("tx"))
+    for name, params in (("a", {"transactional": "false"}), ("b", {"Transactional": "FALSE", "k": "v"})):
+        client.create_table(make_table("tx", name, params=params))
+        stored = client.get_table("tx", name).parameters
+        assert not {k for k in stored if k.lower() == "transactional"}, stored
+    added = client.get_table("tx", "a")
+    added.parameters["transactional"] = "false"
+    client.alter_table("tx", "a", added)
+    assert "transactional" not in client.get_table("tx", "a").parameters
+    with pytest.raises(
+        hive.MetaException, match="'transactional' property of TBLPROPERTIES may only have value 'true'"
+    ):
+        client.create_table(make_table("tx", "c", params={"transactional": "maybe"}))
+
+
+def test_a_transactional_table_stays_transactional(client):
+    client.create_database(make_database("tx"))
+    client.create_table(_with(make_table("tx", "acid", params={"TRANSACTIONAL": "True"}), **ORC))
+    acid = client.get_table("tx", "acid")
+    assert acid.parameters["transactional"] == "true" and "TRANSACTIONAL" not in acid.parameters
+    for params in ({}, {"transactional": "false"}):
+        changed = client.get_table("tx", "acid")
+        changed.parameters = {**{k: v for k, v in changed.parameters.items() if k != "transactional"}, **params}
+        with pytest.raises(hive.MetaException, match="TBLPROPERTIES with 'transactional'='true' cannot be unset"):
+            client.alter_table("tx", "acid", changed)
+    assert client.get_table("tx", "acid").parameters["transactional"] == "true"
+    unchanged = client.get_table("tx", "acid")
+    unchanged.parameters["k"] = "v"
+    client.alter_table("tx", "acid", unchanged)
+
+    # a table becomes transactional only where Hive allows it: managed, ORC unless insert-only
+    with pytest.raises(hive.MetaException, match=r"ACID compliant format \(such as ORC\): tx.parquet"):
+        client.create_table(make_table("tx", "parquet", params={"transactional": "true"}))
+    client.create_table(
+        make_table("tx", "mm", params={"transactional": "true", "transactional_properties": "insert_only"})
+    )
+    with pytest.raises(hive.MetaException, match="tx.ext cannot be declared transactional because it's an external"):
+        client.create_table(
+            _with(make_table("tx", "ext", table_type="EXTERNAL_TABLE", params={"transactional": "true"}), **ORC)
+        )
+    client.create_table(_with(make_table("tx", "later"), **ORC))
+    later = client.get_table("tx", "later")
+    later.parameters["transactional"] = "true"
+    client.alter_table("tx", "later", later)
+    assert client.get_table("tx", "later").parameters["transactional"] == "true"
+    assert client.get_all_tables("tx") == ["acid", "later", "mm"]

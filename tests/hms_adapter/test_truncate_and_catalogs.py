@@ -20,6 +20,13 @@ def _data_file(location: str, name: str) -> Path:
     return path
 
 
+STATS = ("numFiles", "totalSize", "numRows", "rawDataSize", "numFilesErasureCoded")
+
+
+def _stats(params: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in params.items() if k in STATS}
+
+
 def test_truncating_deletes_the_data_and_keeps_the_metadata(client, hive3_metastore):
     client.create_database(hive.Database(name="shop"))
     client.create_table(make_table("shop", "flat", columns=cols("id:bigint")))
@@ -48,16 +55,19 @@ def test_truncating_deletes_the_data_and_keeps_the_metadata(client, hive3_metast
     )
     start = client.get_current_notificationEventId().eventId
 
+    had = _stats(client.get_table("shop", "flat").parameters)
     hive3_metastore.truncate_table("shop", "flat", None)
     assert not flat_file.exists() and flat_file.parent.is_dir()
     params = client.get_table("shop", "flat").parameters
-    assert (params["numFiles"], params["totalSize"], params["numRows"]) == ("0", "0", "0")
+    assert _stats(params) == dict.fromkeys(had, "0")  # as Hive 4: the statistics it had, and no others
     assert json.loads(params["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true"}
     assert client.get_table_statistics_req(hive.TableStatsRequest("shop", "flat", ["id"])).tableStats == []
 
     client.truncate_table_req(hive.TruncateTableRequest(dbName="shop", tableName="daily", partNames=["day=2024-01-02"]))
     assert days["2024-01-01"].exists() and not days["2024-01-02"].exists()
-    assert client.get_partition("shop", "daily", ["2024-01-02"]).parameters["numFiles"] == "0"
+    assert _stats(client.get_partition("shop", "daily", ["2024-01-02"]).parameters) == dict.fromkeys(
+        _stats(client.get_partition("shop", "daily", ["2024-01-01"]).parameters), "0"
+    )
     events = client.get_next_notification(hive.NotificationEventRequest(lastEvent=start)).events
     assert [(e.eventType, json.loads(e.message)["isTruncateOp"]) for e in events] == [
         ("ALTER_TABLE", "true"),
@@ -70,6 +80,61 @@ def test_truncating_deletes_the_data_and_keeps_the_metadata(client, hive3_metast
     with pytest.raises(hive.MetaException, match="Cannot truncate non-managed table ext."):
         client.truncate_table("shop", "ext", None)
     assert days["2024-01-01"].exists()
+
+
+def test_truncating_zeroes_only_the_statistics_a_partition_has(client):
+    client.create_database(hive.Database(name="st"))
+    client.create_table(make_table("st", "t", columns=cols("id:bigint"), partition_keys=cols("k:string")))
+    client.add_partitions([hive.Partition(dbName="st", tableName="t", values=[k]) for k in ("bare", "counted")])
+    counted = client.get_partition("st", "t", ["counted"])
+    counted.parameters.update({"numRows": "5", "rawDataSize": "50", "numFilesErasureCoded": "1"})
+    client.alter_partition_with_environment_context(
+        "st", "t", counted, hive.EnvironmentContext({"STATS_GENERATED": "TASK"})
+    )
+    bare_had = _stats(client.get_partition("st", "t", ["bare"]).parameters)
+    assert "numRows" not in bare_had and "rawDataSize" not in bare_had
+    client.truncate_table("st", "t", None)
+    assert _stats(client.get_partition("st", "t", ["bare"]).parameters) == dict.fromkeys(bare_had, "0")
+    counted_after = _stats(client.get_partition("st", "t", ["counted"]).parameters)
+    assert {k: counted_after[k] for k in ("numRows", "rawDataSize", "numFilesErasureCoded")} == dict.fromkeys(
+        ("numRows", "rawDataSize", "numFilesErasureCoded"), "0"
+    )
+    assert set(counted_after.values()) == {"0"}
+
+
+def test_truncating_an_external_table_that_purges_its_data(client, warehouse, tmp_path):
+    """Hive 4 truncates an external table with ``external.table.purge=TRUE``; the server does so where the
+    data is its to delete (inside the warehouse root or a data root), and refuses plain external tables."""
+    client.create_database(hive.Database(name="ext"))
+    purged = make_table(
+        "ext", "purged", columns=cols("id:bigint"), table_type="EXTERNAL_TABLE", params={"external.table.purge": "TRUE"}
+    )
+    purged.sd.location = f"file:{warehouse / 'ext.db' / 'purged'}"
+    client.create_table(purged)
+    data = _data_file(purged.sd.location, "part-0.parquet")
+    client.truncate_table("ext", "purged", None)
+    assert not data.exists() and data.parent.is_dir()
+    assert set(_stats(client.get_table("ext", "purged").parameters).values()) <= {"0"}
+
+    outside = make_table(
+        "ext",
+        "outside",
+        columns=cols("id:bigint"),
+        table_type="EXTERNAL_TABLE",
+        params={"external.table.purge": "true"},
+    )
+    outside.sd.location = f"file:{tmp_path / 'elsewhere'}"
+    kept = _data_file(outside.sd.location, "part-0.parquet")  # there before the table: not the server's
+    client.create_table(outside)
+    with pytest.raises(hive.MetaException, match="is not the metastore's to delete"):
+        client.truncate_table("ext", "outside", None)
+    plain = make_table("ext", "plain", columns=cols("id:bigint"), table_type="EXTERNAL_TABLE")
+    plain.sd.location = f"file:{warehouse / 'ext.db' / 'plain'}"
+    client.create_table(plain)
+    plain_data = _data_file(plain.sd.location, "part-0.parquet")
+    with pytest.raises(hive.MetaException, match="Cannot truncate non-managed table plain."):
+        client.truncate_table("ext", "plain", None)
+    assert kept.exists() and plain_data.exists()
 
 
 def test_the_one_catalog_and_hive_4_table_lists(client, hive3_metastore):
