@@ -22,6 +22,8 @@ class ConnectionState:
     """The authenticated user's groups, where its identity names them (the password file)."""
     settings: dict[str, str] = field(default_factory=dict)
     """The metastore configuration the client changed with ``setMetaConf``."""
+    hive4_client: bool = False
+    """The client made a call only Hive 4 clients make (``handler.HIVE4_CALLS``)."""
 
 
 _local = threading.local()

@@ -19,6 +19,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.call_settings import settings_scope
 from hudi_catalog.catalog_scope import catalog_scope
 
+from . import connection
 from .authorization_calls import AuthorizationCalls
 from .call_target import CallTarget
 from .catalog_calls import CatalogCalls
@@ -37,6 +38,27 @@ from .table_calls import TableCalls
 from .token_calls import TokenCalls
 
 WAREHOUSE_KEY = "hive.metastore.warehouse.dir"
+HIVE4_CALLS = frozenset(
+    {
+        "get_database_req",
+        "create_table_req",
+        "alter_table_req",
+        "truncate_table_req",
+        "get_fields_req",
+        "get_open_txns_req",
+        "get_partition_req",
+        "get_partitions_req",
+        "get_partitions_by_filter_req",
+        "get_partitions_by_names_req",
+        "get_partitions_ps_with_auth_req",
+        "get_partition_names_ps_req",
+        "get_partition_names_req",
+        "get_partitions_with_specs",
+        "alter_partitions_req",
+    }
+)
+"""Calls of Hive 4's client that no Hive 2 or 3 client makes: a connection that makes one is a Hive 4 client's
+(the partition filters of its later calls read ``LIKE`` as Hive Metastore 4 does, ``serve --filter-like``)."""
 EVENT_TTL_KEY = "hive.metastore.event.db.listener.timetolive"
 
 
@@ -87,7 +109,9 @@ class MetastoreHandler(
         return self.catalog.call(action, api)
 
     @contextmanager
-    def call_scope(self, target: CallTarget) -> Iterator[None]:
-        """Each call runs in the catalog its arguments name, with its connection's settings."""
+    def call_scope(self, target: CallTarget, api: str | None = None) -> Iterator[None]:
+        """Each call (``api``) runs in the catalog its arguments name, with its connection's settings."""
+        if api in HIVE4_CALLS:
+            connection.current().hive4_client = True
         with catalog_scope(target.catalog), settings_scope(self.meta_conf.settings()):
             yield

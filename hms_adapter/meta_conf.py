@@ -44,8 +44,9 @@ class ConnectionMetaConf:
         connection.current().settings[key] = value or ""
 
     def settings(self) -> CallSettings:
-        """What the connection's values change in the catalog's calls."""
+        """What the connection's values, and the Hive version its calls show, change in the catalog's calls."""
         return CallSettings(
             partition_value_pattern=self.get(PARTITION_PATTERN_KEY) or None,
             check_column_types=self.get(DISALLOW_INCOMPATIBLE_KEY).lower() != "false",
+            hive4_client=connection.current().hive4_client,
         )

@@ -63,7 +63,7 @@ class MetastoreProcessor:
         on_call: CallRecorder | None = None,
     ) -> None:
         """The object each call names is read from its arguments once (``call_target``) and handed to all
-        that need it: ``handler.call_scope(target)``, when the handler has it, is entered around each call,
+        that need it: ``handler.call_scope(target, api)``, when the handler has it, is entered around each call,
         and in it ``handler.authorize(method, args, target)`` checks the call before it runs, both inside
         ``handler.run_call(method, action)`` (which tries a call again through transient database errors);
         ``audit`` gets a line per call; ``on_call(method, seconds, error class name or None)`` hears of each
@@ -73,7 +73,7 @@ class MetastoreProcessor:
         self._audit = audit
         self._on_call = on_call
         self._error_preferences = error_preferences
-        self._call_scope = getattr(handler, "call_scope", lambda target: nullcontext())
+        self._call_scope = getattr(handler, "call_scope", lambda target, api: nullcontext())
         self._authorize = getattr(handler, "authorize", lambda api, args, target: None)
         self._run_call = getattr(handler, "run_call", lambda api, action: action())
         self._declared: dict[str, dict[type, str]] = {}
@@ -111,7 +111,7 @@ class MetastoreProcessor:
                 self._authorize(api, values, target)
                 return method(*values)
 
-            with self._call_scope(target):
+            with self._call_scope(target, api):
                 result.success = self._run_call(api, call)
         except Exception as error:  # every error is answered: a bad call must not end the connection
             if isinstance(error, (AttributeError, TypeError)) and _malformed(values):

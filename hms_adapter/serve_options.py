@@ -22,6 +22,7 @@ from hudi_catalog.config import (
     DB_RETRY_BUDGET_ENV,
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
+    FILTER_LIKE_ENV,
     ICEBERG_REST_PORT_ENV,
     ICEBERG_VIEWS_ENV,
     IDLE_TIMEOUT_ENV,
@@ -54,6 +55,7 @@ from hudi_catalog.config import (
 )
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.iceberg_views import DEFAULT_SUFFIX
+from hudi_catalog.pruning.hive4_like import LikeRule
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 from hudi_catalog.retries import RetryPolicy
@@ -146,6 +148,15 @@ SERVE_OPTIONS = (
         "background thread)",
         default="inline",
         choices=SNAPSHOT_SYNC_MODES,
+    ),
+    ServeOption(
+        "--filter-like",
+        "how LIKE patterns of partition filters are read: as the client's Hive version reads them (auto: Hive "
+        "4's SQL wildcards for a client that makes Hive 4's calls, Hive 2/3's Java regular expressions for "
+        "others), or always one way (java-regex, hive4)",
+        env=FILTER_LIKE_ENV,
+        default=LikeRule.AUTO.value,
+        choices=[rule.value for rule in LikeRule],
     ),
     ServeOption(
         "--metrics-port",

@@ -22,6 +22,7 @@ from hudi_catalog.catalog import EventCleaner, SnapshotSyncer
 from hudi_catalog.delegation_tokens import TokenLifetimes
 from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.observability import IGNORED
+from hudi_catalog.pruning.hive4_like import LikeRule
 from hudi_catalog.pruning.parse import FilterLimits
 from hudi_catalog.retries import RetryPolicy
 
@@ -175,6 +176,7 @@ def _serve_process(
         token_lifetimes=_token_lifetimes(args),
         access_policy=AccessPolicy(AccessMode(args.authorization), frozenset(args.admin)),
         filter_limits=FilterLimits(args.max_filter_length, args.max_filter_terms),
+        filter_like=LikeRule(args.filter_like),
         retry_policy=RetryPolicy(args.db_retry_budget),
         data_roots=args.data_root,
         upgrade_schema=args.upgrade_schema,

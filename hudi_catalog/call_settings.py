@@ -24,6 +24,9 @@ class CallSettings:
     check_column_types: bool = True
     """Refuse column type changes Hive cannot convert implicitly (Hive's
     ``hive.metastore.disallow.incompatible.col.type.changes``)."""
+    hive4_client: bool = False
+    """The client speaks Hive 4 (it made a call only Hive 4 clients make): with ``LikeRule.AUTO``, its
+    partition filters' ``LIKE`` patterns are read as Hive Metastore 4 reads them."""
 
 
 _current: ContextVar[CallSettings] = ContextVar("hudi_metastore_call_settings", default=CallSettings())

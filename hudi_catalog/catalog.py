@@ -28,6 +28,7 @@ from .events import EventFormat
 from .iceberg_views import ViewSettings
 from .import_progress import ImportProgress, ImportResult
 from .observability import IGNORED, CatalogObserver
+from .pruning.hive4_like import LikeRule
 from .pruning.parse import FilterLimits
 from .read_cache import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 from .read_cache import CacheMemory
@@ -90,6 +91,7 @@ class Catalog:
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
         max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
         partition_encoding: Encode | None = None,
+        filter_like: LikeRule = LikeRule.AUTO,
     ) -> None:
         """``store`` reports to its observer (``CatalogObserver``), which also hears of logged events.
         ``snapshot_sync``: ``inline`` applies a completed instant to the file snapshot in the completing
@@ -106,7 +108,8 @@ class Catalog:
         ``cache_max_bytes``: the bytes the read caches of the catalog and its front ends hold together.
         ``max_batch_partitions``: partitions one call may add, alter, drop or fetch by name.
         ``partition_encoding``: a front end's wire encoding of a partition, stored with every partition as
-        it is created (its first read then needs none); partitions are encoded by their first read when None."""
+        it is created (its first read then needs none); partitions are encoded by their first read when None.
+        ``filter_like``: how partition filters' ``LIKE`` patterns are read (``LikeRule``)."""
         if txn_timeout <= 0:
             raise ValueError("txn_timeout must be positive")
         if snapshot_sync not in SNAPSHOT_SYNC_MODES:
@@ -121,6 +124,7 @@ class Catalog:
             cache_memory=CacheMemory(cache_max_bytes),
             max_batch_partitions=max_batch_partitions,
             partition_encoding=partition_encoding,
+            filter_like=filter_like,
         )
         self.cache_memory = ctx.cache_memory
         self.catalogs = CatalogService(ctx)
@@ -172,13 +176,14 @@ class Catalog:
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
         max_batch_partitions: int = config.MAX_BATCH_PARTITIONS_DEFAULT,
         partition_encoding: Encode | None = None,
+        filter_like: LikeRule = LikeRule.AUTO,
     ) -> Catalog:
         """Connect to the store at ``db_url``; with ``init``, create its schema when the database is empty
         (and migrate an older one with ``upgrade_schema``) first.
         ``data_roots``: where data may be deleted besides the warehouse root (``Warehouse``).
         ``observer``: receives what the catalog reports of its work (``observability``), for metrics.
-        ``iceberg_views``, ``cache_max_bytes``, ``max_batch_partitions``, ``partition_encoding``: as for the
-        constructor.
+        ``iceberg_views``, ``cache_max_bytes``, ``max_batch_partitions``, ``partition_encoding``,
+        ``filter_like``: as for the constructor.
 
         Raises:
             SchemaVersionError: with ``init``, the database's layout is newer than this build's, or older
@@ -199,6 +204,7 @@ class Catalog:
             cache_max_bytes,
             max_batch_partitions,
             partition_encoding,
+            filter_like,
         )
         if init:
             try:

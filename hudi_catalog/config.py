@@ -73,6 +73,8 @@ MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
 THREADS_ENV = "HUDI_METASTORE_THREADS"
 """``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
 
+FILTER_LIKE_ENV = "HUDI_METASTORE_FILTER_LIKE"
+"""``serve --filter-like``."""
 MAX_FILTER_LENGTH_ENV = "HUDI_METASTORE_MAX_FILTER_LENGTH"
 MAX_FILTER_TERMS_ENV = "HUDI_METASTORE_MAX_FILTER_TERMS"
 """``serve --max-filter-length`` and ``--max-filter-terms``."""

@@ -24,6 +24,7 @@ from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
 from .equality_lists import equality_disjunction
+from .hive4_like import with_hive4_patterns
 from .literal_lists import LiteralList, extract_lists, restore_lists
 
 
@@ -111,10 +112,13 @@ def _parse(text: str, lists: dict[str, LiteralList]) -> exp.Expr:
     return restore_lists(expression, lists)
 
 
-def parse_partition_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expr:
+def parse_partition_filter(text: str, limits: FilterLimits = FilterLimits(), hive4_like: bool = False) -> exp.Expr:
     """``parse_filter`` for partition filters: Hudi's hive sync pushdown (ORs of key equalities nested a
     thousand deep) is read as one ``IN`` (``equality_lists``) first, unless the filter has long ``IN``
-    lists (then it is not that form)."""
+    lists (then it is not that form). ``hive4_like``: ``LIKE`` patterns are Hive 4's (``hive4_like``)."""
     shortened, lists = _shortened(text, limits)
     listed = None if lists else equality_disjunction(text)
-    return listed if listed is not None else _parse(shortened, lists)
+    if listed is not None:
+        return listed
+    parsed = _parse(shortened, lists)
+    return with_hive4_patterns(parsed) if hive4_like else parsed

@@ -10,6 +10,7 @@ from sqlalchemy import Connection
 
 from ..config import MAX_BATCH_PARTITIONS_DEFAULT
 from ..model import Database, Partition, Table
+from ..pruning.hive4_like import LikeRule
 from ..pruning.parse import FilterLimits
 from ..read_cache import CacheMemory, RevisionCache
 from ..store import tables as table_store
@@ -39,6 +40,8 @@ class ServiceContext:
     """Where every change writes its notification event, in the changing transaction."""
     filter_limits: FilterLimits = field(default_factory=FilterLimits)
     """How large a partition filter may be."""
+    filter_like: LikeRule = LikeRule.AUTO
+    """How a partition filter's ``LIKE`` patterns are read (Hive 2/3's or Hive 4's rule)."""
     max_batch_partitions: int = MAX_BATCH_PARTITIONS_DEFAULT
     """Partitions one call may add, alter, drop or fetch by name (``BatchTooLargeError`` beyond)."""
     partition_encoding: Callable[[Partition], bytes] | None = None

@@ -30,6 +30,7 @@ from ..model import MANAGED_TABLE, VIEW_OF_PARAM, Partition, StorageDescriptor, 
 from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
+from ..pruning.hive4_like import LikeRule
 from ..read_cache import RevisionCache, digest
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
 from ..store import databases as db_store
@@ -513,7 +514,9 @@ class PartitionService:
 
         def key_of(table: TableKeys) -> tuple:
             kind = ("encoded", table.database, table.name, assembly if assemble else None)
-            return _cache_key(table, kind, values, names, filter_text, max_parts)
+            # a filter's LIKE patterns mean another thing under the other rule
+            chosen_by = (filter_text, self._hive4_like()) if filter_text else filter_text
+            return _cache_key(table, kind, values, names, chosen_by, max_parts)
 
         table = self._keys(database, table_name)
         cached = self._cache.get(key_of(table), table.partitions_revision)
@@ -577,12 +580,16 @@ class PartitionService:
         self._check_partial(table, values)
         where = None
         if filter_text and filter_text.strip():
-            where = filter_to_clause(
-                parse_partition_filter(filter_text, self.ctx.filter_limits), table.partition_keys, table.id, conn
-            )
+            parsed = parse_partition_filter(filter_text, self.ctx.filter_limits, self._hive4_like())
+            where = filter_to_clause(parsed, table.partition_keys, table.id, conn)
         return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
+
+    def _hive4_like(self) -> bool:
+        """Whether this call's partition filters read ``LIKE`` as Hive Metastore 4 does (``LikeRule``)."""
+        rule = self.ctx.filter_like
+        return rule is LikeRule.HIVE4 or (rule is LikeRule.AUTO and current_settings().hive4_client)
 
     def names(
         self, database: str, table_name: str, max_parts: int = -1, values: Sequence[str] | None = None

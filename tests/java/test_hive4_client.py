@@ -24,9 +24,6 @@ SOURCE = Path(__file__).with_name("Hive4Session.java")
 DIFFERENT = {
     "getDatabase": "Hive 4 makes the caller the owner of a database created without one",
     "getTable": "Hive 4 answers writeId 0 and no temporary flag for a table outside transactions",
-    "getPartitionsByNames": "Hive 4's client sees fast statistics on partitions it added",
-    "listPartitionsWithAuthInfo": "the same",
-    "listPartitionsByFilter": "the same",
     "getPartitionsWithSpecs": "Hive 4 answers in the shared-descriptor form, this server in the composing form",
     "getTableMeta": "Hive 4's TableMeta carries the owner type",
     "getTable of a dropped table": "Hive 4 names the catalog in the message",
