@@ -121,7 +121,8 @@ Java client, `tests/hms_adapter/test_scale_bench.py`.
 `served` means `MetastoreHandler` defines the method and the processor dispatches it. A few served methods
 are deliberately partial: `drop_partitions_req` drops by partition names only (Hive's serialized
 expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
-`LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work; `LIKE` patterns,
+`LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work; `LIKE` patterns
+are read as the client's Hive version reads them, [pruning.md](pruning.md#like); they,
 name patterns and the partition value whitelist are Java regular expressions matched by RE2 in linear time,
 so backreferences, lookaround, atomic groups and possessive quantifiers answer `MetaException`: see
 [pruning.md](pruning.md#where-re2-differs-from-java)), `shutdown` and
@@ -151,6 +152,12 @@ this server and on Hive Metastore 2.3.10, and the answers are equal. What differ
   Hive Metastore wherever they lie, this server only inside its warehouse and its `--data-root` folders
   ([security.md](security.md#data-deletion)). A schema created `WITH (location = ...)` elsewhere keeps its folder unless
   that place is a data root (the test makes its parent one).
+- **`transactional=false`.** Trino sends it with every `CREATE TABLE`. Both drop it at `create_table` (any
+  case of key or value), so neither `SHOW TBLPROPERTIES` nor Trino's `$properties` shows it. An
+  `alter_table` that adds it to a table without it is refused by 2.3.10 ("TBLPROPERTIES with
+  'transactional'='true' cannot be unset") and taken here, the key dropped again, as Hive 4 does; both refuse
+  to make a transactional table non-transactional, with that message. Tables stored by an earlier version
+  of this server may still hold `transactional=false`; their next alter drops it.
 - **Transactional tables.** Hive Metastore 2.3 refuses `transactional=true` on a table without buckets
   ("The table must be bucketed and stored using an ACID compliant format (such as ORC)") and has no write
   ids, which Trino's ACID writes need (`allocate_table_write_ids` is a Hive 3 call). This server takes
@@ -185,6 +192,29 @@ but for these:
 | `get_table_meta` | `ownerType` `USER` | unset | Hive 2.3's `TableMeta` has no owner; not done yet |
 | `get_table_req` | `catName` unset | `catName` `hive` | the catalog of the table, as Hive 3 answers |
 
+Found by real clients beside 4.0.1 and fixed, each with a test:
+
+- **Empty parameter key patterns.** Hive 4's client sends `includeParamKeyPattern=""` and
+  `excludeParamKeyPattern=""` by default on the request forms of its partition reads
+  (`listPartitionsByFilter`, `getPartitionsByNames`, `getPartitionsWithSpecs`); 4.0.1 reads `""` as no pattern.
+  This server read it as a pattern matching nothing, answered partitions without parameters, and a client
+  writing them back (`alter_partitions`) erased them. The "no fast statistics on partitions added by Hive
+  4's client" difference listed before was this fault: those partitions now answer as on 4.0.1.
+- **`LIKE` in partition filters.** 4.0.1 takes SQL wildcards (`%`, `_`) beside `.` and `.*`, and reads
+  `[...]` as text; Hive 2/3 read a Java regular expression. A connection that makes one of Hive 4's own calls
+  gets 4.0.1's rule ([pruning.md](pruning.md#like), `serve --filter-like`).
+- **`truncate_table`** zeroes only the statistics a table or partition has (`numRows` and `rawDataSize` are
+  no longer added at 0 to a partition that had none), and truncates an external table whose
+  `external.table.purge` is true, as 4.0.1 does, where the data is the server's to delete
+  ([security.md](security.md#data-deletion)); other external tables are still refused ("Cannot truncate
+  non-managed table t.").
+- **Renaming a managed table** moves its partitions whatever the spelling of their locations (`file:/x`,
+  `file:///x`, a trailing slash): Flink writes `file:/path` partitions under a `file:///path` table, which
+  used to keep pointing at the old folder. Drops and moves compare locations by meaning everywhere.
+- **Concurrent drops of sibling partitions** (Trino drops a `DELETE`'s partitions in parallel) left the
+  emptied parent folder (`a=x` of `a=x/b=1..3`); which parents to delete is now decided after each drop
+  commits, against the partitions that remain.
+
 `tests/java/test_hive4_client.py` makes the calls of a HiveServer2 4 session through Hive 4's own Java client
 (`HiveMetaStoreClient` of 4.0.1, `tests/java/Hive4Session.java`: catalogs, `getDatabase`, `createTable`,
 `getTable`, `add_partitions`, `getPartitionsByNames`, `listPartitionsWithAuthInfo`, `listPartitionsByFilter`,
@@ -195,7 +225,6 @@ both. Besides the owner, `TableMeta` and message differences above, its answers 
 | call | Hive Metastore 4.0.1 | this server |
 |---|---|---|
 | `getTable` of a table outside transactions | `writeId` 0, no `temporary` | `writeId` -1, `temporary` false |
-| partitions added by Hive 4's client (`add_partitions`) | `numFiles`, `totalSize`, `numFilesErasureCoded` 0 | no statistics parameters (as for the same request sent by a Python client, where Hive 4 adds none either: not understood yet) |
 | `get_partitions_with_specs` | the shared-descriptor form (`PartitionSpecWithSharedSD`, paths relative to the table) | the composing form (`PartitionListComposingSpec`, whole partitions), which Hive's `PartitionSpecProxy` reads as well, with whole partitions whatever the projection's field list; a `BY_NAMES` filter is applied here, while 4.0.1 answered every partition |
 | `add_write_notification_log` of a missing partition | `TApplicationException` "Internal error processing add_write_notification_log" | `TApplicationException` naming the partition |
 | the `ACID_WRITE` events of write notifications | none: 4.0.1's standalone server has no `DbNotificationListener` (it ships with HCatalog) | one per write, in the transaction of the call, which Hive 4's `JSONMessageDeserializer` reads (`getAcidWriteMessage`: database, table, partition, transaction, write id, files, the table and partition objects) |
