@@ -71,6 +71,10 @@ SHOW CREATE TABLE fl_pk.users
 INSERT INTO fl_pk.users VALUES (1, 'x', '2024-05-01')
 SELECT * FROM fl_pk.users
 ALTER TABLE clicks RENAME TO clicks_gen
+CREATE TABLE orders (id INT, region STRING) PARTITIONED BY (region) WITH ('connector' = 'hive')
+INSERT INTO orders VALUES (1, 'eu'), (2, 'us')
+ALTER TABLE orders RENAME TO orders_v2
+SELECT id, region FROM orders_v2 ORDER BY id
 CREATE TABLE scratch (x INT) WITH ('connector' = 'hive')
 DROP TABLE scratch
 CREATE DATABASE scratch_db
@@ -242,7 +246,15 @@ def test_flink_writes_and_reads_back_a_hive_table(sessions):
     ]
     assert ours.answer("SELECT * FROM big_events ORDER BY id")["rows"] == [["2", "2.25"], ["4", "9.99"]]
     assert ours.answer("SELECT to_upper(name) FROM events WHERE id = 2")["rows"] == [["B"]]
-    assert ours.answer("SHOW TABLES")["rows"] == [["big_events"], ["clicks_gen"], ["events"], ["totals"]]
+    # a renamed managed partitioned table took its partitions (written by Flink as file:/...) with it
+    assert ours.answer("SELECT id, region FROM orders_v2 ORDER BY id")["rows"] == [["1", "eu"], ["2", "us"]]
+    assert ours.answer("SHOW TABLES")["rows"] == [
+        ["big_events"],
+        ["clicks_gen"],
+        ["events"],
+        ["orders_v2"],
+        ["totals"],
+    ]
     assert ours.answer("SHOW DATABASES")["rows"] == [["default"], ["fl_pk"], ["flink_db"]]
 
 
@@ -283,6 +295,10 @@ def test_what_the_session_left_in_the_catalog(sessions):
         assert (ids.lowValue, ids.highValue, ids.numNulls, ids.numDVs) == (2, 4, 0, 3)  # 10-12: partition dropped
         assert by_name["amount"].decimalStats.numDVs == 3
         assert client.get_table("flink_db", "totals").parameters["numRows"] == "3"
+
+        moved = client.get_table("flink_db", "orders_v2").sd.location
+        for partition in client.get_partitions("flink_db", "orders_v2", -1):
+            assert partition.sd.location.replace("file:///", "file:/").startswith(moved.replace("file:///", "file:/"))
 
         view = client.get_table("flink_db", "big_events")
         assert view.tableType == "VIRTUAL_VIEW" and "amount" in view.viewOriginalText
