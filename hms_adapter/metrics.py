@@ -64,6 +64,13 @@ EVENTS_LOGGED = Counter(
 METASERVER_COMMITS = Counter(
     "hudi_metastore_metaserver_commits_total", "Instants completed through Hudi's metaserver protocol."
 )
+TABLE_INSTANTS_BEHIND = Gauge(
+    "hudi_metastore_hudi_table_instants_behind",
+    "Instants of a Hudi table's storage the catalog lacked (or held in an earlier state) when the background "
+    "reconciliation (serve --follow-interval) last looked; 0: it was current.",
+    ["catalog", "database", "table"],
+    multiprocess_mode="livemax",
+)
 
 
 _per_method: dict[str, tuple] = {}
@@ -104,6 +111,9 @@ class PrometheusObserver(CatalogObserver):
 
     def events_logged(self, count: int) -> None:
         EVENTS_LOGGED.inc(count)
+
+    def timeline_reconciled(self, catalog: str, database: str, table: str, behind: int) -> None:
+        TABLE_INSTANTS_BEHIND.labels(catalog, database, table).set(behind)
 
 
 class ConnectionGauge:

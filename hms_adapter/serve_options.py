@@ -23,6 +23,7 @@ from hudi_catalog.config import (
     EVENT_TTL_ENV,
     EVENT_TTL_SECONDS_DEFAULT,
     FILTER_LIKE_ENV,
+    FOLLOW_INTERVAL_ENV,
     ICEBERG_REST_PORT_ENV,
     ICEBERG_VIEWS_ENV,
     IDLE_TIMEOUT_ENV,
@@ -148,6 +149,16 @@ SERVE_OPTIONS = (
         "background thread)",
         default="inline",
         choices=SNAPSHOT_SYNC_MODES,
+    ),
+    ServeOption(
+        "--follow-interval",
+        "seconds between passes of the background reconciliation, which brings each Hudi table whose writer "
+        "did not call the metastore (hive sync off, or failed) up to its storage, one table at a time, each "
+        "at most once a pass; 0: off (an alter of a Hudi table still follows it at once)",
+        env=FOLLOW_INTERVAL_ENV,
+        default=0.0,
+        type=seconds,
+        default_text="0, off",
     ),
     ServeOption(
         "--filter-like",

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
-from hudi_catalog.catalog import EventCleaner, SnapshotSyncer
+from hudi_catalog.catalog import EventCleaner, SnapshotSyncer, TimelineReconciler
 from hudi_catalog.delegation_tokens import TokenLifetimes
 from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.observability import IGNORED
@@ -194,6 +194,8 @@ def _serve_process(
     background: list[_BackgroundTask] = [EventCleaner(catalog)] if not worker else []
     if args.snapshot_sync == "async" and not worker:
         background.append(SnapshotSyncer(catalog))
+    if args.follow_interval > 0 and not worker:
+        background.append(TimelineReconciler(catalog, args.follow_interval))
     # every process: a commit answers without waiting for its Iceberg view, which this process's thread updates
     background.append(catalog.iceberg_views.updates_in_background())
     reuse_port = worker is not None

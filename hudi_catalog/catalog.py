@@ -285,6 +285,7 @@ class Catalog:
         log.debug("compiled %d statements in %.1f ms", count, (time.perf_counter() - started) * 1000)
 
     def close(self) -> None:
+        self.hive_sync.close()
         self.store.dispose()
 
 
@@ -325,6 +326,17 @@ class SnapshotSyncer(PeriodicTask):
 
     def __init__(self, catalog: Catalog, interval_seconds: float = 1.0) -> None:
         super().__init__("snapshot-sync", catalog.snapshot.sync_pending, interval_seconds)
+
+
+class TimelineReconciler(PeriodicTask):
+    """Brings Hudi tables whose writers do not call the metastore up to their storage (``serve
+    --follow-interval``): a pass every ``interval_seconds``, each table at most once an interval."""
+
+    def __init__(self, catalog: Catalog, interval_seconds: float) -> None:
+        def reconcile() -> None:
+            catalog.hive_sync.reconcile(interval_seconds, catalog.store.observer.timeline_reconciled)
+
+        super().__init__("timeline-reconciler", reconcile, interval_seconds)
 
 
 class EventCleaner(PeriodicTask):

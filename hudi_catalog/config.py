@@ -73,6 +73,8 @@ MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
 THREADS_ENV = "HUDI_METASTORE_THREADS"
 """``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
 
+FOLLOW_INTERVAL_ENV = "HUDI_METASTORE_FOLLOW_INTERVAL"
+"""``serve --follow-interval``."""
 FILTER_LIKE_ENV = "HUDI_METASTORE_FILTER_LIKE"
 """``serve --filter-like``."""
 MAX_FILTER_LENGTH_ENV = "HUDI_METASTORE_MAX_FILTER_LENGTH"

@@ -20,6 +20,10 @@ class CatalogObserver:
     def events_logged(self, count: int) -> None:
         """A transaction wrote ``count`` notification events as its last statements."""
 
+    def timeline_reconciled(self, catalog: str, database: str, table: str, behind: int) -> None:
+        """The background reconciliation looked at a Hudi table's storage: the catalog lacked (or held in an
+        earlier state) ``behind`` of its instants, now recorded (0: it was current)."""
+
 
 IGNORED = CatalogObserver()
 """The observer of a catalog opened without one."""

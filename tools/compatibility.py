@@ -188,7 +188,7 @@ but for these:
 |---|---|---|---|
 | `get_table` | `TApplicationException` `UNKNOWN_METHOD`: Hive 4 removed it | the table | Hive 2 and 3 clients (Spark's, Hudi's, Trino's) call it |
 | `get_table_req` of a missing table | `NoSuchObjectException` "hive.db.t table not found" | "db.t table not found" | Hive 2.3's wording, which clients of both match on its end |
-| `get_database_req` of a database created without an owner | the caller is its owner: `ownerType` `USER` | no owner, `ownerType` unset | Hive 2.3's behaviour, kept |
+| `get_database_req` of a database created without an owner | the caller is its owner, `ownerType` `USER` | no owner, `ownerType` `USER` | Hive 2.3.10's behaviour (it stores `USER` when the client gives no type, as for hive sync's databases), kept |
 | `get_table_meta` | `ownerType` `USER` | unset | Hive 2.3's `TableMeta` has no owner; not done yet |
 | `get_table_req` | `catName` unset | `catName` `hive` | the catalog of the table, as Hive 3 answers |
 

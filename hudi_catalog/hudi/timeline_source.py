@@ -88,10 +88,11 @@ class DecodedInstant:
         return isinstance(self.completed, (RollbackMetadata, RestoreMetadata))
 
 
-def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig) -> list[TimelineEntry]:
-    """Every instant of the table (archived ones first), in timeline order, in its latest state."""
+def timeline_entries(fs: pafs.FileSystem, base: str, config: TableConfig, archived: bool = True) -> list[TimelineEntry]:
+    """Every instant of the table (archived ones first), in timeline order, in its latest state; without
+    ``archived``, those of the active timeline only (a listing of one folder, the archive unread)."""
     states: dict[str, dict[InstantState, tuple[InstantFile, bytes | None]]] = defaultdict(dict)
-    for file, data in read_archived_instants(fs, base, config):
+    for file, data in read_archived_instants(fs, base, config) if archived else []:
         states[file.requested_time][file.state] = (file, data)
     for file in list_instants(fs, base, config):
         states[file.requested_time][file.state] = (file, None)

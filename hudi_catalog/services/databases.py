@@ -66,7 +66,9 @@ class DatabaseService:
             database,
             name=normalize(database.name),
             create_time=database.create_time or self.ctx.now(),
-            owner_type=database.owner_type or (USER if database.owner_name else None),
+            # as Hive Metastore, which stores a database's owner type as USER when the client gives none (hive
+            # sync sends only a name and a description)
+            owner_type=database.owner_type or USER,
         )
         with self.ctx.store.write() as conn:
             catalog = catalog_store.find(conn, current_catalog())

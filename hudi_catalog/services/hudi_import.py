@@ -110,6 +110,34 @@ class HudiImporter:
         schema_instant = next((d for d in reversed(decoded) if d.has_schema), None)
         return self.write(source, database, table, [d.instant for d in decoded], schema_instant, decoded)
 
+    def follow(self, path: str, database: str, table: str) -> ImportResult:
+        """Bring the catalog's timeline of a registered table up to its storage, reading only what changed:
+        the active timeline is listed (one folder) and only its instants the catalog lacks, or holds in an
+        earlier state, are read and written. The whole timeline, archive included, is read as ``run`` does
+        when the catalog may have missed instants archived meanwhile: it holds none as recent as the oldest
+        active one (or none at all), or holds one pending that is older than every active one."""
+        source = TableSource.open(path)
+        active = timeline_entries(source.fs, source.base, source.config, archived=False)
+        if not active:
+            return self.run(path, database, table)
+        oldest = active[0].instant.requested_time
+        try:
+            held = self.catalog.timeline.states_since(database, table, oldest)
+        except NoSuchTableError:
+            return self.run(path, database, table)
+        archived_meanwhile = any(t < oldest and state is not InstantState.COMPLETED for t, state in held.items())
+        if archived_meanwhile or not any(t >= oldest for t in held):
+            return self.run(path, database, table)
+        changed = [
+            e
+            for e in active
+            if e.instant.requested_time not in held
+            or STATE_RANK[held[e.instant.requested_time]] < STATE_RANK[e.instant.state]
+        ]
+        decoded = [self._decode(source, entry) for entry in changed]
+        schema_instant = next((d for d in reversed(decoded) if d.has_schema), None)
+        return self.write(source, database, table, [e.instant for e in active], schema_instant, decoded)
+
     def _decode(self, source: TableSource, entry: TimelineEntry) -> DecodedInstant:
         decoded = decode_entry(entry, entry.read(source.fs, source.base, source.config), source.config.version)
         self.progress.decoded(1)

@@ -248,6 +248,12 @@ class TimelineService:
             keys = self._table(conn, database, table)
             return instant_store.listing(conn, keys.id, states, actions, limit)
 
+    def states_since(self, database: str, table: str, since: str) -> dict[str, InstantState]:
+        """The state of each of the table's instants requested at or after ``since``, or still pending."""
+        with self.ctx.store.read() as conn:
+            keys = self._table(conn, database, table)
+            return instant_store.states_since(conn, keys.id, since)
+
     def metadata(self, database: str, table: str, requested_time: str, action: Action, state: InstantState) -> bytes:
         """The metadata bytes stored with one state of an instant (empty when it had none)."""
         with self.ctx.store.read() as conn:

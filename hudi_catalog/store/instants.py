@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, or_, select, update
 
 from ..model import Action, Instant, InstantState
 from . import schema
@@ -86,6 +86,17 @@ def listing(
     else:
         rows = conn.execute(query.order_by(_i.ts)).all()
     return [_instant(r) for r in rows]
+
+
+def states_since(conn: Connection, tbl_id: int, since: str) -> dict[str, InstantState]:
+    """What a follow of the table's storage compares with: the state of each instant requested at or after
+    ``since``, or still pending."""
+    rows = conn.execute(
+        select(_i.ts, _i.state).where(
+            _i.tbl_id == tbl_id, or_(_i.ts >= since, _i.state != STATE_CODES[InstantState.COMPLETED])
+        )
+    )
+    return {r.ts: STATES[r.state] for r in rows}
 
 
 def completion_times(conn: Connection, tbl_id: int, times: Collection[str]) -> dict[str, str]:

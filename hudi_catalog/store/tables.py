@@ -361,6 +361,20 @@ def metas(conn: Connection) -> list[TableMeta]:
     return [TableMeta(r[0], r[1], r[2], r[3]) for r in rows]
 
 
+def with_timeline(conn: Connection) -> list[tuple[str, str, str, str | None]]:
+    """``(catalog, database, name, location)`` of every table, in every catalog, that records a Hudi table
+    version (an import's or a followed hive sync's tables, and their merge-on-read views)."""
+    p = schema.tbl_params.c
+    rows = conn.execute(
+        select(_d.cat_name, _d.name, _t.name, _t.location)
+        .join(schema.db, _d.db_id == _t.db_id)
+        .join(schema.tbl_params, p.tbl_id == _t.tbl_id)
+        .where(p.param_key == TABLE_VERSION)
+        .order_by(_d.cat_name, _d.name, _t.name)
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
 def ids_with_param(conn: Connection, db_id: int, key: str, value: str) -> list[int]:
     """The ids of the database's tables whose parameter ``key`` is ``value``, in the order they were made."""
     p = schema.tbl_params.c

@@ -282,3 +282,11 @@ def test_default_database_cannot_be_dropped(client, warehouse):
 
     with pytest.raises((hive.InvalidOperationException, hive.MetaException)):
         client.drop_database("DEFAULT", False, False)
+
+
+def test_a_database_created_without_an_owner_has_owner_type_user(client):
+    """Hudi's hive sync creates its database with a name and a description only; Hive Metastore stores the
+    owner type USER then (and no owner), and so does this server."""
+    client.create_database(hive.Database(name="synced", description="automatically created by hoodie"))
+    db = client.get_database("synced")
+    assert (db.ownerName, db.ownerType) == (None, hive.PrincipalType.USER)

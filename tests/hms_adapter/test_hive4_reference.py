@@ -213,7 +213,6 @@ DIFFERENCES = {
 }
 """Steps whose answers differ, each explained in docs/compatibility.md ("Against Hive Metastore 4")."""
 FIELD_DIFFERENCES = {
-    "get_database_req": {"ownerType"},
     "get_table_req": {"catName"},
     "get_table_meta": {"ownerType"},
 }

@@ -36,6 +36,8 @@ require_module("hudi")
 
 from hudi import HudiReadOptions, HudiTableBuilder  # noqa: E402
 
+from tests.support.hudi_oracles import oracle_slices, our_slices  # noqa: E402
+
 pytestmark = [pytest.mark.slow]
 log = logging.getLogger(__name__)
 
@@ -173,6 +175,46 @@ def test_a_conflict_fails_one_writer_the_way_hudi_reports_it(lake):
     winner = next(name for name, text in outcomes.items() if text == "committed")
     assert lake.rows()[0][0] == winner
     assert len(lake.completed_writes()) == len(before) + 1
+    assert lake.locks() == []
+
+
+def _completions(base: Path) -> dict[str, str]:
+    """Requested time -> completion time of the completed writes on storage (Hudi 1.x's file names,
+    ``<requested>_<completed>.commit``)."""
+    found = {}
+    for path in (base / ".hoodie" / "timeline").glob("*_*.*commit"):
+        requested, completed = path.name.split(".", 1)[0].split("_", 1)
+        found[requested] = completed
+    return found
+
+
+def test_a_commit_that_completes_after_a_later_one_is_followed_at_once(lake):
+    """Under optimistic concurrency the write that starts first can complete last: its hive sync then moves
+    only ``last_commit_completion_time_sync`` (``last_commit_time_sync`` already names the later-started
+    commit). The server follows it at once: its timeline and latest file slices are storage's, no later write
+    needed."""
+    first, second = lake.writers
+    before, started = set(_completions(lake.base)), _inflight(lake.base)
+    # the first write adds many rows to its partition, so it is still writing while the second one commits
+    first.send_write(lake.path, SCHEMA, [[50, "slow", "eu", 1.0]], lake.options(), more=(200_000, BULK_ROWS))
+    deadline = time.monotonic() + 120
+    while _inflight(lake.base) == started:
+        assert time.monotonic() < deadline, "the first writer never started its commit"
+        time.sleep(0.02)
+    second.write(lake.path, SCHEMA, [[51, "fast", "us", 1.0]], lake.options())
+    first.receive()
+
+    completions = _completions(lake.base)
+    slow, fast = sorted(set(completions) - before)  # by requested time: the first writer's, then the second's
+    assert completions[slow] > completions[fast], "the earlier-started commit completed last"
+    assert lake.followed_writes() == lake.completed_writes()
+    catalog = Catalog.open(lake.db_url, warehouse=f"file://{lake.warehouse}")
+    try:
+        oracle = HudiTableBuilder.from_base_uri(str(lake.base)).build()
+        assert our_slices(catalog, TABLE, database=DATABASE) == oracle_slices(oracle)
+    finally:
+        catalog.close()
+    assert {50, 51} <= set(lake.rows())
     assert lake.locks() == []
 
 

@@ -337,3 +337,29 @@ def test_writes_sync_like_hive_metastore_and_follow_the_files(writers, layout):
     for uri in (writers.ours_uri, writers.hms_uri):
         writer.sync(path, _options(layout, uri))
     _check(writers, layout, base, "rollback")
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_spark_sql_schema_change_is_followed_at_once(writers, table_type):
+    """Spark SQL's ``ALTER TABLE ... ADD COLUMNS`` on a Hudi table (Hudi's catalog) completes a schema commit on
+    the timeline, then alters the table's columns: no sync parameter changes, yet the server's timeline and
+    latest file slices are storage's as soon as the statement returns."""
+    layout = Layout(
+        f"ddl_{table_type.lower()}", table_type, {"hoodie.datasource.write.partitionpath.field": "region"}, "region"
+    )
+    base = writers.data / layout.name
+    path = f"file://{base}"
+    writers.writer.write(path, SCHEMA, ROWS, _options(layout, writers.ours_uri), mode="overwrite")
+    writes_before = _oracle_writes(base)
+
+    writers.writer.sql(f"ALTER TABLE {DATABASE}.{layout.name} ADD COLUMNS (note string)")
+
+    assert len(_oracle_writes(base)) == len(writes_before) + 1, "the schema change is a commit on the timeline"
+    catalog = Catalog.open(writers.ours_db_url, warehouse=f"file://{writers.ours_warehouse}")
+    try:
+        assert sorted(_completed_writes(catalog, layout.name)) == _oracle_writes(base)
+        assert _our_slices(catalog, layout.name) == _oracle_slices(base)
+    finally:
+        catalog.close()
+    table, _ = _table_and_partitions(writers.ours_uri, layout.name)
+    assert [c.name for c in table.sd.cols][-1] == "note"

@@ -45,10 +45,10 @@ def _hudi_rs(base: str):
     return hudi.HudiTableBuilder.from_base_uri(base).build()
 
 
-def our_slices(catalog, table: str, as_of: str | None = None) -> set[tuple]:
+def our_slices(catalog, table: str, as_of: str | None = None, database: str = "h") -> set[tuple]:
     return {
         (s.partition_path, s.file_id, s.base_file, tuple(s.log_files))
-        for found in catalog.snapshot.latest_file_slices("h", table, as_of=as_of).values()
+        for found in catalog.snapshot.latest_file_slices(database, table, as_of=as_of).values()
         for s in found
     }
 
