@@ -74,6 +74,7 @@ STORE_USERS_OUTSIDE_THE_LAYERS = {
     "benchmarks/snapshot.py": "bulk-loads a million files straight into the tables (hours through the services)",
     "benchmarks/call_layers.py": "times a call's query apart from its transaction, and names the MySQL driver in use",
     "benchmarks/cold_reads.py": "drops a table's stored partition encodings to time the first read that makes them",
+    "benchmarks/follow.py": "takes a table's last commit back from the catalog to time a follow of one new instant",
 }
 """The modules outside ``hudi_catalog/store`` and ``hudi_catalog/services`` that import the store, and why."""
 

@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from ..catalog_scope import catalog_scope, current_catalog
@@ -45,6 +45,8 @@ MERGE_ON_READ_VIEW_SUFFIXES = ("_ro", "_rt")
 FOLLOW_WAIT_SECONDS = 30.0
 """How long an alter waits for the follow it started before it answers (the follow goes on)."""
 FOLLOW_THREADS = 2
+TableKey = tuple[str, str, str]
+"""A followed table: its catalog, database and name."""
 
 
 class HiveSyncFollower:
@@ -56,18 +58,21 @@ class HiveSyncFollower:
         self.wait_seconds = wait_seconds
         self._pool: ThreadPoolExecutor | None = None
         self._guard = threading.Lock()
-        self._queued: dict[tuple[str, str], Future] = {}
-        self._table_locks: dict[tuple[str, str], threading.Lock] = {}
-        self._followed_at: dict[tuple[str, str, str], float] = {}
-        """When each table (catalog, database, name) was last followed, on the monotonic clock."""
+        # keyed on (catalog, database, name)
+        self._queued: dict[TableKey, Future] = {}
+        self._table_locks: dict[TableKey, threading.Lock] = {}
+        self._followed_at: dict[TableKey, float] = {}
+        """When each table was last followed, on the monotonic clock."""
 
     def table_altered(self, old_parameters: Mapping[str, str], table: Table) -> None:
         """Called after an alter of ``table`` committed; ``old_parameters`` are its parameters before."""
         if IMPORTING.get() or not table.sd.location or not _holds_timeline(table):
             return
-        future = self._follow_soon(table.database, table.name, table.sd.location)
+        future = self._follow_soon((current_catalog(), table.database, table.name), table.sd.location)
         try:
             future.result(timeout=self.wait_seconds)
+        except CancelledError:  # the server is stopping
+            return
         except FutureTimeout:
             log.warning(
                 "the follow of %s.%s after its alter takes over %.0f s: the alter answers, the follow goes on",
@@ -76,10 +81,9 @@ class HiveSyncFollower:
                 self.wait_seconds,
             )
 
-    def _follow_soon(self, database: str, name: str, location: str) -> Future:
+    def _follow_soon(self, key: TableKey, location: str) -> Future:
         """A follow of the table that starts after every alter seen so far: the one queued already, or a new
         one. It runs in the caller's context (the catalog the call names)."""
-        key = (database, name)
         with self._guard:
             queued = self._queued.get(key)
             if queued is not None:
@@ -91,15 +95,15 @@ class HiveSyncFollower:
             self._queued[key] = future
             return future
 
-    def _follow(self, key: tuple[str, str], location: str) -> None:
+    def _follow(self, key: TableKey, location: str) -> None:
         with self._guard:
             self._queued.pop(key, None)  # started: a later alter queues another follow
         self._follow_now(key, location)
 
-    def _follow_now(self, key: tuple[str, str], location: str) -> int | None:
-        """Follow the table in the current catalog now, one follow of it at a time; the instants recorded
-        (None: its storage could not be read, which is logged)."""
-        database, name = key
+    def _follow_now(self, key: TableKey, location: str) -> int | None:
+        """Follow the table now, one follow of it at a time, in the catalog the current context names (its
+        key's); the instants recorded (None: its storage could not be read, which is logged)."""
+        _, database, name = key
         with self._guard:
             table_lock = self._table_locks.setdefault(key, threading.Lock())
         with table_lock:
@@ -107,12 +111,16 @@ class HiveSyncFollower:
                 result = HudiImporter(self.catalog).follow(location, database, name)
             except Exception as error:  # noqa: BLE001 - an alter must not fail for the follow
                 log.warning(
-                    "%s.%s was altered, but its timeline at %s could not be read: %s", database, name, location, error
+                    "%s.%s keeps the timeline the catalog has: its timeline at %s could not be read: %s",
+                    database,
+                    name,
+                    location,
+                    error,
                 )
                 return None
             finally:
                 with self._guard:
-                    self._followed_at[(current_catalog(), database, name)] = time.monotonic()
+                    self._followed_at[key] = time.monotonic()
         if result.recorded:
             log.info(
                 "followed %s.%s: %d instants recorded, latest commit %s",
@@ -133,12 +141,13 @@ class HiveSyncFollower:
         for catalog_name, database, name, location in tables:
             if not location or name.endswith(MERGE_ON_READ_VIEW_SUFFIXES):
                 continue
+            key = (catalog_name, database, name)
             with self._guard:
-                last = self._followed_at.get((catalog_name, database, name))
+                last = self._followed_at.get(key)
             if last is not None and time.monotonic() - last < interval_seconds:
                 continue
             with catalog_scope(catalog_name):
-                behind = self._follow_now((database, name), location)
+                behind = self._follow_now(key, location)
             looked += 1
             if behind is not None:
                 report(catalog_name, database, name, behind)
