@@ -13,6 +13,7 @@ import logging
 import os
 import posixpath
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from urllib.parse import urlparse
 
@@ -20,6 +21,7 @@ from pyarrow import fs as pafs
 
 from .config import DEFAULT_DATABASE_NAME
 from .errors import StorageError
+from .filesystems import open_location, scheme_family
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +71,15 @@ def qualify(location: str) -> str:
     return "file:" + os.path.abspath(location)
 
 
+COPY_THREADS = 16
+"""Objects copied at once when a directory moves on an object store (each copy is one request)."""
+
+
 def _resolve(location: str) -> tuple[pafs.FileSystem, str]:
     parsed = urlparse(location)
     if parsed.scheme in ("", "file"):
         return pafs.LocalFileSystem(), parsed.path or location
-    try:
-        return pafs.FileSystem.from_uri(location)
-    except Exception as e:  # pyarrow raises several types for unknown schemes and missing credentials
-        raise StorageError(f"Cannot open the file system of {location}", detail=str(e)) from e
+    return open_location(location)
 
 
 def join(parent: str, child: str) -> str:
@@ -93,7 +96,8 @@ def _normalized(location: str) -> tuple[str, str]:
     parsed = urlparse(qualify(location))
     if parsed.scheme in ("", "file"):
         return "file:", os.path.realpath(parsed.path or "/")
-    return f"{parsed.scheme}://{parsed.netloc}", posixpath.normpath(parsed.path or "/")
+    # s3://, s3a:// and s3n:// name one bucket's objects, as do gs:// and gcs://, abfs:// and abfss://
+    return f"{scheme_family(parsed.scheme)}://{parsed.netloc.lower()}", posixpath.normpath(parsed.path or "/")
 
 
 @lru_cache(maxsize=16)
@@ -275,16 +279,45 @@ class Warehouse:
             raise StorageError(f"Could not empty directory {location}", detail=str(e)) from e
 
     def rename(self, source: str, target: str) -> None:
-        """Move a directory; the target's parent is created, an existing target is an error."""
+        """Move a directory; the target's parent is created, an existing target is an error. On an object
+        store, which has no rename, the objects are copied (in parallel, server-side), then the source's are
+        deleted: a copy that fails takes back the copies it made and leaves the source whole."""
         filesystem, source_path = _resolve(source)
         _, target_path = _resolve(target)
         try:
             if filesystem.get_file_info(source_path).type == pafs.FileType.NotFound:
                 return
-            filesystem.create_dir(parent_of(target_path), recursive=True)
-            filesystem.move(source_path, target_path)
+            if isinstance(filesystem, pafs.LocalFileSystem):
+                filesystem.create_dir(parent_of(target_path), recursive=True)
+                filesystem.move(source_path, target_path)
+                return
         except OSError as e:
             raise StorageError(f"Could not move {source} to {target}", detail=str(e)) from e
+        self._copy_tree(filesystem, source_path, target_path, f"{source} to {target}")
+        try:
+            filesystem.delete_dir(source_path)
+        except OSError as e:
+            log.error("moved %s to %s, but the objects left at the source could not be deleted: %s", source, target, e)
+
+    @staticmethod
+    def _copy_tree(filesystem: pafs.FileSystem, source_path: str, target_path: str, what: str) -> None:
+        """Copy every object under ``source_path`` to the same place under ``target_path``, or none."""
+        try:
+            found = filesystem.get_file_info(pafs.FileSelector(source_path, recursive=True))
+            files = [i.path for i in found if i.type == pafs.FileType.File]
+            base = source_path.rstrip("/")
+
+            def copy(path: str) -> None:
+                filesystem.copy_file(path, target_path.rstrip("/") + path[len(base) :])
+
+            with ThreadPoolExecutor(COPY_THREADS) as pool:
+                list(pool.map(copy, files))
+        except OSError as e:
+            try:
+                filesystem.delete_dir(target_path)
+            except OSError:
+                log.error("the copies of a failed move of %s stay at %s", what, target_path)
+            raise StorageError(f"Could not move {what}", detail=str(e)) from e
 
     def data_size(self, location: str) -> tuple[int, int]:
         """``(number of files, total bytes)`` of the data files under a directory, hidden files excluded."""

@@ -3,18 +3,20 @@ reading a whole file, each failure as a typed error."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pyarrow import fs as pafs
 
 from ..errors import HudiMetadataError, StorageError
+from ..filesystems import open_location
 
 
 def open_path(path: str) -> tuple[pafs.FileSystem, str]:
-    """The file system and the path within it of a table location (local path or URI)."""
-    if "://" in path or path.startswith("file:"):
-        return pafs.FileSystem.from_uri(path)
-    return pafs.LocalFileSystem(), str(Path(path).resolve())
+    """The file system and the path within it of a table location (local path or URI of any scheme
+    ``hudi_catalog.filesystems`` takes).
+
+    Raises:
+        StorageError: an unsupported scheme, or a file system that cannot be opened.
+    """
+    return open_location(path)
 
 
 def join(base_path: str, relative: str) -> str:

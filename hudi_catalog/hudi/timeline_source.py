@@ -38,16 +38,19 @@ STATE_RANK = {state: rank for rank, state in enumerate(InstantState)}
 
 @dataclass(frozen=True)
 class TableSource:
-    """A Hudi table on storage: its file system, base path (within it) and table config."""
+    """A Hudi table on storage: its file system, base path (within it), table config, and its location as
+    engines name it (the URI given, ``s3a://lake/t``; ``file:/abs/path`` for a local path)."""
 
     fs: pafs.FileSystem
     base: str
     config: TableConfig
+    location: str
 
     @classmethod
     def open(cls, path: str) -> TableSource:
         fs, base = open_path(path)
-        return cls(fs, base, read_table_config(fs, base))
+        location = path.rstrip("/") if "://" in path or path.startswith("file:") else f"file:{base}"
+        return cls(fs, base, read_table_config(fs, base), location)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from pathlib import Path
 from pyarrow import NativeFile
 from pyarrow import fs as pafs
 
+from ..filesystems import open_location
+
 
 def uri_file_system(location: str) -> tuple[pafs.FileSystem, str]:
     """The file system of ``location`` and ``location`` as paths on it are named: a URI with a scheme stays
@@ -27,7 +29,7 @@ def uri_file_system(location: str) -> tuple[pafs.FileSystem, str]:
     if "://" not in location and not location.startswith("file:"):
         return pafs.LocalFileSystem(), str(Path(location).resolve())
     location = location.rstrip("/")
-    inner, path = pafs.FileSystem.from_uri(location)
+    inner, path = open_location(location)
     if not location.endswith(path):
         raise ValueError(f"cannot name files under {location} by URI: its file system calls it {path}")
     prefix = location[: len(location) - len(path)]

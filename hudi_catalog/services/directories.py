@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection
 
 from ..errors import CatalogError
+from ..filesystems import check_scheme
 from ..store import locations
 from ..store.locations import NOTHING_SPARED, Spared
 from ..warehouse import Warehouse
@@ -118,9 +119,15 @@ def emptied_parents(conn: Connection, warehouse: Warehouse, deleted: Sequence[st
 
 def check_location(warehouse: Warehouse, location: str | None, what: str, error: type[CatalogError]) -> None:
     """Refuse a database, table or partition at the root of the local file system or in a system directory
-    (``Warehouse.refusal``) with ``error``, naming ``what`` (``table db.t``)."""
+    (``Warehouse.refusal``) with ``error``, naming ``what`` (``table db.t``), and one at a location whose
+    scheme no file system here takes (``UnsupportedSchemeError``, Hive's ``MetaException``).
+
+    Raises:
+        UnsupportedSchemeError: the scheme is not one of ``filesystems.SCHEMES``.
+    """
     if location is None:
         return
+    check_scheme(location)
     reason = warehouse.refusal(location)
     if reason is not None:
         raise error(f"Invalid location {location} for {what}: it is {reason}")

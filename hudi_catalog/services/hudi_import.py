@@ -175,7 +175,7 @@ class HudiImporter:
         config = source.config
         database = normalize(database or config.database or "default")
         name = normalize(table or config.name)
-        self._ensure_table(database, name, config, source.base, schema_instant)
+        self._ensure_table(database, name, config, source.location, schema_instant)
         recorded = 0
         for batch in _batches(decoded, self.batch_instants, self.batch_files):
             written = self._write_batch(database, name, batch)
@@ -190,7 +190,7 @@ class HudiImporter:
                 self.catalog.tables.alter(database, table_name, current)
         log.info(
             "imported %s into %s.%s: %d instants recorded, latest commit %s",
-            source.base,
+            source.location,
             database,
             name,
             recorded,
@@ -234,7 +234,7 @@ class HudiImporter:
     # -- the table ----------------------------------------------------------------------------------
 
     def _ensure_table(
-        self, database: str, name: str, config: TableConfig, base: str, schema_instant: DecodedInstant | None
+        self, database: str, name: str, config: TableConfig, location: str, schema_instant: DecodedInstant | None
     ) -> None:
         try:
             self.catalog.databases.get(database)
@@ -248,7 +248,6 @@ class HudiImporter:
             self._mark_hudi(existing, config)
             return
         columns, partition_keys = self._schema(config, schema_instant)
-        location = base if "://" in base else f"file:{base}"
         merge_on_read = config.is_merge_on_read
         parameters = {
             "EXTERNAL": "TRUE",

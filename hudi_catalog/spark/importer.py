@@ -95,7 +95,7 @@ class SparkHudiImporter:
         self.progress.listed(len(entries))
         spark = self.spark or spark_session(self.master)
         try:
-            return self._run(spark, path, source, entries, database, table)
+            return self._run(spark, source, entries, database, table)
         finally:
             if self.spark is None:
                 spark.stop()
@@ -103,7 +103,6 @@ class SparkHudiImporter:
     def _run(
         self,
         spark,
-        path: str,
         source: TableSource,
         entries: list[TimelineEntry],
         database: str | None,
@@ -112,7 +111,7 @@ class SparkHudiImporter:
         from pyspark import StorageLevel
 
         context = spark.sparkContext
-        location = path if "://" in path or path.startswith("file:") else source.base
+        location = source.location
         tasks = max(context.defaultParallelism, math.ceil(len(entries) / self.instants_per_task))
         decoded = (
             context.parallelize(list(enumerate(entries)), max(1, min(tasks, len(entries))))
