@@ -110,6 +110,20 @@ def _inside(path: str, parent: str) -> bool:
     return path.startswith(parent.rstrip("/") + "/")
 
 
+def _delete_tree(filesystem: pafs.FileSystem, path: str) -> None:
+    """Delete a directory and everything under it. On an object store the objects under the prefix go (in
+    batches), then the directory's marker where the store keeps one: some stores (GCS's emulators, buckets
+    written by engines that make no markers) have none, and asking to delete it is not an error."""
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        filesystem.delete_dir(path)
+        return
+    filesystem.delete_dir_contents(path, missing_dir_ok=True)
+    try:
+        filesystem.delete_dir(path)
+    except FileNotFoundError:
+        pass
+
+
 class Warehouse:
     """Creates, renames and deletes the directories of databases, tables and partitions, where the services'
     rules (``services.directories``) allow it: the server deletes or moves only a directory it made for that
@@ -229,7 +243,7 @@ class Warehouse:
         filesystem, path = _resolve(location)
         try:
             if filesystem.get_file_info(path).type == pafs.FileType.Directory:
-                filesystem.delete_dir(path)
+                _delete_tree(filesystem, path)
                 log.debug("deleted %s", location)
         except OSError as e:
             raise StorageError(f"Could not delete directory {location}", detail=str(e)) from e
@@ -295,7 +309,7 @@ class Warehouse:
             raise StorageError(f"Could not move {source} to {target}", detail=str(e)) from e
         self._copy_tree(filesystem, source_path, target_path, f"{source} to {target}")
         try:
-            filesystem.delete_dir(source_path)
+            _delete_tree(filesystem, source_path)
         except OSError as e:
             log.error("moved %s to %s, but the objects left at the source could not be deleted: %s", source, target, e)
 
@@ -314,7 +328,7 @@ class Warehouse:
                 list(pool.map(copy, files))
         except OSError as e:
             try:
-                filesystem.delete_dir(target_path)
+                _delete_tree(filesystem, target_path)
             except OSError:
                 log.error("the copies of a failed move of %s stay at %s", what, target_path)
             raise StorageError(f"Could not move {what}", detail=str(e)) from e

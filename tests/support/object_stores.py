@@ -174,3 +174,69 @@ def azurite_server(work: Path) -> Iterator[AzureStore]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(30)
+
+
+@dataclass
+class GcsStore:
+    endpoint: str
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """Google's variable pointing a client at an emulator (``hudi_catalog.filesystems``)."""
+        return {"STORAGE_EMULATOR_HOST": self.endpoint}
+
+    def filesystem(self) -> pafs.GcsFileSystem:
+        return pafs.GcsFileSystem(
+            anonymous=True,
+            endpoint_override=self.endpoint.removeprefix("http://"),
+            scheme="http",
+            project_id="hudi-metastore-tests",
+        )
+
+    def keys(self, prefix: str) -> list[str]:
+        found = self.filesystem().get_file_info(pafs.FileSelector(prefix, recursive=True, allow_not_found=True))
+        return sorted(i.path for i in found if i.type == pafs.FileType.File)
+
+    def put(self, key: str, data: bytes = b"PAR1") -> None:
+        with self.filesystem().open_output_stream(key) as out:
+            out.write(data)
+
+    def upload(self, folder: Path, prefix: str) -> None:
+        filesystem = self.filesystem()
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            with filesystem.open_output_stream(f"{prefix}/{path.relative_to(folder).as_posix()}") as out:
+                out.write(path.read_bytes())
+
+
+@contextmanager
+def fake_gcs_server(work: Path) -> Iterator[GcsStore]:
+    """fake-gcs-server (``benchmarks/object_store_servers.py``, built once per machine) on a free loopback
+    port, keeping objects in memory, until the block ends."""
+    from object_store_servers import fake_gcs_server as installed  # benchmarks/, on the path
+
+    from tests.conftest import skip_or_fail
+
+    try:
+        command = installed()
+    except Exception as error:  # EngineUnavailable: Go missing or the build failed
+        skip_or_fail(f"fake-gcs-server cannot be built here: {error}")
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    log = work / "fake-gcs.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [str(command), "-scheme", "http", "-host", "127.0.0.1", "-port", str(port), "-backend", "memory"]
+            + ["-external-url", endpoint],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_port(port, process, START_SECONDS, log=log)
+        yield GcsStore(endpoint)
+    finally:
+        process.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
