@@ -54,6 +54,7 @@ from hudi_catalog.config import (
     TXN_TIMEOUT_SECONDS_DEFAULT,
     UPGRADE_SCHEMA_ENV,
 )
+from hudi_catalog.filesystems import STORAGE_CONFIG_ENV
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.iceberg_views import DEFAULT_SUFFIX
 from hudi_catalog.pruning.hive4_like import LikeRule
@@ -149,6 +150,14 @@ SERVE_OPTIONS = (
         "background thread)",
         default="inline",
         choices=SNAPSHOT_SYNC_MODES,
+    ),
+    ServeOption(
+        "--storage-config",
+        "Hadoop configuration files (core-site.xml; comma-separated) whose file system keys (fs.s3a.*, "
+        "fs.azure.account.key.*, fs.gs.storage.root.url) configure the object stores; they win over the "
+        "environment for what they set (docs/object-stores.md)",
+        env=STORAGE_CONFIG_ENV,
+        default_text="none",
     ),
     ServeOption(
         "--follow-interval",

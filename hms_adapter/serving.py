@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import ssl
 import sys
@@ -20,6 +21,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.catalog import EventCleaner, SnapshotSyncer, TimelineReconciler
 from hudi_catalog.delegation_tokens import TokenLifetimes
+from hudi_catalog.filesystems import STORAGE_CONFIG_ENV
 from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.pruning.hive4_like import LikeRule
@@ -118,6 +120,8 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     _tls(args)  # bad TLS or authentication options stop here, before any worker starts
     check_options(args)
+    if args.storage_config:  # read by the file systems of this process and of the workers it forks
+        os.environ[STORAGE_CONFIG_ENV] = args.storage_config
     if args.iceberg_rest_port is not None:
         _check_rest_extra()
     warning = exposure_warning(args)

@@ -13,6 +13,13 @@ module only decides which file system reads and writes it, and the path on that 
   Gen2, with the account's key (``AZURE_STORAGE_ACCOUNT_KEY``) or Azure's default credential chain;
 - ``hdfs://`` and ``viewfs://``: Hadoop's file system through libhdfs, where it can run.
 
+The Hadoop keys platforms keep in ``core-site.xml`` (``fs.s3a.endpoint``, ``fs.s3a.access.key``,
+``fs.s3a.secret.key``, ``fs.s3a.session.token``, ``fs.s3a.path.style.access``, ``fs.s3a.endpoint.region``,
+``fs.s3a.connection.ssl.enabled``, each also per bucket as ``fs.s3a.bucket.NAME.*``;
+``fs.azure.account.key.ACCOUNT.dfs.core.windows.net``; ``fs.gs.storage.root.url``) are read from the Hadoop
+configuration files ``HUDI_METASTORE_STORAGE_CONFIG`` names (comma-separated; ``serve --storage-config``).
+A key there wins over the environment for what it sets; a per-bucket key wins over the general one.
+
 Any other scheme is refused with one line naming it and the schemes taken (``UnsupportedSchemeError``), at
 create time as well as when a file is read. A file system is made once per scheme family and bucket (or
 account, or name node) and shared: making an S3 client costs milliseconds, a call a fraction of that.
@@ -22,8 +29,10 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlparse
+from xml.etree import ElementTree
 
 from pyarrow import fs as pafs
 
@@ -42,6 +51,8 @@ AZURE_BLOB_ENDPOINT_ENV = "AZURE_STORAGE_BLOB_ENDPOINT"
 """An endpoint other than ``<account>.blob.core.windows.net`` (``http://127.0.0.1:10000``: Azurite)."""
 GCS_ENDPOINT_ENV = "STORAGE_EMULATOR_HOST"
 """Google's variable naming a GCS endpoint other than Google's (an emulator)."""
+STORAGE_CONFIG_ENV = "HUDI_METASTORE_STORAGE_CONFIG"
+"""Hadoop configuration files (``core-site.xml``) whose file system keys the server reads."""
 
 
 class UnsupportedSchemeError(StorageError):
@@ -90,6 +101,7 @@ _CONFIGURING = (
     "AWS_DEFAULT_REGION",
     AZURE_BLOB_ENDPOINT_ENV,
     GCS_ENDPOINT_ENV,
+    STORAGE_CONFIG_ENV,
 )
 """The variables that change which store a file system reaches, or as whom: part of a shared one's key."""
 
@@ -103,25 +115,82 @@ def _shared(store: tuple[str, str], make) -> pafs.FileSystem:
         return found
 
 
+@lru_cache(maxsize=4)
+def _hadoop_properties(files: str) -> dict[str, str]:
+    """The properties of the Hadoop configuration files ``files`` names (comma-separated), later ones winning.
+
+    Raises:
+        StorageError: a file cannot be read or parsed.
+    """
+    found: dict[str, str] = {}
+    for path in (p.strip() for p in files.split(",")):
+        if not path:
+            continue
+        try:
+            root = ElementTree.parse(path).getroot()  # noqa: S314 - the operator's own configuration file
+        except (OSError, ElementTree.ParseError) as error:
+            raise StorageError(f"Cannot read the storage configuration {path}", detail=str(error)) from error
+        for prop in root.iter("property"):
+            name = (prop.findtext("name") or "").strip()
+            if name:
+                found[name] = (prop.findtext("value") or "").strip()
+    return found
+
+
+def _hadoop() -> dict[str, str]:
+    return _hadoop_properties(os.environ.get(STORAGE_CONFIG_ENV, ""))
+
+
+def _s3a(properties: dict[str, str], bucket: str, key: str) -> str | None:
+    """An S3A key for ``bucket``: its per-bucket value, else the general one."""
+    return properties.get(f"fs.s3a.bucket.{bucket}.{key}", properties.get(f"fs.s3a.{key}"))
+
+
+def _endpoint(endpoint: str, secure: bool = True) -> tuple[str, str]:
+    """``(scheme, authority)`` of an endpoint given as a URL or as a bare ``host:port``."""
+    scheme, _, host = endpoint.rpartition("://")
+    return (scheme or ("https" if secure else "http")), host.rstrip("/")
+
+
 def _s3(bucket: str) -> pafs.FileSystem:
     # pyarrow's S3 client reads the AWS SDK's credential chain (environment, profiles, web identity, instance
-    # roles) and region; the endpoint of an S3-compatible store is the SDK's variable, read here
+    # roles) and region; the endpoint of an S3-compatible store is the SDK's variable, read here, and the
+    # S3A keys of the Hadoop configuration win over both
     def make() -> pafs.FileSystem:
-        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-        if not endpoint:
-            return pafs.S3FileSystem()
-        scheme, _, host = endpoint.rpartition("://")
-        return pafs.S3FileSystem(endpoint_override=host.rstrip("/"), scheme="http" if scheme == "http" else "https")
+        properties = _hadoop()
+        options: dict = {}
+        endpoint = (
+            _s3a(properties, bucket, "endpoint")
+            or os.environ.get("AWS_ENDPOINT_URL_S3")
+            or os.environ.get("AWS_ENDPOINT_URL")
+        )
+        if endpoint:
+            secure = (_s3a(properties, bucket, "connection.ssl.enabled") or "true").lower() != "false"
+            scheme, host = _endpoint(endpoint, secure)
+            options |= {"endpoint_override": host, "scheme": "http" if scheme == "http" else "https"}
+        access, secret = _s3a(properties, bucket, "access.key"), _s3a(properties, bucket, "secret.key")
+        if access and secret:
+            options |= {"access_key": access, "secret_key": secret}
+            token = _s3a(properties, bucket, "session.token")
+            if token:
+                options["session_token"] = token
+        region = _s3a(properties, bucket, "endpoint.region")
+        if region:
+            options["region"] = region
+        path_style = _s3a(properties, bucket, "path.style.access")
+        if path_style is not None:
+            options["force_virtual_addressing"] = path_style.lower() != "true"
+        return pafs.S3FileSystem(**options)
 
     return _shared(("s3", bucket), make)
 
 
 def _gcs(bucket: str) -> pafs.FileSystem:
     def make() -> pafs.FileSystem:
-        endpoint = os.environ.get(GCS_ENDPOINT_ENV)
-        if endpoint:
-            scheme, _, host = endpoint.rpartition("://")
-            return pafs.GcsFileSystem(anonymous=True, endpoint_override=host, scheme=scheme or "http")
+        endpoint = _hadoop().get("fs.gs.storage.root.url") or os.environ.get(GCS_ENDPOINT_ENV)
+        if endpoint:  # an emulator's (Google's own is the default)
+            scheme, host = _endpoint(endpoint, secure=False)
+            return pafs.GcsFileSystem(anonymous=True, endpoint_override=host, scheme=scheme)
         return pafs.GcsFileSystem()
 
     return _shared(("gs", bucket), make)
@@ -130,12 +199,14 @@ def _gcs(bucket: str) -> pafs.FileSystem:
 def _azure(account: str) -> pafs.FileSystem:
     def make() -> pafs.FileSystem:
         options: dict = {"account_name": account}
-        key = os.environ.get(AZURE_ACCOUNT_KEY_ENV)
+        key = _hadoop().get(f"fs.azure.account.key.{account}.dfs.core.windows.net") or os.environ.get(
+            AZURE_ACCOUNT_KEY_ENV
+        )
         if key:
             options["account_key"] = key
         endpoint = os.environ.get(AZURE_BLOB_ENDPOINT_ENV)
-        if endpoint:
-            scheme, _, host = endpoint.rpartition("://")
+        if endpoint:  # an emulator's (Azurite)
+            scheme, host = _endpoint(endpoint)
             options |= {"blob_storage_authority": host, "dfs_storage_authority": host, "blob_storage_scheme": scheme}
             options["dfs_storage_scheme"] = scheme
         return pafs.AzureFileSystem(**options)

@@ -251,3 +251,75 @@ def test_an_iceberg_view_on_s3_reads_with_pyiceberg(s3, tmp_path, prefix):
     rows = view.scan().to_arrow().num_rows
     oracle = HudiTableBuilder.from_base_uri(str(base)).build()
     assert rows == sum(batch.num_rows for batch in oracle.read(HudiReadOptions())) > 0
+
+
+def _core_site(path: Path, properties: dict[str, str]) -> Path:
+    entries = "".join(f"<property><name>{k}</name><value>{v}</value></property>" for k, v in properties.items())
+    path.write_text(f'<?xml version="1.0"?>\n<configuration>{entries}</configuration>\n')
+    return path
+
+
+def test_the_hadoop_configuration_of_a_platform_is_enough(s3, tmp_path, prefix):
+    """No AWS variable at all: ``serve --storage-config core-site.xml`` with the S3A keys a platform keeps
+    (a general endpoint that leads nowhere, the bucket's own endpoint, keys and path-style access) serves an
+    ``s3a://`` warehouse; no secret reaches the log."""
+    from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port
+    from tests.support.sql_engines import metastore_client
+
+    host = s3.endpoint.removeprefix("http://")
+    core_site = _core_site(
+        tmp_path / "core-site.xml",
+        {
+            "fs.s3a.endpoint": "http://127.0.0.1:9",  # nothing listens there: the bucket's own key must win
+            f"fs.s3a.bucket.{BUCKET}.endpoint": host,
+            "fs.s3a.connection.ssl.enabled": "false",
+            "fs.s3a.path.style.access": "true",
+            "fs.s3a.endpoint.region": s3.environment["AWS_REGION"],
+            "fs.s3a.access.key": s3.environment["AWS_ACCESS_KEY_ID"],
+            "fs.s3a.secret.key": SECRET_KEY,
+        },
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            serve_command(port, db_url=f"sqlite:///{tmp_path}/c.db", warehouse=f"s3a://{BUCKET}/{prefix}/wh")
+            + ["--storage-config", str(core_site)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environment,
+        )
+    try:
+        wait_for_port(port, process, 180, log=log)
+        client = metastore_client(f"thrift://127.0.0.1:{port}")
+        try:
+            client.create_database(make_database("conf"))
+            client.create_table(make_table("conf", "t"))
+            s3.put(f"{BUCKET}/{prefix}/wh/conf.db/t/part-0.parquet")
+            client.drop_table("conf", "t", True)
+        finally:
+            client.close()
+    finally:
+        stop_servers([process], [log])
+    assert s3.keys(f"{BUCKET}/{prefix}/wh/conf.db") == []
+    assert SECRET_KEY not in log.read_text()
+
+
+def test_an_unreadable_storage_configuration_is_one_line(s3, tmp_path, db_url):
+    from hudi_catalog.filesystems import STORAGE_CONFIG_ENV
+
+    broken = tmp_path / "core-site.xml"
+    broken.write_text("<configuration><property>")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(STORAGE_CONFIG_ENV, str(broken))
+        catalog, server = _serve(db_url, str(tmp_path / "wh"))
+        client = server.client()
+        try:
+            client.create_database(make_database("x"))
+            with pytest.raises(hive.MetaException, match="Cannot read the storage configuration"):
+                client.create_table(make_table("x", "t", location=f"s3a://{BUCKET}/broken/t"))
+        finally:
+            client.close()
+            server.stop()
+            catalog.close()
