@@ -76,6 +76,16 @@ def scheme_family(scheme: str) -> str:
     return "file" if scheme in LOCAL_SCHEMES else scheme
 
 
+def same_kind(scheme: str) -> list[str]:
+    """Every scheme naming the same storage as ``scheme``, in a fixed order.
+
+    >>> same_kind("s3a"), same_kind("hdfs")
+    (['s3', 's3a', 's3n'], ['hdfs'])
+    """
+    family = {"s3": S3_SCHEMES, "gs": GCS_SCHEMES, "abfs": AZURE_SCHEMES}.get(scheme_family(scheme))
+    return sorted(family) if family else [scheme.lower()]
+
+
 def check_scheme(location: str) -> None:
     """Refuse a location whose scheme names no file system the server can open.
 

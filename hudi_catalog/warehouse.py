@@ -21,7 +21,7 @@ from pyarrow import fs as pafs
 
 from .config import DEFAULT_DATABASE_NAME
 from .errors import StorageError
-from .filesystems import open_location, scheme_family
+from .filesystems import open_location, same_kind, scheme_family
 
 log = logging.getLogger(__name__)
 
@@ -182,11 +182,18 @@ class Warehouse:
     @staticmethod
     def spellings(location: str) -> list[str]:
         """The forms under which a catalog may hold ``location``: as given, and for a local path also
-        ``file:///path`` and both forms of the path with its symbolic links resolved."""
+        ``file:///path`` and both forms of the path with its symbolic links resolved; on an object store, the
+        location under each scheme of its kind (``s3://``, ``s3a://``, ``s3n://``).
+
+        Example:
+            >>> Warehouse.spellings("s3a://lake/t/")
+            ['s3a://lake/t', 's3://lake/t', 's3n://lake/t']
+        """
         location = qualify(location)
         scheme, resolved = _normalized(location)
         if scheme != "file:":
-            return [location]
+            given, rest = location.split("://", 1)
+            return list(dict.fromkeys([location, *(f"{s}://{rest}" for s in same_kind(given))]))
         paths = dict.fromkeys([(urlparse(location).path or "/").lstrip("/"), resolved.lstrip("/")])
         return list(dict.fromkeys(form for p in paths for form in (f"file:/{p}", f"file:///{p}")))
 

@@ -119,6 +119,9 @@ def test_concurrent_drops_of_sibling_partitions_leave_no_emptied_parent(server, 
         ("s3a://lake/w/t/a=x", "s3a://lake/w/t/", "/a=x"),
         ("s3a://lake/w/t", "s3a://lake/w/t", ""),
         ("s3a://other/w/t/a=x", "s3a://lake/w/t", None),
+        ("s3a://lake/w/t/a=x", "s3://lake/w/t", "/a=x"),  # one bucket whichever S3 scheme names it
+        ("s3n://lake/w/t", "s3a://lake/w/t/", ""),
+        ("gs://lake/w/t/a=x", "s3://lake/w/t", None),
     ],
 )
 def test_below_compares_locations_by_meaning(location, directory, below):
