@@ -40,6 +40,7 @@ from hudi_catalog.config import (
     READ_TIMEOUT_ENV,
     SASL_QOP_DEFAULT,
     SASL_QOP_ENV,
+    STORAGE_CONFIG_ENV,
     THREADS_ENV,
     TLS_CA_ENV,
     TLS_CERT_ENV,
@@ -54,7 +55,6 @@ from hudi_catalog.config import (
     TXN_TIMEOUT_SECONDS_DEFAULT,
     UPGRADE_SCHEMA_ENV,
 )
-from hudi_catalog.filesystems import STORAGE_CONFIG_ENV
 from hudi_catalog.iceberg import DEFAULT_METADATA_DIR
 from hudi_catalog.iceberg_views import DEFAULT_SUFFIX
 from hudi_catalog.pruning.hive4_like import LikeRule

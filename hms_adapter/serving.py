@@ -20,8 +20,8 @@ from typing import Protocol
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
 from hudi_catalog.catalog import EventCleaner, SnapshotSyncer, TimelineReconciler
+from hudi_catalog.config import STORAGE_CONFIG_ENV
 from hudi_catalog.delegation_tokens import TokenLifetimes
-from hudi_catalog.filesystems import STORAGE_CONFIG_ENV
 from hudi_catalog.iceberg_views import ViewSettings
 from hudi_catalog.observability import IGNORED
 from hudi_catalog.pruning.hive4_like import LikeRule

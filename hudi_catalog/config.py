@@ -73,6 +73,9 @@ MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
 THREADS_ENV = "HUDI_METASTORE_THREADS"
 """``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
 
+STORAGE_CONFIG_ENV = "HUDI_METASTORE_STORAGE_CONFIG"
+"""``serve --storage-config``: Hadoop configuration files whose file system keys the server reads (every command
+reads the variable)."""
 FOLLOW_INTERVAL_ENV = "HUDI_METASTORE_FOLLOW_INTERVAL"
 """``serve --follow-interval``."""
 FILTER_LIKE_ENV = "HUDI_METASTORE_FILTER_LIKE"

@@ -36,6 +36,7 @@ from xml.etree import ElementTree
 
 from pyarrow import fs as pafs
 
+from .config import STORAGE_CONFIG_ENV
 from .errors import StorageError
 
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
@@ -51,8 +52,6 @@ AZURE_BLOB_ENDPOINT_ENV = "AZURE_STORAGE_BLOB_ENDPOINT"
 """An endpoint other than ``<account>.blob.core.windows.net`` (``http://127.0.0.1:10000``: Azurite)."""
 GCS_ENDPOINT_ENV = "STORAGE_EMULATOR_HOST"
 """Google's variable naming a GCS endpoint other than Google's (an emulator)."""
-STORAGE_CONFIG_ENV = "HUDI_METASTORE_STORAGE_CONFIG"
-"""Hadoop configuration files (``core-site.xml``) whose file system keys the server reads."""
 
 
 class UnsupportedSchemeError(StorageError):

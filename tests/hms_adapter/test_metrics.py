@@ -23,6 +23,7 @@ from thriftpy2.rpc import make_client
 from hudi_catalog.store import schema
 from tests.conftest import hive
 from tests.faults.conftest import private_mariadb  # noqa: F401  (a fixture)
+from tests.hudi.tables import unpack
 from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -76,6 +77,8 @@ def serve(db_url: str, tmp_path, workers: int, env: dict[str, str] | None = None
                 str(metrics_port),
                 "--iceberg-rest-port",
                 str(rest_port),
+                "--follow-interval",
+                "1",
             ],
         ),
         stdout=log,
@@ -104,7 +107,7 @@ def wait_for(condition, seconds: float = 10) -> None:
         time.sleep(0.1)
 
 
-def test_two_workers_report_as_one_target(served):
+def test_two_workers_report_as_one_target(served, db_url, tmp_path):
     calls = 40
     clients = [served.client() for _ in range(4)]  # the kernel spreads connections over both workers
     for i in range(calls):
@@ -162,6 +165,22 @@ def test_two_workers_report_as_one_target(served):
     assert rest_of("loadNamespaceMetadata", "200") == 1 and rest_of("loadNamespaceMetadata", "404") == 1
     operation = frozenset({("operation", "loadNamespaceMetadata")})
     assert samples[("hudi_metastore_iceberg_rest_request_duration_seconds_count", operation)] == 2
+
+    # the background reconciliation of a Hudi table, imported while the server runs: current
+    table = unpack("sample_table_cow_v8_nonpartitioned", tmp_path / "tables")
+    done = subprocess.run(
+        [*CLI, "import", str(table), "--database", "lake", "--table", "trips", "--db-url", db_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    behind = (
+        "hudi_metastore_hudi_table_instants_behind",
+        frozenset({("catalog", "hive"), ("database", "lake"), ("table", "trips")}),
+    )
+    wait_for(lambda: behind in served.samples(), seconds=120)
+    assert served.samples()[behind] == 0
 
     clients[0].unlock(hive.UnlockRequest(lockid=lock.lockid))
     for client in clients:

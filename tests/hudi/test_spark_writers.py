@@ -339,14 +339,11 @@ def test_writes_sync_like_hive_metastore_and_follow_the_files(writers, layout):
     _check(writers, layout, base, "rollback")
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_a_spark_sql_schema_change_is_followed_at_once(writers, table_type):
+def test_a_spark_sql_schema_change_is_followed_at_once(writers):
     """Spark SQL's ``ALTER TABLE ... ADD COLUMNS`` on a Hudi table (Hudi's catalog) completes a schema commit on
     the timeline, then alters the table's columns: no sync parameter changes, yet the server's timeline and
     latest file slices are storage's as soon as the statement returns."""
-    layout = Layout(
-        f"ddl_{table_type.lower()}", table_type, {"hoodie.datasource.write.partitionpath.field": "region"}, "region"
-    )
+    layout = Layout("ddl", "COPY_ON_WRITE", {"hoodie.datasource.write.partitionpath.field": "region"}, "region")
     base = writers.data / layout.name
     path = f"file://{base}"
     writers.writer.write(path, SCHEMA, ROWS, _options(layout, writers.ours_uri), mode="overwrite")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,11 @@ class S3Store:
         """Write the object ``bucket/key``."""
         with self.filesystem().open_output_stream(key) as out:
             out.write(data)
+
+    def put_many(self, keys: list[str]) -> None:
+        """Write many small objects, several at a time (moto takes about 20 ms an object)."""
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(self.put, keys))
 
     def keys(self, prefix: str) -> list[str]:
         """The objects (not directory markers) under ``bucket/prefix``, sorted."""
