@@ -196,9 +196,13 @@ def _s3(bucket: str) -> pafs.FileSystem:
 
 def _gcs(bucket: str) -> pafs.FileSystem:
     def make() -> pafs.FileSystem:
-        endpoint = _hadoop().get("fs.gs.storage.root.url") or os.environ.get(GCS_ENDPOINT_ENV)
-        if endpoint:  # an emulator's (Google's own is the default)
-            scheme, host = _endpoint(endpoint, secure=False)
+        root_url = _hadoop().get("fs.gs.storage.root.url")
+        if root_url:  # the platform's endpoint, with the default credentials
+            scheme, host = _endpoint(root_url)
+            return pafs.GcsFileSystem(endpoint_override=host, scheme=scheme)
+        emulator = os.environ.get(GCS_ENDPOINT_ENV)
+        if emulator:  # Google's variable for an emulator, which takes no credentials
+            scheme, host = _endpoint(emulator, secure=False)
             return pafs.GcsFileSystem(anonymous=True, endpoint_override=host, scheme=scheme)
         return pafs.GcsFileSystem()
 
