@@ -99,12 +99,9 @@ def held(conn: Connection, warehouse: Warehouse, location: str, spared: Spared =
     return locations.claimed(conn, [(warehouse.spellings(location), spared)])[0]
 
 
-def emptied_parents(conn: Connection, warehouse: Warehouse, deleted: Sequence[str], root: str) -> list[str]:
-    """The parents of ``deleted`` directories strictly inside ``root`` (spelled as ``root`` is, whatever the
-    spelling of the deleted ones) that are not, and do not hold, a live object's location: those a drop
-    deletes once they are empty, deepest first. Asked after the drop committed, of what then remains: inside
-    its own transaction a drop still sees the sibling partitions other calls are dropping at the same moment,
-    and each would keep the parent they share."""
+def parents_below(warehouse: Warehouse, deleted: Sequence[str], root: str) -> list[str]:
+    """The parents of ``deleted`` directories strictly inside ``root``, spelled as ``root`` is whatever the
+    spelling of the deleted ones, deepest first."""
     parents: set[str] = set()
     for location in deleted:
         below = warehouse.below(location, root)
@@ -112,9 +109,16 @@ def emptied_parents(conn: Connection, warehouse: Warehouse, deleted: Sequence[st
             continue
         steps = below.strip("/").split("/")[:-1]
         parents.update(root.rstrip("/") + "/" + "/".join(steps[: i + 1]) for i in range(len(steps)))
-    ordered = sorted(parents, key=lambda p: (-p.count("/"), p))
-    held = locations.claimed(conn, [(warehouse.spellings(p), NOTHING_SPARED) for p in ordered])
-    return [p for p, is_held in zip(ordered, held) if not is_held]
+    return sorted(parents, key=lambda p: (-p.count("/"), p))
+
+
+def unheld(conn: Connection, warehouse: Warehouse, parents: Sequence[str]) -> list[str]:
+    """Those of ``parents`` that are not, and do not hold, a live object's location: a drop deletes them once
+    they are empty. Asked after the drop committed, of what then remains: inside its own transaction a drop
+    still sees the sibling partitions other calls are dropping at the same moment, and each would keep the
+    parent they share."""
+    held = locations.claimed(conn, [(warehouse.spellings(p), NOTHING_SPARED) for p in parents])
+    return [p for p, is_held in zip(parents, held) if not is_held]
 
 
 def check_location(warehouse: Warehouse, location: str | None, what: str, error: type[CatalogError]) -> None:

@@ -888,21 +888,19 @@ class PartitionService:
     def _discard(self, table: Table, data_dirs: Sequence[str]) -> None:
         """After a drop committed: delete the dropped partitions' directories, then their parents below the
         table's directory that are left empty and hold no live object's location, judged now, against what
-        remains (``directories.emptied_parents``). A failure is logged: the drop stands."""
+        remains (``directories.unheld``). A failure is logged: the drop stands."""
         for location in data_dirs:
             self.ctx.warehouse.discard_dir(location)
-        if not data_dirs or not table.sd.location:
+        parents = (
+            directories.parents_below(self.ctx.warehouse, data_dirs, table.sd.location) if table.sd.location else []
+        )
+        if not parents:  # a table partitioned on one key: nothing between a partition and the table
             return
         try:
             with self.ctx.store.read() as conn:
-                parents = directories.emptied_parents(conn, self.ctx.warehouse, data_dirs, table.sd.location)
+                parents = directories.unheld(conn, self.ctx.warehouse, parents)
         except CatalogError as error:
-            log.warning(
-                "the emptied parents of %d dropped partitions of %s stay: %s",
-                len(data_dirs),
-                table.qualified_name,
-                error,
-            )
+            log.warning("the emptied parents of dropped partitions of %s stay: %s", table.qualified_name, error)
             return
         for parent in parents:
             self.ctx.warehouse.remove_empty_dir(parent)
