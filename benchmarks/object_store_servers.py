@@ -29,65 +29,47 @@ FAKE_GCS_VERSION = "v1.56.1"
 INSTALL_SECONDS = 900
 
 
-def azurite() -> Path:
-    """The ``azurite-blob`` command of the pinned Azurite, installed first if missing.
+def _installed(name: str, version: str, command: str, tool: str, install: list[str], env: dict[str, str]) -> Path:
+    """``ENGINE_HOME/<name>-<version>/<command>``, installed first if missing: ``install`` (run with ``tool``,
+    the placeholder ``{into}`` standing for the folder) in a staging folder, published whole once it worked.
 
     Raises:
-        EngineUnavailable: npm is missing or the install failed (the message says which).
+        EngineUnavailable: ``tool`` is missing or the install failed (the message says which).
     """
-    home = ENGINE_HOME / f"azurite-{AZURITE_VERSION}"
-    command = home / "node_modules" / ".bin" / "azurite-blob"
+    home = ENGINE_HOME / f"{name}-{version}"
     marker = home / ".installed"
-    with locked("azurite"):
-        if marker.exists() and command.exists():
-            return command
-        if shutil.which("npm") is None:
-            raise EngineUnavailable("Azurite is installed with npm, which is not on this machine")
-        staging = Path(tempfile.mkdtemp(prefix=".azurite-", dir=ENGINE_HOME))
-        top = staging / "azurite"
+    with locked(name):
+        if marker.exists() and (home / command).exists():
+            return home / command
+        if shutil.which(tool) is None:
+            raise EngineUnavailable(f"{name} is installed with {tool}, which is not on this machine")
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=ENGINE_HOME))
+        top = staging / name
         top.mkdir()
         done = subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(top), f"azurite@{AZURITE_VERSION}"],
+            [tool, *(arg.format(into=top) for arg in install)],
             capture_output=True,
             text=True,
             timeout=INSTALL_SECONDS,
+            env={**os.environ, **{k: v.format(into=top) for k, v in env.items()}},
         )
         if done.returncode != 0:
             shutil.rmtree(staging, ignore_errors=True)
-            raise EngineUnavailable(f"npm install azurite@{AZURITE_VERSION} failed: {done.stderr[-2000:]}")
-        publish(top, staging, marker, AZURITE_VERSION)
-    return command
+            raise EngineUnavailable(f"{tool} {' '.join(install)} failed: {done.stderr[-2000:]}")
+        publish(top, staging, marker, version)
+    return home / command
+
+
+def azurite() -> Path:
+    """The ``azurite-blob`` command of the pinned Azurite, installed from the npm registry first if missing."""
+    install = ["install", "--no-audit", "--no-fund", "--prefix", "{into}", f"azurite@{AZURITE_VERSION}"]
+    return _installed("azurite", AZURITE_VERSION, "node_modules/.bin/azurite-blob", "npm", install, {})
 
 
 def fake_gcs_server() -> Path:
-    """The pinned fake-gcs-server, built first if missing.
-
-    Raises:
-        EngineUnavailable: Go is missing or the build failed (the message says which).
-    """
-    home = ENGINE_HOME / f"fake-gcs-server-{FAKE_GCS_VERSION}"
-    command = home / "fake-gcs-server"
-    marker = home / ".installed"
-    with locked("fake-gcs-server"):
-        if marker.exists() and command.exists():
-            return command
-        if shutil.which("go") is None:
-            raise EngineUnavailable("fake-gcs-server is built with Go, which is not on this machine")
-        staging = Path(tempfile.mkdtemp(prefix=".fake-gcs-", dir=ENGINE_HOME))
-        top = staging / "fake-gcs-server"
-        top.mkdir()
-        done = subprocess.run(
-            ["go", "install", f"{FAKE_GCS_MODULE}@{FAKE_GCS_VERSION}"],
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_SECONDS,
-            env={**os.environ, "GOBIN": str(top)},
-        )
-        if done.returncode != 0:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise EngineUnavailable(f"go install {FAKE_GCS_MODULE}@{FAKE_GCS_VERSION} failed: {done.stderr[-2000:]}")
-        publish(top, staging, marker, FAKE_GCS_VERSION)
-    return command
+    """The pinned fake-gcs-server, built from the Go module proxy first if missing."""
+    install = ["install", f"{FAKE_GCS_MODULE}@{FAKE_GCS_VERSION}"]
+    return _installed("fake-gcs-server", FAKE_GCS_VERSION, "fake-gcs-server", "go", install, {"GOBIN": "{into}"})
 
 
 def main() -> int:
