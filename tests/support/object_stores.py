@@ -1,69 +1,66 @@
-"""An S3-compatible server for the tests: moto's server (``moto[server]``, pinned in the test extra).
+"""The object stores the tests run the server against, each a real server on a free loopback port, one per
+test module, stopped with it (nothing of the file-system layer is mocked):
 
-Chosen over S3Proxy and SeaweedFS because it comes from PyPI with the rest of the test install (no JVM, no Go
-build, nothing to fetch on first use), starts in about a second, and answers the S3 calls pyarrow's S3
-client, Hadoop's S3A and the AWS SDKs make (multipart uploads, batched deletes, server-side copies,
-listings with delimiters). It keeps objects in memory: a server per test module, on a free loopback port,
-stopped with it.
+- S3: moto's server (``moto[server]``, pinned in the test extra). Chosen over S3Proxy and SeaweedFS because
+  it comes from PyPI with the rest of the test install (no JVM, no Go build, nothing to fetch on first use),
+  starts in about a second, and answers the S3 calls pyarrow's S3 client, Hadoop's S3A and the AWS SDKs make
+  (multipart uploads, batched deletes, server-side copies, listings with delimiters). It keeps objects in
+  memory. The server is reached as a real deployment reaches S3, through the AWS SDK's standard environment
+  (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``).
+- Azure: Azurite's Blob service; GCS: fake-gcs-server (``benchmarks/object_store_servers.py`` installs both
+  once per machine).
 
-The server is reached as a real deployment reaches S3, through the AWS SDK's standard environment
-(``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``): ``S3Store.environment``.
+Each store gives ``environment`` (what points the server at it) and a pyarrow client of its own for the
+tests' reads and writes (``ObjectStore``).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from pyarrow import fs as pafs
 
-from tests.support.servers import free_port, wait_for_port
+from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
+from tests.support.servers import CLI, free_port, stop_servers, wait_for_port
 
 ACCESS_KEY = "hudi-metastore-tests"
 SECRET_KEY = "s3cr3t-never-logged"
 REGION = "us-east-1"
 START_SECONDS = 180
-"""How long the server may take to listen (it is up in about a second on an idle machine)."""
+"""How long a server may take to listen (each is up in seconds on an idle machine)."""
+AZURITE_ACCOUNT = "devstoreaccount1"
+AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+"""Azurite's one account and its published, well-known key (not a secret)."""
 
 
-@dataclass
-class S3Store:
-    endpoint: str
-    _client: pafs.S3FileSystem | None = None
+class ObjectStore:
+    """A store at ``endpoint``: the tests' own client of it (made once) and the objects they read and write,
+    named ``bucket/key`` (``container/path`` on Azure)."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self._client: pafs.FileSystem | None = None
 
     @property
     def environment(self) -> dict[str, str]:
-        """The AWS SDK's standard variables that point a client at this server."""
-        return {
-            "AWS_ENDPOINT_URL": self.endpoint,
-            "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-            "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-            "AWS_REGION": REGION,
-        }
+        """What points the server's file systems (``hudi_catalog.filesystems``) at this store."""
+        raise NotImplementedError
 
-    def filesystem(self) -> pafs.S3FileSystem:
-        """A pyarrow S3 client of the server, for the tests' own reads and writes (one, made once)."""
+    def _make_client(self) -> pafs.FileSystem:
+        raise NotImplementedError
+
+    def filesystem(self) -> pafs.FileSystem:
         if self._client is None:
-            self._client = pafs.S3FileSystem(
-                access_key=ACCESS_KEY,
-                secret_key=SECRET_KEY,
-                region=REGION,
-                endpoint_override=self.endpoint.removeprefix("http://"),
-                scheme="http",
-                allow_bucket_creation=True,
-            )
+            self._client = self._make_client()
         return self._client
 
-    def create_bucket(self, bucket: str) -> None:
-        self.filesystem().create_dir(bucket)
-
     def put(self, key: str, data: bytes = b"PAR1") -> None:
-        """Write the object ``bucket/key``."""
         with self.filesystem().open_output_stream(key) as out:
             out.write(data)
 
@@ -73,56 +70,44 @@ class S3Store:
             list(pool.map(self.put, keys))
 
     def keys(self, prefix: str) -> list[str]:
-        """The objects (not directory markers) under ``bucket/prefix``, sorted."""
+        """The objects (not directory markers) under ``prefix``, sorted."""
         found = self.filesystem().get_file_info(pafs.FileSelector(prefix, recursive=True, allow_not_found=True))
         return sorted(i.path for i in found if i.type == pafs.FileType.File)
 
     def upload(self, folder: Path, prefix: str) -> None:
-        """Copy a local folder's files under ``bucket/prefix``."""
-        filesystem = self.filesystem()
+        """Copy a local folder's files under ``prefix``."""
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            with filesystem.open_output_stream(f"{prefix}/{path.relative_to(folder).as_posix()}") as out:
-                out.write(path.read_bytes())
+            self.put(f"{prefix}/{path.relative_to(folder).as_posix()}", path.read_bytes())
 
 
-@contextmanager
-def s3_server(work: Path) -> Iterator[S3Store]:
-    """moto's S3 server on a free loopback port, until the block ends."""
-    port = free_port()
-    log = work / "moto.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_for_port(port, process, START_SECONDS, log=log)
-        yield S3Store(f"http://127.0.0.1:{port}")
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
-
-
-AZURITE_ACCOUNT = "devstoreaccount1"
-AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-"""Azurite's one account and its published, well-known key (not a secret)."""
-
-
-@dataclass
-class AzureStore:
-    endpoint: str
-
+class S3Store(ObjectStore):
     @property
     def environment(self) -> dict[str, str]:
-        """What points the server's Azure file system at this emulator (``hudi_catalog.filesystems``)."""
+        """The AWS SDK's standard variables."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+            "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+            "AWS_REGION": REGION,
+        }
+
+    def _make_client(self) -> pafs.FileSystem:
+        return pafs.S3FileSystem(
+            access_key=ACCESS_KEY,
+            secret_key=SECRET_KEY,
+            region=REGION,
+            endpoint_override=self.endpoint.removeprefix("http://"),
+            scheme="http",
+            allow_bucket_creation=True,
+        )
+
+
+class AzureStore(ObjectStore):
+    @property
+    def environment(self) -> dict[str, str]:
         return {"AZURE_STORAGE_ACCOUNT_KEY": AZURITE_KEY, "AZURE_STORAGE_BLOB_ENDPOINT": self.endpoint}
 
-    def filesystem(self) -> pafs.AzureFileSystem:
+    def _make_client(self) -> pafs.FileSystem:
         scheme, _, host = self.endpoint.rpartition("://")
         return pafs.AzureFileSystem(
             AZURITE_ACCOUNT,
@@ -133,65 +118,14 @@ class AzureStore:
             dfs_storage_scheme=scheme,
         )
 
-    def keys(self, prefix: str) -> list[str]:
-        """The blobs under ``container/prefix``, sorted."""
-        found = self.filesystem().get_file_info(pafs.FileSelector(prefix, recursive=True, allow_not_found=True))
-        return sorted(i.path for i in found if i.type == pafs.FileType.File)
 
-    def put(self, key: str, data: bytes = b"PAR1") -> None:
-        with self.filesystem().open_output_stream(key) as out:
-            out.write(data)
-
-    def upload(self, folder: Path, prefix: str) -> None:
-        filesystem = self.filesystem()
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            with filesystem.open_output_stream(f"{prefix}/{path.relative_to(folder).as_posix()}") as out:
-                out.write(path.read_bytes())
-
-
-@contextmanager
-def azurite_server(work: Path) -> Iterator[AzureStore]:
-    """Azurite's Blob service (``benchmarks/object_store_servers.py``, installed once per machine) on a free
-    loopback port, its data in ``work``, until the block ends."""
-    from object_store_servers import azurite  # benchmarks/, on the path through tests.support.servers
-
-    from tests.conftest import skip_or_fail
-
-    try:
-        command = azurite()
-    except Exception as error:  # EngineUnavailable: npm missing or the install failed
-        skip_or_fail(f"Azurite cannot be installed here: {error}")
-    port = free_port()
-    log = work / "azurite.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [str(command), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(work)]
-            + ["--skipApiVersionCheck", "--loose", "--disableTelemetry"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_for_port(port, process, START_SECONDS, log=log)
-        yield AzureStore(f"http://127.0.0.1:{port}")
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
-
-
-@dataclass
-class GcsStore:
-    endpoint: str
-
+class GcsStore(ObjectStore):
     @property
     def environment(self) -> dict[str, str]:
-        """Google's variable pointing a client at an emulator (``hudi_catalog.filesystems``)."""
+        """Google's variable pointing a client at an emulator."""
         return {"STORAGE_EMULATOR_HOST": self.endpoint}
 
-    def filesystem(self) -> pafs.GcsFileSystem:
+    def _make_client(self) -> pafs.FileSystem:
         return pafs.GcsFileSystem(
             anonymous=True,
             endpoint_override=self.endpoint.removeprefix("http://"),
@@ -199,50 +133,129 @@ class GcsStore:
             project_id="hudi-metastore-tests",
         )
 
-    def keys(self, prefix: str) -> list[str]:
-        found = self.filesystem().get_file_info(pafs.FileSelector(prefix, recursive=True, allow_not_found=True))
-        return sorted(i.path for i in found if i.type == pafs.FileType.File)
-
-    def put(self, key: str, data: bytes = b"PAR1") -> None:
-        with self.filesystem().open_output_stream(key) as out:
-            out.write(data)
-
-    def upload(self, folder: Path, prefix: str) -> None:
-        filesystem = self.filesystem()
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            with filesystem.open_output_stream(f"{prefix}/{path.relative_to(folder).as_posix()}") as out:
-                out.write(path.read_bytes())
-
 
 @contextmanager
-def fake_gcs_server(work: Path) -> Iterator[GcsStore]:
-    """fake-gcs-server (``benchmarks/object_store_servers.py``, built once per machine) on a free loopback
-    port, keeping objects in memory, until the block ends."""
-    from object_store_servers import fake_gcs_server as installed  # benchmarks/, on the path
+def _serving(name: str, work: Path, command: Callable[[int], list[str]], store: type[ObjectStore]) -> Iterator:
+    """``command(port)`` on a free loopback port until the block ends, as ``store`` at that endpoint; waits
+    until it listens (or fails the test when it exits first), its output in ``work/<name>.log``."""
+    port = free_port()
+    log = work / f"{name}.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command(port), stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, process, START_SECONDS, log=log)
+        yield store(f"http://127.0.0.1:{port}")
+    finally:
+        stop_servers([process], [])
+
+
+def s3_server(work: Path):
+    """moto's S3 server."""
+
+    def command(port: int) -> list[str]:
+        return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+
+    return _serving("moto", work, command, S3Store)
+
+
+def _installed(install: str) -> Path:
+    """The command ``benchmarks/object_store_servers.py``'s ``install`` function gives, installing it first if
+    this machine lacks it; skips (fails in CI) when it cannot."""
+    import object_store_servers  # benchmarks/, on the path through tests.support.servers
 
     from tests.conftest import skip_or_fail
 
     try:
-        command = installed()
-    except Exception as error:  # EngineUnavailable: Go missing or the build failed
-        skip_or_fail(f"fake-gcs-server cannot be built here: {error}")
-    port = free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    log = work / "fake-gcs.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
+        return getattr(object_store_servers, install)()
+    except object_store_servers.EngineUnavailable as error:
+        skip_or_fail(f"{install} cannot be installed here: {error}")
+        raise
+
+
+def azurite_server(work: Path):
+    """Azurite's Blob service, its data in ``work``."""
+    command = _installed("azurite")
+    return _serving(
+        "azurite",
+        work,
+        lambda port: (
+            [str(command), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(work)]
+            + ["--skipApiVersionCheck", "--loose", "--disableTelemetry"]
+        ),
+        AzureStore,
+    )
+
+
+def fake_gcs_server(work: Path):
+    """fake-gcs-server, keeping objects in memory."""
+    command = _installed("fake_gcs_server")
+    return _serving(
+        "fake-gcs",
+        work,
+        lambda port: (
             [str(command), "-scheme", "http", "-host", "127.0.0.1", "-port", str(port), "-backend", "memory"]
-            + ["-external-url", endpoint],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_for_port(port, process, START_SECONDS, log=log)
-        yield GcsStore(endpoint)
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
+            + ["-external-url", f"http://127.0.0.1:{port}"]
+        ),
+        GcsStore,
+    )
+
+
+# -- what the tests of every store check -------------------------------------------------------------------
+
+
+def import_with_cli(location: str, db_url: str, store: ObjectStore, *options: str) -> str:
+    """``hudi-metastore import LOCATION`` as ``lake.trips`` into a new catalog at ``db_url``, configured by the
+    store's environment alone; its output, once it succeeded and named no secret."""
+    done = subprocess.run(
+        [*CLI, "import", location, "--database", "lake", "--table", "trips", "--db-url", db_url, "--create-catalog"]
+        + list(options),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **store.environment},
+    )
+    output = done.stderr + done.stdout
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert SECRET_KEY not in output and AZURITE_KEY not in output
+    return output
+
+
+def assert_as_hudi_rs(catalog, base: Path, database: str = "lake", table: str = "trips") -> None:
+    """The catalog's completed commits and latest file slices of the table are those hudi-rs reads from
+    ``base`` (a local copy of the same files)."""
+    from hudi import HudiTableBuilder
+
+    from hudi_catalog.model import InstantState
+    from tests.support.hudi_oracles import oracle_slices, our_slices
+
+    oracle = HudiTableBuilder.from_base_uri(str(base)).build()
+    completed = catalog.timeline.instants(database, table, states=[InstantState.COMPLETED])
+    assert sorted(i.requested_time for i in completed) == sorted(
+        i.timestamp for i in oracle.get_timeline().get_completed_commits()
+    )
+    assert our_slices(catalog, table, database=database) == oracle_slices(oracle)
+
+
+def managed_warehouse_session(client, store: ObjectStore, root: str, objects: str, per_partition: int) -> str:
+    """Through ``client`` of a server whose warehouse is ``root`` (``objects``: its ``bucket/prefix`` on
+    ``store``): a database and a managed table partitioned on ``ds`` take locations under ``root`` with its
+    scheme, the partitions ``1`` to ``3`` get ``per_partition`` objects each, a partition dropped with its
+    data takes only its own objects, the table dropped takes the rest. Returns the database's location."""
+    client.create_database(make_database("sales"))
+    database = client.get_database("sales").locationUri
+    assert database == f"{root}/sales.db"
+    client.create_table(make_table("sales", "orders", partition_keys=cols("ds:string")))
+    table = client.get_table("sales", "orders").sd.location
+    assert table == f"{database}/orders"
+    for day in ("1", "2", "3"):
+        client.add_partition(make_partition("sales", "orders", [day]))
+        store.put_many([f"{objects}/sales.db/orders/ds={day}/part-{n:04}.parquet" for n in range(per_partition)])
+    assert [p.sd.location for p in client.get_partitions("sales", "orders", -1)] == [
+        f"{table}/ds={day}" for day in ("1", "2", "3")
+    ]
+    client.drop_partition("sales", "orders", ["1"], True)
+    assert not store.keys(f"{objects}/sales.db/orders/ds=1")
+    assert len(store.keys(f"{objects}/sales.db/orders")) == 2 * per_partition
+    client.drop_table("sales", "orders", True)
+    assert store.keys(f"{objects}/sales.db/orders") == []
+    return database
