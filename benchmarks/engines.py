@@ -122,7 +122,10 @@ ICEBERG_SPARK_RUNTIME = "iceberg-spark-runtime-3.5_2.12"
 """Iceberg's Spark runtime for the writers' PySpark (Spark 3.5, Scala 2.12); 1.12.0 is the newest served."""
 SPARK_WRITERS = "spark-writers"
 """The name of the Spark writers for ``fetch``: the PySpark environment, Hudi's bundles, Iceberg's runtime."""
-SPARK_WRITER_JARS = (HUDI_SPARK_BUNDLE, HUDI_METASERVER_BUNDLE, ICEBERG_SPARK_RUNTIME)
+SPARK_S3A = ("hadoop-aws", "aws-java-sdk-bundle")
+"""Hadoop's S3A file system for the writers' Spark (``s3a://``): ``hadoop-aws`` of the Hadoop PySpark 3.5 ships
+(3.3.4) and the AWS SDK bundle that release was built against."""
+SPARK_WRITER_JARS = (HUDI_SPARK_BUNDLE, HUDI_METASERVER_BUNDLE, ICEBERG_SPARK_RUNTIME, *SPARK_S3A)
 
 
 def install(package: ServerPackage) -> Path:

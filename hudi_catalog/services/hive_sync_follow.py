@@ -9,7 +9,9 @@ commit requested earlier can complete later (only the completion time moves), an
 all. So any alter of a Hudi table that holds a timeline (not its merge-on-read views ``<t>_ro``/``<t>_rt``,
 nor an import's own alters) makes the server look at the table's ``.hoodie`` folder: an incremental follow
 (``HudiImporter.follow``) that lists the active timeline and reads only the instants the catalog lacks or
-holds in an earlier state, which also re-checks the pending instants it knows of until they complete.
+holds in an earlier state, which also re-checks the pending instants it knows of until they complete. A
+follow that recorded instants brings the table's Iceberg view up to date (or makes it, under ``serve
+--iceberg-views``), as a commit through the server does.
 
 Writers that never call the metastore after a commit (hive sync off, or a sync that failed) are caught up by
 the background reconciliation, when ``serve --follow-interval`` turns it on (``reconcile``): one table at a
@@ -129,6 +131,7 @@ class HiveSyncFollower:
                 result.recorded,
                 result.latest_commit,
             )
+            self.catalog.iceberg_views.instants_followed(database, name)
         return result.recorded
 
     def reconcile(self, interval_seconds: float, report: Callable[[str, str, str, int], None]) -> int:

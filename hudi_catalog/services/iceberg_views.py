@@ -223,11 +223,20 @@ class IcebergViewService:
         if instant.action not in _VIEW_ACTIONS:
             return
         handed = {} if decoded is None else {instant.requested_time: HandedInstant(table.id, decoded)}
+        self._update_soon(table.database, table.name, handed)
+
+    def instants_followed(self, database: str, table: str) -> None:
+        """Bring the view up to date after instants a writer completed in storage were recorded (the follow
+        of a hive sync, the reconciliation), as :meth:`instant_completed` does. Never raises."""
+        self._update_soon(database, table, {})
+
+    def _update_soon(self, database: str, table: str, handed: Handed) -> None:
+        """:meth:`update` on the background thread when one runs, else here."""
         queue = self._queue
         if queue is not None and queue.running:
-            queue.submit(table.database, table.name, handed)
+            queue.submit(database, table, handed)
         else:
-            self.update(table.database, table.name, handed)
+            self.update(database, table, handed)
 
     def update(self, database: str, table: str, handed: Handed | None = None) -> None:
         """Refresh the table's view, or with ``all_tables`` build it the first time (``handed``: instants

@@ -20,11 +20,14 @@ require_module("hudi")
 
 from hudi import HudiTableBuilder  # noqa: E402
 
+from hms_adapter.catalog_access import hive_wire  # noqa: E402
 from hudi_catalog import Catalog  # noqa: E402
 from hudi_catalog.catalog import TimelineReconciler  # noqa: E402
+from hudi_catalog.iceberg_views import ViewSettings  # noqa: E402
 from hudi_catalog.model import InstantState  # noqa: E402
 from hudi_catalog.observability import CatalogObserver  # noqa: E402
 from hudi_catalog.services.hudi_import import HudiImporter  # noqa: E402
+from tests.conftest import RunningServer  # noqa: E402
 from tests.hudi.tables import unpack  # noqa: E402
 from tests.support.hudi_oracles import oracle_slices, our_slices  # noqa: E402
 
@@ -112,6 +115,27 @@ def test_the_background_reconciliation_catches_up_writers_that_do_not_sync(catal
     assert catalog.hive_sync.reconcile(3600, report) == 0  # each table at most once an interval
     assert catalog.hive_sync.reconcile(0, report) == 1
     assert reports[-1] == ("hive", "h", "t", 0)
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_followed_commit_makes_and_then_updates_the_iceberg_view(db_url, warehouse, tmp_path):
+    """Under ``serve --iceberg-views`` a table hive sync registers gets its view when the follow records its
+    commits, and the view takes the commits later follows record (the view names the last one it took)."""
+    catalog = Catalog.open(db_url, str(warehouse), iceberg_views=ViewSettings(all_tables=True), **hive_wire())
+    server = RunningServer(catalog)
+    client = server.client()
+    try:
+        held = _HeldBack(unpack(TABLE, tmp_path))
+        HudiImporter(catalog).run(str(held.base), database="h", table="t")
+        assert "hudi.iceberg.view" not in client.get_table("h", "t").parameters  # the import made none
+        held.complete()
+        client.alter_table("h", "t", client.get_table("h", "t"))  # the writer's sync
+        view = client.get_table("h", "t_iceberg")
+        assert view.parameters["hudi.iceberg.applied"] == max(_oracle_completed(held.base))
+    finally:
+        client.close()
+        server.stop()
+        catalog.close()
 
 
 class _Recorder(CatalogObserver):

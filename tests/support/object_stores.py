@@ -52,6 +52,11 @@ class ObjectStore:
         """What points the server's file systems (``hudi_catalog.filesystems``) at this store."""
         raise NotImplementedError
 
+    @property
+    def hudi_rs_options(self) -> dict[str, str]:
+        """The storage options that point hudi-rs (the tests' oracle) at this store."""
+        raise NotImplementedError
+
     def _make_client(self) -> pafs.FileSystem:
         raise NotImplementedError
 
@@ -89,6 +94,41 @@ class S3Store(ObjectStore):
             "AWS_ACCESS_KEY_ID": ACCESS_KEY,
             "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
             "AWS_REGION": REGION,
+        }
+
+    @property
+    def hudi_rs_options(self) -> dict[str, str]:
+        return {
+            "aws_endpoint_url": self.endpoint,
+            "aws_access_key_id": ACCESS_KEY,
+            "aws_secret_access_key": SECRET_KEY,
+            "aws_region": REGION,
+            "aws_allow_http": "true",
+        }
+
+    @property
+    def s3a_settings(self) -> dict[str, str]:
+        """Hadoop's S3A keys (``core-site.xml``, or Spark's ``spark.hadoop.*``) that reach this store."""
+        return {
+            "fs.s3a.endpoint": self.endpoint,
+            "fs.s3a.endpoint.region": REGION,
+            "fs.s3a.access.key": ACCESS_KEY,
+            "fs.s3a.secret.key": SECRET_KEY,
+            "fs.s3a.path.style.access": "true",
+            "fs.s3a.connection.ssl.enabled": "false",
+            "fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
+        }
+
+    @property
+    def trino_settings(self) -> dict[str, str]:
+        """A Trino 476 catalog's native S3 file system on this store."""
+        return {
+            "fs.native-s3.enabled": "true",
+            "s3.endpoint": self.endpoint,
+            "s3.region": REGION,
+            "s3.path-style-access": "true",
+            "s3.aws-access-key": ACCESS_KEY,
+            "s3.aws-secret-key": SECRET_KEY,
         }
 
     def _make_client(self) -> pafs.FileSystem:
@@ -220,15 +260,18 @@ def import_with_cli(location: str, db_url: str, store: ObjectStore, *options: st
     return output
 
 
-def assert_as_hudi_rs(catalog, base: Path, database: str = "lake", table: str = "trips") -> None:
+def assert_as_hudi_rs(
+    catalog, base: Path | str, database: str = "lake", table: str = "trips", store: ObjectStore | None = None
+) -> None:
     """The catalog's completed commits and latest file slices of the table are those hudi-rs reads from
-    ``base`` (a local copy of the same files)."""
+    ``base`` (a local copy of the same files, or their URI on ``store``)."""
     from hudi import HudiTableBuilder
 
     from hudi_catalog.model import InstantState
     from tests.support.hudi_oracles import oracle_slices, our_slices
 
-    oracle = HudiTableBuilder.from_base_uri(str(base)).build()
+    builder = HudiTableBuilder.from_base_uri(str(base))
+    oracle = (builder if store is None else builder.with_storage_options(store.hudi_rs_options)).build()
     completed = catalog.timeline.instants(database, table, states=[InstantState.COMPLETED])
     assert sorted(i.requested_time for i in completed) == sorted(
         i.timestamp for i in oracle.get_timeline().get_completed_commits()

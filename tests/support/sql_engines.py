@@ -95,11 +95,16 @@ class EngineSide:
 
 @contextmanager
 def served_metastore(
-    work: Path, db_url: str, *options: str, port: int | None = None, metaserver_port: int | None = None
+    work: Path,
+    db_url: str,
+    *options: str,
+    port: int | None = None,
+    metaserver_port: int | None = None,
+    warehouse_uri: str | None = None,
 ) -> Iterator[ServedMetastore]:
     """``hudi-metastore serve`` on ``port`` (a free one) of 127.0.0.1 over ``db_url`` with its warehouse under
-    ``work`` and the DEBUG call log in ``work/server.log``, Hudi's metaserver on ``metaserver_port`` (none when
-    not given); stopped on exit."""
+    ``work`` (at ``warehouse_uri`` when given, an object store's say) and the DEBUG call log in
+    ``work/server.log``, Hudi's metaserver on ``metaserver_port`` (none when not given); stopped on exit."""
     warehouse = work / "warehouse"
     warehouse.mkdir(parents=True, exist_ok=True)
     port, log = port or free_port(), work / "server.log"
@@ -107,7 +112,7 @@ def served_metastore(
         port,
         metaserver_port=metaserver_port or None,
         db_url=db_url,
-        warehouse=f"file://{warehouse}",
+        warehouse=warehouse_uri or f"file://{warehouse}",
         extra=["--log-level", "DEBUG", *options],
     )
     with log.open("w") as out:
