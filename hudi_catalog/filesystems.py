@@ -115,6 +115,11 @@ _CONFIGURING = (
 """The variables that change which store a file system reaches, or as whom: part of a shared one's key."""
 
 
+S3_ATTEMPTS = 5
+"""How many times an S3 request is tried in all when the store answers with a transient error (Hadoop S3A's
+default ``fs.s3a.attempts.maximum``, which the storage configuration may set, per bucket too)."""
+
+
 def _shared(store: tuple[str, str], make) -> pafs.FileSystem:
     key = (*store, *(os.environ.get(name) for name in _CONFIGURING))
     with _opening:
@@ -189,6 +194,12 @@ def _s3(bucket: str) -> pafs.FileSystem:
         path_style = _s3a(properties, bucket, "path.style.access")
         if path_style is not None:
             options["force_virtual_addressing"] = path_style.lower() != "true"
+        attempts = _s3a(properties, bucket, "attempts.maximum") or str(S3_ATTEMPTS)
+        if not attempts.isdigit() or int(attempts) < 1:
+            raise StorageError(f"fs.s3a.attempts.maximum must be a positive number, not {attempts!r}")
+        # throttling (503 SlowDown), 5xx answers and dropped connections are retried, with the SDK's
+        # exponential backoff and jitter; refusals (403, 404) are not
+        options["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(attempts))
         return pafs.S3FileSystem(**options)
 
     return _shared(("s3", bucket), make)

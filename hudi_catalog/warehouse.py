@@ -225,6 +225,21 @@ class Warehouse:
         filesystem, path = _resolve(location)
         return filesystem.get_file_info(path).type != pafs.FileType.NotFound
 
+    def check_reachable(self, location: str, refused: str) -> None:
+        """Before a drop that deletes data under ``location``: fail now when its file system cannot be reached
+        (an outage, a key the store refuses), so that no metadata goes while its data cannot. Hive Metastore
+        asks the same of the parent directory (whether it is writable) before such a drop.
+
+        Raises:
+            StorageError: ``refused`` (Hive's wording: "Table metadata not deleted") and the location; the
+                store's own answer is the detail.
+        """
+        try:
+            filesystem, path = _resolve(location)
+            filesystem.get_file_info(path)
+        except OSError as e:
+            raise StorageError(f"{refused} since {location} cannot be reached", detail=str(e)) from e
+
     def make_dirs(self, location: str) -> bool:
         """Create the directory (and parents); returns whether it was created by this call. On the local file
         system the last step is an exclusive ``mkdir``: of two concurrent calls for one directory, exactly one

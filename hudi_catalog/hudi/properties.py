@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import javaproperties
 from pyarrow import fs as pafs
 
-from ..errors import HudiMetadataError
+from ..errors import HudiMetadataError, StorageError
 from .storage import open_path
 
 log = logging.getLogger(__name__)
@@ -135,6 +135,7 @@ def read_table_config(fs: pafs.FileSystem, base_path: str) -> TableConfig:
 
     Raises:
         HudiMetadataError: neither file exists, or a required property is missing or malformed.
+        StorageError: the file system failed.
     """
     meta = f"{base_path.rstrip('/')}/{META_DIR}"
     path = f"{meta}/{PROPERTIES_FILE}"
@@ -154,7 +155,7 @@ def stored_table_config(location: str) -> TableConfig | None:
     try:
         fs, base = open_path(location)
         return read_table_config(fs, base)
-    except (HudiMetadataError, OSError, ValueError):
+    except (HudiMetadataError, StorageError, OSError, ValueError):
         return None
 
 
@@ -196,12 +197,19 @@ def table_config_from_properties(raw: dict[str, str], base_path: str = "") -> Ta
 
 
 def _read_text(fs: pafs.FileSystem, path: str) -> str | None:
+    """The file's text; None when it does not exist.
+
+    Raises:
+        StorageError: the file system failed (an unreachable store, a key it refuses).
+    """
     try:
         with fs.open_input_stream(path) as stream:
             # Properties.store writes ISO-8859-1, anything beyond it as \uXXXX
             return stream.read().decode("latin-1")
     except FileNotFoundError:
         return None
+    except OSError as e:
+        raise StorageError(f"cannot read {path}", detail=str(e)) from e
 
 
 def _fields(value: str | None) -> list[str]:

@@ -11,11 +11,13 @@ half is ``hudi_catalog.services.hudi_import.HudiImporter``.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import pyarrow.fs as pafs
 
-from ..errors import HudiMetadataError
+from ..errors import HudiMetadataError, StorageError
 from ..instant_times import is_instant_time
 from ..model import Instant, InstantState
 from .active_timeline import list_instants, read_instant
@@ -50,7 +52,25 @@ class TableSource:
     def open(cls, path: str) -> TableSource:
         fs, base = open_path(path)
         location = path.rstrip("/") if "://" in path or path.startswith("file:") else f"file:{base}"
-        return cls(fs, base, read_table_config(fs, base), location)
+        with naming_errors(location if "://" in path else base, base):
+            return cls(fs, base, read_table_config(fs, base), location)
+
+    def naming_errors(self):
+        """A block whose storage and metadata errors name the table's files by its location (below)."""
+        return naming_errors(self.location if "://" in self.location else self.base, self.base)
+
+
+@contextmanager
+def naming_errors(location: str, base: str) -> Iterator[None]:
+    """Errors of reading a table raised in the block name its files as the user named the table: an object
+    store's file system speaks of ``bucket/t/.hoodie/...``, the error of ``s3a://bucket/t/.hoodie/...``."""
+    try:
+        yield
+    except (StorageError, HudiMetadataError) as error:
+        message = str(error.args[0]) if error.args else ""
+        if location != base and location not in message:
+            error.args = (message.replace(base, location, 1) if base in message else f"{location}: {message}",)
+        raise
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from .manifest_codec import (
     manifest_path,
 )
 from .manifest_schemas import MANIFEST_FILE_SCHEMA, data_file_schema, manifest_entry_schema, partition_record
+from .metadata_files import write_file
 from .parquet_footer import ColumnMetrics, Footer
 from .partitions import PartitionSpec
 from .schema import Schema
@@ -119,7 +120,7 @@ def write_manifest(
 ) -> int:
     """Write a data manifest of ``entries`` then the ``carried`` ones; returns its length in bytes."""
     block = Block.encode([encode_entry(entry) for entry in entries] + carried.records)
-    return _write(fs, path, write_container(manifests.entry_schema_json, manifests.metadata, [block]))
+    return write_file(fs, path, write_container(manifests.entry_schema_json, manifests.metadata, [block]))
 
 
 def read_manifest(fs: pafs.FileSystem, path: str, manifests: ManifestFormat, partition: bytes) -> list[ManifestEntry]:
@@ -265,7 +266,7 @@ def write_manifest_list(
         SLOTS_KEY: ",".join(str(slot) for slot in slots),
     }
     blocks = [manifests.blocks[slot] for slot in slots]
-    _write(fs, path, write_container(_schema_json(MANIFEST_FILE_SCHEMA), metadata, blocks, manifests.sync))
+    write_file(fs, path, write_container(_schema_json(MANIFEST_FILE_SCHEMA), metadata, blocks, manifests.sync))
 
 
 def read_manifest_list(fs: pafs.FileSystem, path: str, slot_of: Callable[[str], int]) -> ManifestList:
@@ -349,12 +350,6 @@ def _schema_json(schema: dict[str, Any]) -> str:
 def _parsed(schema_json: str) -> Any:
     """A schema parsed for fastavro (parsing costs more than encoding a few records; schemas repeat)."""
     return fastavro.parse_schema(json.loads(schema_json))
-
-
-def _write(fs: pafs.FileSystem, path: str, data: bytes) -> int:
-    with fs.open_output_stream(path) as out:
-        out.write(data)
-    return len(data)
 
 
 def _read(fs: pafs.FileSystem, path: str) -> bytes:

@@ -137,6 +137,16 @@ class DatabaseService:
                 conn, CatalogEvent(EventType.ALTER_DATABASE, database=changed, old_database=current), self.ctx.now()
             )
 
+    def _check_data_reachable(self, name: str) -> None:
+        """A drop that deletes the database's data refuses before it starts while the store of its location is
+        out of reach (``Warehouse.check_reachable``); an unknown database is left to the drop to report."""
+        try:
+            location = self.get(name).location
+        except NoSuchDatabaseError:
+            return
+        if location:
+            self.ctx.warehouse.check_reachable(location, "Database not dropped")
+
     def drop(self, name: str, delete_data: bool, cascade: bool) -> None:
         """Drop a database; with ``cascade`` its tables and functions too.
 
@@ -144,10 +154,13 @@ class DatabaseService:
             NoSuchDatabaseError: it does not exist.
             CatalogError: it is the default database.
             DatabaseNotEmptyError: it is not empty and ``cascade`` is false.
+            StorageError: the data is to be deleted and its store cannot be reached; nothing was dropped.
         """
         name = normalize(name)
         if name == DEFAULT_DATABASE_NAME:
             raise CatalogError("Can not drop default database")
+        if delete_data:
+            self._check_data_reachable(name)
         claims: list[directories.Claim] = []
         with self.ctx.store.write() as conn:
             row = db_store.get_row(conn, name, lock=True)

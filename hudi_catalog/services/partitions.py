@@ -824,7 +824,10 @@ class PartitionService:
 
         Raises:
             NoSuchPartitionError: it does not exist (Hive's ``Partition doesn't exist.`` wording).
+            StorageError: the data is to be deleted and its store cannot be reached; nothing was dropped.
         """
+        if delete_data:
+            self._check_data_reachable(database, table_name)
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             if name is not None:
@@ -859,8 +862,14 @@ class PartitionService:
         if_exists: bool,
         missing_message: str | None = None,
     ) -> builtins.list[Partition]:
-        """Drop the named partitions in one transaction; returns them as they were."""
+        """Drop the named partitions in one transaction; returns them as they were.
+
+        Raises:
+            StorageError: the data is to be deleted and its store cannot be reached; nothing was dropped.
+        """
         self._check_batch(len(names), database, table_name)
+        if delete_data:
+            self._check_data_reachable(database, table_name)
         with self.ctx.store.write() as conn:
             row, table = self._table(conn, database, table_name)
             tbl_id = row.tbl_id
@@ -884,6 +893,15 @@ class PartitionService:
             data_dirs = directories.approved(conn, self.ctx.warehouse, claims) if claims else []
         self._discard(table, data_dirs)
         return dropped
+
+    def _check_data_reachable(self, database: str, table_name: str) -> None:
+        """A drop that deletes a managed table's partition data refuses before it starts while the store of
+        the table's location is out of reach (``Warehouse.check_reachable``); an unknown table is left to the
+        drop to report."""
+        with self.ctx.store.read() as conn:
+            found = table_store.find_row(conn, normalize(database), normalize(table_name))
+        if found is not None and found.tbl_type == MANAGED_TABLE and found.location:
+            self.ctx.warehouse.check_reachable(found.location, "Table partition not deleted")
 
     def _discard(self, table: Table, data_dirs: Sequence[str]) -> None:
         """After a drop committed: delete the dropped partitions' directories, then their parents below the

@@ -462,8 +462,11 @@ class TableService:
 
         Raises:
             NoSuchTableError: the table does not exist.
+            StorageError: the data is to be deleted and its store cannot be reached; nothing was dropped.
         """
         database, name = normalize(database), normalize(name)
+        if delete_data:
+            self._check_data_reachable(database, name, purge)
         claims: list[directories.Claim] = []
         with self.ctx.store.write() as conn:
             row = table_store.find_row(conn, database, name)
@@ -493,6 +496,16 @@ class TableService:
         for location in data_dirs:
             self.ctx.warehouse.discard_dir(location)
         log.info("dropped table %s.%s%s", database, name, f" and its Iceberg view {view.name}" if view else "")
+
+    def _check_data_reachable(self, database: str, name: str, purge: bool) -> None:
+        """A drop that deletes the table's data refuses before it starts while the data's store is out of
+        reach (``Warehouse.check_reachable``); an unknown table is left to the drop to report."""
+        try:
+            table = self.get(database, name)
+        except NoSuchTableError:
+            return
+        if (table.table_type == MANAGED_TABLE or purge) and table.sd.location:
+            self.ctx.warehouse.check_reachable(table.sd.location, "Table metadata not deleted")
 
     def truncate(self, database: str, name: str, part_names: Sequence[str] | None = None) -> None:
         """Delete a managed table's data (of every partition, or of the named ones) and keep its metadata, as
