@@ -200,6 +200,9 @@ def _s3(bucket: str) -> pafs.FileSystem:
         # throttling (503 SlowDown), 5xx answers and dropped connections are retried, with the SDK's
         # exponential backoff and jitter; refusals (403, 404) are not
         options["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(attempts))
+        # a small file (a marker, a manifest, table metadata) is one PutObject when it is closed, not the
+        # three requests of a multipart upload
+        options["allow_delayed_open"] = True
         return pafs.S3FileSystem(**options)
 
     return _shared(("s3", bucket), make)
@@ -236,6 +239,17 @@ def _azure(account: str) -> pafs.FileSystem:
         return pafs.AzureFileSystem(**options)
 
     return _shared(("abfs", account), make)
+
+
+READS_AT_ONCE = 16
+"""How many files a caller reading many (an import's instants, a view's footers) reads at a time from a store
+across a network, where each read waits tens of milliseconds."""
+
+
+def is_local(filesystem: pafs.FileSystem) -> bool:
+    """Whether ``filesystem`` is the local disk (also behind the Iceberg views' URI-naming wrapper), where a
+    read waits for no network: callers read many files one after another there, ``READS_AT_ONCE`` elsewhere."""
+    return filesystem.type_name.removeprefix("py::").removeprefix("uri+") == "local"
 
 
 def open_location(location: str) -> tuple[pafs.FileSystem, str]:

@@ -24,12 +24,14 @@ import logging
 import uuid
 import zlib
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from pyarrow import fs as pafs
 
+from ..filesystems import READS_AT_ONCE, is_local
 from ..hudi.file_names import BaseFileName
 from .avro_file import Block
 from .changes import InstantChanges, TableInfo
@@ -54,7 +56,7 @@ from .manifests import (
     write_manifest,
     write_manifest_list,
 )
-from .parquet_footer import FileMetrics, FooterLayout, read_footer
+from .parquet_footer import FileMetrics, Footer, FooterLayout, read_footer
 from .partitions import PartitionSpec, partition_spec
 from .schema import Schema, can_promote, iceberg_schema, name_mapping
 from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, next_version, write_metadata
@@ -455,13 +457,21 @@ class ViewBuilder:
         new_files: dict[str, dict[str, AddedFile]] = {}
         for start in range(0, len(files), _FOOTERS_AT_ONCE):
             chunk = files[start : start + _FOOTERS_AT_ONCE]
-            footers = [read_footer(self._fs, self._file_path(*key)) for key in chunk]
+            footers = self._footers([self._file_path(*key) for key in chunk])
             for (partition_path, name), footer in zip(chunk, footers, strict=True):
                 if footer.layout not in checked:
                     _check_files(schema, [(footer.path, footer.layout.top_level_types)])
                     checked.add(footer.layout)
                 new_files.setdefault(partition_path, {})[name] = added_file(footer, metrics.of(footer))
         return new_files
+
+    def _footers(self, paths: list[str]) -> list[Footer]:
+        """The footers of ``paths``, in order: one after another on a local disk, ``READS_AT_ONCE`` at a time
+        from an object store (each read waits for the store)."""
+        if is_local(self._fs) or len(paths) < 2:
+            return [read_footer(self._fs, path) for path in paths]
+        with ThreadPoolExecutor(READS_AT_ONCE, thread_name_prefix="iceberg-view-footers") as pool:
+            return list(pool.map(lambda path: read_footer(self._fs, path), paths))
 
     def _live_entries(self, manifest: ListedManifest, context: _PartitionContext) -> list[ManifestEntry]:
         """A reused manifest's live entries as ``EXISTING``, their inherited ids and sequence numbers explicit."""

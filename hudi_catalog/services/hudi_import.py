@@ -26,10 +26,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 
-import pyarrow.fs as pafs
 from sqlalchemy import Connection
 
 from ..errors import HudiMetadataError, NoSuchDatabaseError, NoSuchTableError
+from ..filesystems import READS_AT_ONCE, is_local
 from ..hudi.avro_schema import hive_columns
 from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import CommitMetadata, decode_instant
@@ -70,8 +70,6 @@ MERGE_ON_READ_INPUT = "org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInpu
 LAST_COMMIT_SYNC = "last_commit_time_sync"
 IMPORTING: ContextVar[bool] = ContextVar("importing", default=False)
 """True while an import writes: its own alters of ``last_commit_time_sync`` are not a writer's hive sync."""
-READ_THREADS = 16
-"""How many instants an import reads at a time from an object store."""
 BATCH_INSTANTS = 2000
 """The most instants written in one transaction."""
 BATCH_FILES = 100_000
@@ -146,7 +144,7 @@ class HudiImporter:
 
     def _decode_all(self, source: TableSource, entries: list[TimelineEntry]) -> list[DecodedInstant]:
         """Each entry read and decoded, in order. On an object store, where each read waits for the store
-        (tens of ms), ``READ_THREADS`` entries are read at a time; a local disk is read one entry after the
+        (tens of ms), ``READS_AT_ONCE`` entries are read at a time; a local disk is read one entry after the
         other."""
 
         def decode(entry: TimelineEntry) -> DecodedInstant:
@@ -154,12 +152,12 @@ class HudiImporter:
 
         decoded: list[DecodedInstant] = []
         with source.naming_errors():
-            if isinstance(source.fs, pafs.LocalFileSystem) or len(entries) < 2:
+            if is_local(source.fs) or len(entries) < 2:
                 for entry in entries:
                     decoded.append(decode(entry))
                     self.progress.decoded(1)
                 return decoded
-            with ThreadPoolExecutor(READ_THREADS, thread_name_prefix="hudi-import-read") as pool:
+            with ThreadPoolExecutor(READS_AT_ONCE, thread_name_prefix="hudi-import-read") as pool:
                 for found in pool.map(decode, entries):
                     decoded.append(found)
                     self.progress.decoded(1)

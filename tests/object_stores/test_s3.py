@@ -239,3 +239,50 @@ def test_an_unreadable_storage_configuration_is_one_line(s3, tmp_path, db_url):
             client.create_database(make_database("x"))
             with pytest.raises(hive.MetaException, match="Cannot read the storage configuration"):
                 client.create_table(make_table("x", "t", location=f"s3a://{BUCKET}/broken/t"))
+
+
+def test_iceberg_rest_tables_live_in_the_bucket(s3, db_url, prefix):
+    """Through the Iceberg REST port, PyIceberg (with its S3 FileIO) creates and fills a table in an ``s3a://``
+    warehouse, registers its metadata under another name, and purges it: the server writes the metadata
+    and deletes the objects in the bucket."""
+    import pyarrow as pa
+    from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    from iceberg_rest.server import RestServer
+
+    root = f"s3a://{BUCKET}/{prefix}/wh"
+    catalog = Catalog.open(db_url, root, **hive_wire())
+    server = RestServer(catalog, "127.0.0.1", 0)
+    server.start()
+    try:
+        rest = RestCatalog(
+            "rest",
+            uri=f"http://127.0.0.1:{server.port}",
+            **{
+                "s3.endpoint": s3.endpoint,
+                "s3.access-key-id": s3.environment["AWS_ACCESS_KEY_ID"],
+                "s3.secret-access-key": SECRET_KEY,
+                "s3.region": s3.environment["AWS_REGION"],
+            },
+        )
+        rest.create_namespace("shop")
+        schema = Schema(NestedField(1, "id", LongType()), NestedField(2, "kind", StringType()))
+        table = rest.create_table("shop.orders", schema)
+        assert table.location() == f"{root}/shop.db/orders"
+        rows = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "kind": pa.array(["a", "b", "a"])})
+        table.append(rows)
+        assert table.metadata_location.startswith(f"{root}/shop.db/orders/metadata/")
+        objects = s3.keys(f"{BUCKET}/{prefix}/wh/shop.db/orders")
+        assert any(key.endswith(".parquet") for key in objects)
+        assert any(key.endswith(".metadata.json") for key in objects)
+
+        copy = rest.register_table("shop.copy", table.metadata_location)
+        assert sorted(copy.scan().to_arrow().column("id").to_pylist()) == [1, 2, 3]
+        rest.drop_table("shop.copy")  # no purge: the files are the original's
+        rest.purge_table("shop.orders")
+        assert s3.keys(f"{BUCKET}/{prefix}/wh/shop.db/orders") == []
+    finally:
+        server.stop()
+        catalog.close()

@@ -1,5 +1,5 @@
 """Faults of a real S3 store and bad input, against moto's server: throttling and an outage injected at the
-wire (``tests/support/fault_proxy.py``, in front of the store), a missing bucket, and wrong credentials and
+wire (``benchmarks/store_proxy.py``, in front of the store), a missing bucket, and wrong credentials and
 a prefix the key may not touch on a moto server that checks keys and policies (its IAM, as AWS does).
 
 What a user sees: throttling the store recovers from is retried with backoff and the call succeeds; a fault
@@ -10,6 +10,7 @@ metadata could not be written is not published, a managed drop the store cannot 
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -27,9 +28,10 @@ from hudi_catalog.errors import NoSuchObjectError
 from tests.conftest import RunningServer, hive, require_module
 from tests.hms_adapter.helpers import make_database, make_table
 from tests.object_stores.conftest import BUCKET
-from tests.support.fault_proxy import FaultProxy
 from tests.support.object_stores import ACCESS_KEY, REGION, SECRET_KEY, S3Store, _serving
-from tests.support.servers import CLI
+from tests.support.servers import CLI  # puts benchmarks/ on sys.path
+
+StoreProxy = importlib.import_module("store_proxy").StoreProxy  # benchmarks/store_proxy.py
 
 require_module("hudi")
 
@@ -44,9 +46,9 @@ def prefix() -> str:
 
 
 @pytest.fixture
-def proxy(s3) -> Iterator[FaultProxy]:
+def proxy(s3) -> Iterator:
     """A fault proxy in front of the module's store; this process's store variables point at it."""
-    with FaultProxy(s3.endpoint) as running, pytest.MonkeyPatch.context() as env:
+    with StoreProxy(s3.endpoint) as running, pytest.MonkeyPatch.context() as env:
         env.setenv("AWS_ENDPOINT_URL", running.endpoint)
         yield running
 

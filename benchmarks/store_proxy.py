@@ -1,8 +1,11 @@
-"""An HTTP proxy on loopback between the server and a real object store that answers some requests with the
-store's own errors, or stops listening: the faults a real store shows (throttling, an outage) at the wire,
-with the file-system layer above it untouched.
+"""An HTTP proxy on loopback between the server and a real object store that delays every request, answers
+some with the store's own errors, or stops listening: the latency of a store across a network and the faults
+a real store shows (throttling, an outage), at the wire, with the file-system layer above it untouched. The
+tests of faults (``tests/object_stores/test_s3_faults.py``) and the latency benchmark
+(``object_store_latency.py``) put it in front of moto's S3 server.
 
-``FaultProxy(upstream)`` forwards every request to ``upstream`` (``http://host:port``) until told otherwise:
+``StoreProxy(upstream, latency_ms)`` forwards every request to ``upstream`` (``http://host:port``), each
+answer ``latency_ms`` after its request arrived at the earliest (a store's round trip), until told otherwise:
 
 - ``throttle(times, method=..., path=...)``: the next ``times`` matching requests get S3's ``503 SlowDown``;
 - ``down()`` / ``up()``: the port refuses connections, then listens again (the same port).
@@ -17,12 +20,13 @@ import contextlib
 import http.client
 import socket
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
-from tests.support.servers import free_port
+from bench_base import free_port
 
 SLOW_DOWN = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
@@ -41,13 +45,14 @@ class _Throttle:
         return (self.method is None or method == self.method) and (self.path is None or self.path in path)
 
 
-class FaultProxy:
+class StoreProxy:
     """A proxy on a free loopback port in front of ``upstream``; a context manager stopping it on exit."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, latency_ms: float = 0, port: int | None = None) -> None:
         parsed = urlparse(upstream)
+        self.latency = latency_ms / 1000
         self.upstream = (parsed.hostname or "127.0.0.1", parsed.port or 80)
-        self.port = free_port()
+        self.port = port or free_port()
         self.requests: Counter[str] = Counter()
         self.throttled = 0
         self._throttles: list[_Throttle] = []
@@ -97,14 +102,14 @@ class FaultProxy:
                     return True
         return False
 
-    def __enter__(self) -> FaultProxy:
+    def __enter__(self) -> StoreProxy:
         return self
 
     def __exit__(self, *_exc) -> None:
         self.down()
 
 
-def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
+def _handler(proxy: StoreProxy) -> type[BaseHTTPRequestHandler]:
     class Forward(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -135,6 +140,7 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             return self.rfile.read(length) if length else b""
 
         def _forward(self) -> None:
+            arrived = time.monotonic()
             body = self._body()
             if proxy._fails(self.command, self.path):
                 self.send_response(503, "Slow Down")
@@ -151,6 +157,7 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
                 data = answer.read()
             finally:
                 upstream.close()
+            time.sleep(max(0.0, arrived + proxy.latency - time.monotonic()))
             self.send_response(answer.status, answer.reason)
             for key, value in answer.getheaders():
                 if key.lower() not in HOP_BY_HOP and (key.lower() != "content-length" or self.command == "HEAD"):
@@ -164,3 +171,29 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
         do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
 
     return Forward
+
+
+def main() -> int:
+    """Run a proxy on its own (the latency benchmark does, so that it shares no interpreter with what it
+    measures) until interrupted."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description="an HTTP proxy in front of an object store")
+    parser.add_argument("upstream", help="http://host:port of the store")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--latency-ms", type=float, default=0)
+    args = parser.parse_args()
+    proxy = StoreProxy(args.upstream, args.latency_ms, port=args.port)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    proxy.down()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
