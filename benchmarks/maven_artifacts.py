@@ -75,6 +75,7 @@ org.apache.thrift:libfb303:0.9.3:jar         23fc397a42181b17bb7d0fada2213735ed8
 org.antlr:antlr-runtime:3.5.2:jar            ce3fc8ecb10f39e9a3cddcbb2ce350d272d9cd3d0b1e18e6fe73c3b9389c8734
 org.apache.hadoop:hadoop-aws:3.3.4:jar       53f9ae03c681a30a50aa17524bd9790ab596b28481858e54efd989a826ed3a4a
 com.amazonaws:aws-java-sdk-bundle:1.12.262:jar 873fe7cf495126619997bec21c44de5d992544aea7e632fdc77adb1a0915bae5
+org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies a4d025969aaf796616ed4b1e2491d87d455ce84bb28cb9db086b2e6aaa68b48d
 org.apache.iceberg:iceberg-open-api:1.10.0:jar 99379edef1a65b51c40a63971ffab46d38966821af26ef6224bd217eeacae8d7
 """  # noqa: E501 (one artifact per line)
 """The one pinned list: every engine artifact the tests and benchmarks use (``group:artifact:version:packaging``,

@@ -1,6 +1,7 @@
 """The server on an object store that answers each request ``--latency-ms`` later (0 and 20 by default), as S3 does
-across a network: moto's S3 server behind ``store_proxy.py`` (its own process), the server reaching it through
-the AWS SDK's environment only.
+across a network: S3Proxy (Java, objects in memory) behind ``store_proxy.py`` (its own process), the server
+reaching it through the AWS SDK's environment only. S3Proxy rather than moto (the tests' store): moto spends
+20 to 40 ms of its own CPU on a request, which would hide the latency measured here.
 
 Timed (wall clock, each against the target issue 48 set):
 
@@ -14,7 +15,7 @@ Timed (wall clock, each against the target issue 48 set):
 - an Iceberg view commit taking one commit of ``--view-files`` new base files (100, real Parquet files of a
   Hudi 1.0 table; target 1 s).
 
-Figures print as JSON lines and as a markdown table. Needs moto (the test extra) and ``../shared/hudi-tables``.
+Figures print as JSON lines and as a markdown table. Needs Java 17 and ``../shared/hudi-tables``.
 
     python benchmarks/object_store_latency.py [--latency-ms 0,20] [--instants 1000] [--objects 10000]
 
@@ -46,6 +47,7 @@ from thriftpy2.rpc import make_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import engines  # noqa: E402
 from bench_base import free_port  # noqa: E402
 from import_scale import SOURCE_ZIP, generate  # noqa: E402
 
@@ -54,16 +56,17 @@ from hms_adapter.idl import hive  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 BUCKET = "lake"
 ACCESS_KEY, SECRET_KEY, REGION = "bench", "bench-secret", "us-east-1"
+S3PROXY_JAVA = 17
 TARGETS = {"create_table": 0.2, "managed drop": 10.0, "import": 30.0, "follow of one commit": 1.0, "view commit": 1.0}
 
 
-def _wait_port(port: int, process: subprocess.Popen, seconds: float = 120) -> None:
+def _wait_port(port: int, process: subprocess.Popen, log: Path, seconds: float = 120) -> None:
     import socket
 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"{process.args[:3]} exited with {process.returncode}")
+            raise SystemExit(f"{process.args[:4]} exited with {process.returncode}: {log.read_text()[-3000:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -76,11 +79,29 @@ def _process(command: list[str], port: int, log: Path, env: dict[str, str] | Non
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
-        _wait_port(port, process)
+        _wait_port(port, process, log)
         yield
     finally:
         process.terminate()
         process.wait(30)
+
+
+def _s3proxy_command(endpoint: str, work: Path) -> list[str]:
+    """S3Proxy (pinned in ``maven_artifacts.py``) at ``endpoint``, keeping objects in memory and checking each
+    request's signature against the benchmark's key."""
+    settings = {
+        "s3proxy.endpoint": endpoint,
+        "s3proxy.authorization": "aws-v2-or-v4",
+        "s3proxy.identity": ACCESS_KEY,
+        "s3proxy.credential": SECRET_KEY,
+        "jclouds.provider": "transient-nio2",
+        "jclouds.identity": ACCESS_KEY,
+        "jclouds.credential": SECRET_KEY,
+    }
+    properties = work / "s3proxy.properties"
+    properties.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
+    java = engines.java_home(S3PROXY_JAVA) / "bin" / "java"
+    return [str(java), "-Xmx2g", "-jar", str(engines.fetch("s3proxy")), "--properties", str(properties)]
 
 
 def _store(endpoint: str) -> pafs.S3FileSystem:
@@ -155,8 +176,8 @@ def _fill_base_files(base: Path) -> int:
 
 
 def run(args: argparse.Namespace, latency_ms: float, work: Path) -> dict[str, float]:
-    moto_port, proxy_port, serve_port = free_port(), free_port(), free_port()
-    moto, proxied = f"http://127.0.0.1:{moto_port}", f"http://127.0.0.1:{proxy_port}"
+    store_port, proxy_port, serve_port = free_port(), free_port(), free_port()
+    store, proxied = f"http://127.0.0.1:{store_port}", f"http://127.0.0.1:{proxy_port}"
     env = {
         **os.environ,
         "AWS_ENDPOINT_URL": proxied,
@@ -164,12 +185,14 @@ def run(args: argparse.Namespace, latency_ms: float, work: Path) -> dict[str, fl
         "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
         "AWS_REGION": REGION,
     }
-    moto_command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)]
-    proxy_command = [sys.executable, str(ROOT / "benchmarks" / "store_proxy.py"), moto, "--port", str(proxy_port)]
+    proxy_command = [sys.executable, str(ROOT / "benchmarks" / "store_proxy.py"), store, "--port", str(proxy_port)]
     proxy_command += ["--latency-ms", str(latency_ms)]
     figures: dict[str, float] = {}
-    with _process(moto_command, moto_port, work / "moto.log"), _process(proxy_command, proxy_port, work / "proxy.log"):
-        direct = _store(moto)
+    with (
+        _process(_s3proxy_command(store, work), store_port, work / "s3proxy.log"),
+        _process(proxy_command, proxy_port, work / "proxy.log"),
+    ):
+        direct = _store(store)
         direct.create_dir(BUCKET)
         figures["one request (HEAD of the bucket)"] = statistics.median(_head(proxy_port) for _ in range(20))
 
@@ -196,7 +219,8 @@ def run(args: argparse.Namespace, latency_ms: float, work: Path) -> dict[str, fl
         figures["import"] = _timed(lambda: import_table("scale"))
         import_table("small", "--iceberg-view")
 
-        serve = [*cli, "serve", "--port", str(serve_port), "--db-url", db_url, "--warehouse", f"s3a://{BUCKET}/wh"]
+        serve = [*cli, "serve", "--host", "127.0.0.1", "--port", str(serve_port), "--no-metaserver", "--db-url", db_url]
+        serve += ["--warehouse", f"s3a://{BUCKET}/wh"]
         with _process(serve, serve_port, work / "serve.log", env):
             client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", serve_port, timeout=300_000)
             try:

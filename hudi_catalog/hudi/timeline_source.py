@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 
 import pyarrow.fs as pafs
@@ -55,7 +55,7 @@ class TableSource:
         with naming_errors(location if "://" in path else base, base):
             return cls(fs, base, read_table_config(fs, base), location)
 
-    def naming_errors(self):
+    def naming_errors(self) -> AbstractContextManager[None]:
         """A block whose storage and metadata errors name the table's files by its location (below)."""
         return naming_errors(self.location if "://" in self.location else self.base, self.base)
 

@@ -56,6 +56,7 @@ from .manifests import (
     write_manifest,
     write_manifest_list,
 )
+from .metadata_files import make_folder
 from .parquet_footer import FileMetrics, Footer, FooterLayout, read_footer
 from .partitions import PartitionSpec, partition_spec
 from .schema import Schema, can_promote, iceberg_schema, name_mapping
@@ -233,7 +234,7 @@ class ViewBuilder:
         spec = self._spec_for(schema)
         manifests = manifest_format(schema, spec)
         sequence = int(self._data["last-sequence-number"]) + 1
-        self._fs.create_dir(self._dir, recursive=True)
+        make_folder(self._fs, self._dir)
         partitions = sorted(set(new_files) | {p for p, ids in changes.replaced_file_ids.items() if ids})
         listed = self._current_list()
         slots = {_slot(_partition_key(path)) for path in partitions}

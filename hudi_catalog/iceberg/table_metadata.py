@@ -16,9 +16,8 @@ from typing import Any
 
 from pyarrow import fs as pafs
 
-from ..errors import StorageError
 from .errors import ViewMetadataError
-from .metadata_files import write_file
+from .metadata_files import make_folder, write_file
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +87,7 @@ def latest_metadata(fs: pafs.FileSystem, metadata_dir: str) -> TableMetadata | N
 def write_metadata(fs: pafs.FileSystem, metadata_dir: str, data: dict[str, Any], version: int) -> TableMetadata:
     """Write ``data`` as metadata version ``version``, then point ``version-hint.text`` at it."""
     path = metadata_file_path(metadata_dir, version)
-    try:
-        fs.create_dir(metadata_dir, recursive=True)
-    except OSError as e:
-        raise StorageError(f"Could not create the Iceberg metadata folder {metadata_dir}", detail=str(e)) from e
+    make_folder(fs, metadata_dir)
     write_file(fs, path, json.dumps(data, indent=2).encode("utf-8"))
     write_file(fs, f"{metadata_dir}/{VERSION_HINT}", str(version).encode("ascii"))
     log.info("wrote Iceberg metadata %s", path)

@@ -43,6 +43,7 @@ from ..iceberg.commits import (
     next_metadata_path,
     parse_metadata,
 )
+from ..iceberg.metadata_files import make_folder
 from ..iceberg.uri_files import uri_file_system
 from ..iceberg_tables import IcebergTable, NewIcebergTable, TableChange
 from ..locks.model import LockComponent, LockRequest, LockState, LockTarget, LockType
@@ -490,7 +491,7 @@ def _write_json(location: str, metadata: TableMetadata) -> None:
     """Write a new metadata file; never over an existing one (each version has a file name of its own)."""
     try:
         fs, path = uri_file_system(location)
-        fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+        make_folder(fs, path.rsplit("/", 1)[0])
         with fs.open_output_stream(path) as out:
             out.write(metadata_json(metadata))
     except (OSError, ValueError) as e:
