@@ -241,6 +241,11 @@ def _azure(account: str) -> pafs.FileSystem:
     return _shared(("abfs", account), make)
 
 
+HDFS_NEEDS = (
+    "pyarrow's HDFS client needs a JVM (JAVA_HOME), Hadoop's libhdfs.so (ARROW_LIBHDFS_DIR or "
+    "HADOOP_HOME/lib/native) and Hadoop's jars on CLASSPATH (`hadoop classpath --glob`)"
+)
+"""What an ``hdfs://`` or ``viewfs://`` location needs on the server's machine (said when it is missing)."""
 READS_AT_ONCE = 16
 """How many files a caller reading many (an import's instants, a view's footers) reads at a time from a store
 across a network, where each read waits tens of milliseconds."""
@@ -286,4 +291,7 @@ def open_location(location: str) -> tuple[pafs.FileSystem, str]:
     except StorageError:
         raise
     except Exception as error:  # pyarrow raises several types for a file system it cannot make
+        if family in ("hdfs", "viewfs"):  # what is missing names no secret: say it
+            missing = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise StorageError(f"Cannot open the file system of {location}: {missing}. {HDFS_NEEDS}") from error
         raise StorageError(f"Cannot open the file system of {location}", detail=str(error)) from error
