@@ -230,12 +230,18 @@ class Warehouse:
         (an outage, a key the store refuses), so that no metadata goes while its data cannot. Hive Metastore
         asks the same of the parent directory (whether it is writable) before such a drop.
 
+        A location no file system here opens (``hdfs://`` without libhdfs, a scheme of another platform) is
+        not asked: its drop goes on and its data stays, logged, as before this check.
+
         Raises:
             StorageError: ``refused`` (Hive's wording: "Table metadata not deleted") and the location; the
                 store's own answer is the detail.
         """
         try:
             filesystem, path = _resolve(location)
+        except StorageError:
+            return
+        try:
             filesystem.get_file_info(path)
         except OSError as e:
             raise StorageError(f"{refused} since {location} cannot be reached", detail=str(e)) from e
