@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlparse
@@ -166,40 +167,70 @@ def _endpoint(endpoint: str, secure: bool = True) -> tuple[str, str]:
     return (scheme or ("https" if secure else "http")), host.rstrip("/")
 
 
+@dataclass(frozen=True)
+class _S3Settings:
+    """How a bucket is reached, from the storage configuration's S3A keys and the SDK's variables."""
+
+    endpoint: tuple[str, str] | None  # (scheme, host:port) of an S3-compatible store; None: AWS's
+    access_key: str | None
+    secret_key: str | None
+    session_token: str | None
+    region: str | None
+    path_style: bool | None
+    attempts: int
+
+
+def _s3_settings(bucket: str) -> _S3Settings:
+    """The settings of ``bucket``. pyarrow's S3 client and hudi-rs read the AWS SDK's credential chain
+    (environment, profiles, web identity, instance roles) and region themselves; the endpoint of an
+    S3-compatible store is the SDK's variable, read here, and the S3A keys of the Hadoop configuration win
+    over both.
+
+    Raises:
+        StorageError: a key of the configuration is malformed.
+    """
+    properties = _hadoop()
+    endpoint = (
+        _s3a(properties, bucket, "endpoint")
+        or os.environ.get("AWS_ENDPOINT_URL_S3")
+        or os.environ.get("AWS_ENDPOINT_URL")
+    )
+    secure = (_s3a(properties, bucket, "connection.ssl.enabled") or "true").lower() != "false"
+    access, secret = _s3a(properties, bucket, "access.key"), _s3a(properties, bucket, "secret.key")
+    path_style = _s3a(properties, bucket, "path.style.access")
+    attempts = _s3a(properties, bucket, "attempts.maximum") or str(S3_ATTEMPTS)
+    if not attempts.isdigit() or int(attempts) < 1:
+        raise StorageError(f"fs.s3a.attempts.maximum must be a positive number, not {attempts!r}")
+    keys = bool(access and secret)
+    return _S3Settings(
+        endpoint=_endpoint(endpoint, secure) if endpoint else None,
+        access_key=access if keys else None,
+        secret_key=secret if keys else None,
+        session_token=_s3a(properties, bucket, "session.token") if keys else None,
+        region=_s3a(properties, bucket, "endpoint.region"),
+        path_style=None if path_style is None else path_style.lower() == "true",
+        attempts=int(attempts),
+    )
+
+
 def _s3(bucket: str) -> pafs.FileSystem:
-    # pyarrow's S3 client reads the AWS SDK's credential chain (environment, profiles, web identity, instance
-    # roles) and region; the endpoint of an S3-compatible store is the SDK's variable, read here, and the
-    # S3A keys of the Hadoop configuration win over both
     def make() -> pafs.FileSystem:
-        properties = _hadoop()
+        settings = _s3_settings(bucket)
         options: dict = {}
-        endpoint = (
-            _s3a(properties, bucket, "endpoint")
-            or os.environ.get("AWS_ENDPOINT_URL_S3")
-            or os.environ.get("AWS_ENDPOINT_URL")
-        )
-        if endpoint:
-            secure = (_s3a(properties, bucket, "connection.ssl.enabled") or "true").lower() != "false"
-            scheme, host = _endpoint(endpoint, secure)
+        if settings.endpoint:
+            scheme, host = settings.endpoint
             options |= {"endpoint_override": host, "scheme": "http" if scheme == "http" else "https"}
-        access, secret = _s3a(properties, bucket, "access.key"), _s3a(properties, bucket, "secret.key")
-        if access and secret:
-            options |= {"access_key": access, "secret_key": secret}
-            token = _s3a(properties, bucket, "session.token")
-            if token:
-                options["session_token"] = token
-        region = _s3a(properties, bucket, "endpoint.region")
-        if region:
-            options["region"] = region
-        path_style = _s3a(properties, bucket, "path.style.access")
-        if path_style is not None:
-            options["force_virtual_addressing"] = path_style.lower() != "true"
-        attempts = _s3a(properties, bucket, "attempts.maximum") or str(S3_ATTEMPTS)
-        if not attempts.isdigit() or int(attempts) < 1:
-            raise StorageError(f"fs.s3a.attempts.maximum must be a positive number, not {attempts!r}")
+        if settings.access_key:
+            options |= {"access_key": settings.access_key, "secret_key": settings.secret_key}
+            if settings.session_token:
+                options["session_token"] = settings.session_token
+        if settings.region:
+            options["region"] = settings.region
+        if settings.path_style is not None:
+            options["force_virtual_addressing"] = not settings.path_style
         # throttling (503 SlowDown), 5xx answers and dropped connections are retried, with the SDK's
         # exponential backoff and jitter; refusals (403, 404) are not
-        options["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(attempts))
+        options["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=settings.attempts)
         # a small file (a marker, a manifest, table metadata) is one PutObject when it is closed, not the
         # three requests of a multipart upload
         options["allow_delayed_open"] = True
@@ -255,6 +286,35 @@ def is_local(filesystem: pafs.FileSystem) -> bool:
     """Whether ``filesystem`` is the local disk (also behind the Iceberg views' URI-naming wrapper), where a
     read waits for no network: callers read many files one after another there, ``READS_AT_ONCE`` elsewhere."""
     return filesystem.type_name.removeprefix("py::").removeprefix("uri+") == "local"
+
+
+def hudi_rs_options(location: str) -> dict[str, str]:
+    """The storage options that let hudi-rs (the Rust reader behind ``read_table``) reach ``location`` as this
+    process's file systems do. hudi-rs reads the AWS variables itself, but neither the Hadoop configuration's
+    keys nor an endpoint's plain ``http``, which it refuses unless told; these options say both. Made where
+    the files are read, never shipped in a plan (they may hold keys).
+
+    Raises:
+        StorageError: the storage configuration cannot be read.
+    """
+    parsed = urlparse(location)
+    if scheme_family(parsed.scheme) != "s3":
+        return {}
+    settings = _s3_settings(parsed.netloc)
+    options: dict[str, str] = {}
+    if settings.endpoint:
+        scheme, host = settings.endpoint
+        options["aws_endpoint_url"] = f"{scheme}://{host}"
+        options["aws_allow_http"] = str(scheme == "http").lower()
+    if settings.access_key and settings.secret_key:
+        options |= {"aws_access_key_id": settings.access_key, "aws_secret_access_key": settings.secret_key}
+        if settings.session_token:
+            options["aws_session_token"] = settings.session_token
+    if settings.region:
+        options["aws_region"] = settings.region
+    if settings.path_style is not None:
+        options["aws_virtual_hosted_style_request"] = str(not settings.path_style).lower()
+    return options
 
 
 def open_location(location: str) -> tuple[pafs.FileSystem, str]:

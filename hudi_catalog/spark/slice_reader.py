@@ -21,6 +21,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
 from ..errors import UnsupportedReadError
+from ..filesystems import hudi_rs_options
 from .plan import COMMIT_TIME_COLUMN, SliceRead
 
 SOURCE_NAME = "hudi_metastore_slices"
@@ -125,7 +126,8 @@ class HudiSliceReader(DataSourceReader):
         if not isinstance(partition, _Slices):
             raise TypeError(f"not a partition of this reader: {type(partition).__name__}")
 
-        reader = HudiFileGroupReader(self.location, self.reader_options)
+        # the store's options are made here, where the files are read, never put in the plan: they may hold keys
+        reader = HudiFileGroupReader(self.location, {**hudi_rs_options(self.location), **self.reader_options})
         for base, logs, values in partition.slices:
             data = reader.read_file_slice_from_paths(base or "", logs)
             commit_times = data.column(COMMIT_TIME_COLUMN) if COMMIT_TIME_COLUMN in data.schema.names else None

@@ -286,3 +286,39 @@ def test_iceberg_rest_tables_live_in_the_bucket(s3, db_url, prefix):
     finally:
         server.stop()
         catalog.close()
+
+
+def test_hudi_rs_reads_file_slices_with_the_servers_storage_settings(s3, tmp_path, prefix):
+    """What ``read_table``'s tasks give hudi-rs (``hudi_rs_options``) reaches the store as the server does: by
+    the AWS variables alone (hudi-rs by itself refuses the store's plain-http endpoint), and by a
+    ``core-site.xml`` alone (hudi-rs by itself knows no Hadoop key); each slice reads hudi-rs's own rows."""
+    require_module("hudi")
+    from hudi import HudiFileGroupReader, HudiReadOptions, HudiTableBuilder
+
+    from hudi_catalog.config import STORAGE_CONFIG_ENV
+    from hudi_catalog.filesystems import hudi_rs_options
+    from tests.hudi.tables import unpack
+
+    base = unpack("sample_table_cow_v8_complexkeygen_hivestyle", tmp_path)
+    location = f"s3a://{BUCKET}/{prefix}/tables/trips"
+    s3.upload(base, f"{BUCKET}/{prefix}/tables/trips")
+    oracle = HudiTableBuilder.from_base_uri(str(base)).build()
+    slices = oracle.get_file_slices(HudiReadOptions())
+    expected = sum(batch.num_rows for batch in oracle.read(HudiReadOptions()))
+
+    def rows_read() -> int:
+        reader = HudiFileGroupReader(location, hudi_rs_options(location))
+        paths = [f"{s.partition_path}/{s.base_file_name}" if s.partition_path else s.base_file_name for s in slices]
+        return sum(reader.read_file_slice_from_paths(path, []).num_rows for path in paths)
+
+    with pytest.raises(Exception, match="builder error"):  # hudi-rs on its own, by the environment
+        HudiFileGroupReader(location, {}).read_file_slice_from_paths(
+            f"{slices[0].partition_path}/{slices[0].base_file_name}", []
+        )
+    assert rows_read() == expected > 0
+    core_site = _core_site(tmp_path / "core-site.xml", s3.s3a_settings)
+    with pytest.MonkeyPatch.context() as env:
+        for variable in [v for v in os.environ if v.startswith("AWS_")]:
+            env.delenv(variable)
+        env.setenv(STORAGE_CONFIG_ENV, str(core_site))
+        assert rows_read() == expected
