@@ -14,7 +14,6 @@ import importlib
 import json
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from hudi_catalog.errors import NoSuchObjectError
 from tests.conftest import RunningServer, hive, require_module
 from tests.hms_adapter.helpers import make_database, make_table
 from tests.object_stores.conftest import BUCKET
-from tests.support.object_stores import ACCESS_KEY, REGION, SECRET_KEY, S3Store, _serving
+from tests.support.object_stores import ACCESS_KEY, REGION, SECRET_KEY, S3Store, s3_server
 from tests.support.servers import CLI  # puts benchmarks/ on sys.path
 
 StoreProxy = importlib.import_module("store_proxy").StoreProxy  # benchmarks/store_proxy.py
@@ -212,16 +211,7 @@ def checking(tmp_path_factory) -> Iterator[_CheckingStore]:
     """Made while moto still takes requests unchecked (its first five): the writer and the bucket."""
     import boto3
 
-    work = tmp_path_factory.mktemp("moto-iam")
-
-    def command(port: int) -> list[str]:
-        return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("INITIAL_NO_AUTH_ACTION_COUNT", "5")
-        serving = _serving("moto-iam", work, command, S3Store)
-        store = serving.__enter__()
-    try:
+    with s3_server(tmp_path_factory.mktemp("moto-iam"), checking_keys_after=5) as store:
         made = {"endpoint_url": store.endpoint, "region_name": REGION}
         iam = boto3.client("iam", aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, **made)
         iam.create_user(UserName="writer")
@@ -231,8 +221,6 @@ def checking(tmp_path_factory) -> Iterator[_CheckingStore]:
             "s3", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"], **made
         ).create_bucket(Bucket=BUCKET)
         yield _CheckingStore(store, key["AccessKeyId"], key["SecretAccessKey"])
-    finally:
-        serving.__exit__(None, None, None)
 
 
 def test_wrong_credentials_are_one_meta_exception_without_the_secret(checking, db_url, tmp_path):

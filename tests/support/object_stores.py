@@ -175,13 +175,22 @@ class GcsStore(ObjectStore):
 
 
 @contextmanager
-def _serving(name: str, work: Path, command: Callable[[int], list[str]], store: type[ObjectStore]) -> Iterator:
+def _serving(
+    name: str,
+    work: Path,
+    command: Callable[[int], list[str]],
+    store: type[ObjectStore],
+    environment: dict[str, str] | None = None,
+) -> Iterator:
     """``command(port)`` on a free loopback port until the block ends, as ``store`` at that endpoint; waits
-    until it listens (or fails the test when it exits first), its output in ``work/<name>.log``."""
+    until it listens (or fails the test when it exits first), its output in ``work/<name>.log``; with
+    ``environment`` added to its variables."""
     port = free_port()
     log = work / f"{name}.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen(command(port), stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command(port), stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})}
+        )
     try:
         wait_for_port(port, process, START_SECONDS, log=log)
         yield store(f"http://127.0.0.1:{port}")
@@ -189,13 +198,17 @@ def _serving(name: str, work: Path, command: Callable[[int], list[str]], store: 
         stop_servers([process], [])
 
 
-def s3_server(work: Path):
-    """moto's S3 server."""
+def s3_server(work: Path, checking_keys_after: int | None = None):
+    """moto's S3 server; with ``checking_keys_after``, one that checks each request's key and its IAM policy
+    once it took that many requests unchecked (to make the IAM users and buckets a test needs)."""
 
     def command(port: int) -> list[str]:
         return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
 
-    return _serving("moto", work, command, S3Store)
+    if checking_keys_after is None:
+        return _serving("moto", work, command, S3Store)
+    environment = {"INITIAL_NO_AUTH_ACTION_COUNT": str(checking_keys_after)}
+    return _serving("moto-iam", work, command, S3Store, environment)
 
 
 def _installed(install: str) -> Path:
