@@ -9,6 +9,7 @@ writes into metadata is the URI readers need.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 from pyarrow import NativeFile
 from pyarrow import fs as pafs
@@ -30,28 +31,38 @@ def uri_file_system(location: str) -> tuple[pafs.FileSystem, str]:
         return pafs.LocalFileSystem(), str(Path(location).resolve())
     location = location.rstrip("/")
     inner, path = open_location(location)
-    if not location.endswith(path):
+    tail = urlparse(location).path.rstrip("/")  # what the URI and the file system's path end alike in
+    if not location.endswith(tail) or not path.endswith(tail):
         raise ValueError(f"cannot name files under {location} by URI: its file system calls it {path}")
-    prefix = location[: len(location) - len(path)]
-    return pafs.PyFileSystem(_PrefixedHandler(inner, prefix)), location
+    root = location[: len(location) - len(tail)]
+    return pafs.PyFileSystem(_PrefixedHandler(inner, root, path[: len(path) - len(tail)])), location
 
 
 class _PrefixedHandler(pafs.FileSystemHandler):
-    """Passes calls to ``inner`` with ``prefix`` (the URI's scheme and authority) taken off the paths it is
-    given and put back on the paths it answers."""
+    """Passes calls to ``inner`` with the URI's root (``prefix``: scheme and authority) replaced by the file
+    system's root for it (``inner_prefix``), and the reverse on the paths it answers: ``s3a://b`` is ``b``
+    on S3; ``abfs://container@account.dfs.core.windows.net`` is ``container`` on ADLS; ``file:`` is empty."""
 
-    def __init__(self, inner: pafs.FileSystem, prefix: str) -> None:
+    def __init__(self, inner: pafs.FileSystem, prefix: str, inner_prefix: str = "") -> None:
         self.inner = inner
         self.prefix = prefix
+        self.inner_prefix = inner_prefix
 
     def _in(self, path: str) -> str:
-        return path[len(self.prefix) :] if path.startswith(self.prefix) else path
+        return self.inner_prefix + path[len(self.prefix) :] if path.startswith(self.prefix) else path
 
     def _out(self, info: pafs.FileInfo) -> pafs.FileInfo:
-        return pafs.FileInfo(self.prefix + info.path, info.type, mtime=info.mtime, size=info.size)
+        path = info.path
+        if path.startswith(self.inner_prefix):
+            path = self.prefix + path[len(self.inner_prefix) :]
+        return pafs.FileInfo(path, info.type, mtime=info.mtime, size=info.size)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _PrefixedHandler) and (other.inner, other.prefix) == (self.inner, self.prefix)
+        return isinstance(other, _PrefixedHandler) and (other.inner, other.prefix, other.inner_prefix) == (
+            self.inner,
+            self.prefix,
+            self.inner_prefix,
+        )
 
     def __ne__(self, other: object) -> bool:
         return not self == other
