@@ -19,7 +19,7 @@ Figures print as JSON lines and as a markdown table. Needs Java 17 and ``../shar
 
     python benchmarks/object_store_latency.py [--latency-ms 0,20] [--instants 1000] [--objects 10000]
 
-Each case runs once per latency (0: what moto, the proxy and the server cost without the network's wait).
+Each case runs once per latency (0: what S3Proxy, the proxy and the server cost without the network's wait).
 """
 
 from __future__ import annotations
@@ -159,11 +159,10 @@ def _hold_last_commit(base: Path) -> tuple[Path, Path]:
     return last, held
 
 
-def _fill_base_files(base: Path) -> int:
+def _fill_base_files(base: Path) -> None:
     """Write a real Parquet file (one of the template table's) at every base file path the commits name."""
     with zipfile.ZipFile(SOURCE_ZIP) as zf:
         parquet = zf.read(next(n for n in zf.namelist() if n.endswith(".parquet") and "__MACOSX" not in n))
-    written = 0
     for commit in (base / ".hoodie" / "timeline").glob("*_*.commit"):
         record = next(iter(fastavro.reader(io.BytesIO(commit.read_bytes()))))
         for stats in (record.get("partitionToWriteStats") or {}).values():
@@ -171,8 +170,6 @@ def _fill_base_files(base: Path) -> int:
                 target = base / stat["path"]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(parquet)
-                written += 1
-    return written
 
 
 def run(args: argparse.Namespace, latency_ms: float, work: Path) -> dict[str, float]:
