@@ -20,7 +20,7 @@ import pytest
 
 from hms_adapter.catalog_access import hive_wire
 from hudi_catalog import Catalog
-from tests.conftest import RunningServer, hive, require_module
+from tests.conftest import hive, require_module
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
 from tests.object_stores.conftest import BUCKET
 from tests.support.object_stores import (
@@ -28,6 +28,7 @@ from tests.support.object_stores import (
     assert_as_hudi_rs,
     import_with_cli,
     managed_warehouse_session,
+    served_client,
 )
 from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port
 from tests.support.sql_engines import metastore_client
@@ -37,20 +38,6 @@ from tests.support.sql_engines import metastore_client
 def prefix() -> str:
     """A folder of the bucket for one test."""
     return f"t{uuid.uuid4().hex[:12]}"
-
-
-@contextmanager
-def _served(db_url: str, warehouse: str) -> Iterator:
-    """A client of a server in this process on ``warehouse``."""
-    catalog = Catalog.open(db_url, warehouse, **hive_wire())
-    server = RunningServer(catalog)
-    client = server.client()
-    try:
-        yield client
-    finally:
-        client.close()
-        server.stop()
-        catalog.close()
 
 
 @contextmanager
@@ -79,7 +66,7 @@ def test_a_warehouse_on_s3_keeps_the_scheme_and_deletes_only_managed_data(s3, db
     root = f"{scheme}://{BUCKET}/{prefix}/wh"
     # a drop of 1,200 objects once (more than one batch of S3's DeleteObjects); a few objects otherwise
     per_partition = 400 if scheme == "s3a" and db_url.startswith("sqlite") else 3
-    with _served(db_url, root) as client:
+    with served_client(db_url, root) as client:
         managed_warehouse_session(client, s3, root, f"{BUCKET}/{prefix}/wh", per_partition)
         external = f"{scheme}://{BUCKET}/{prefix}/external/clicks"
         s3.put(f"{BUCKET}/{prefix}/external/clicks/part-0.parquet")
@@ -93,7 +80,7 @@ def test_a_warehouse_on_s3_keeps_the_scheme_and_deletes_only_managed_data(s3, db
 
 def test_a_managed_rename_on_s3_copies_the_objects(s3, db_url, prefix):
     root = f"s3a://{BUCKET}/{prefix}/wh"
-    with _served(db_url, root) as client:
+    with served_client(db_url, root) as client:
         client.create_database(make_database("m"))
         client.create_table(make_table("m", "t", partition_keys=cols("k:string")))
         for k in ("a", "b"):
@@ -115,7 +102,7 @@ def test_a_managed_rename_on_s3_copies_the_objects(s3, db_url, prefix):
 
 
 def test_a_scheme_no_file_system_takes_is_one_meta_exception(s3, db_url, prefix):
-    with _served(db_url, f"s3a://{BUCKET}/{prefix}/wh") as client:
+    with served_client(db_url, f"s3a://{BUCKET}/{prefix}/wh") as client:
         with pytest.raises(hive.MetaException, match="Unsupported file system scheme 'foo'"):
             client.create_database(make_database("bad", location="foo://somewhere/bad.db"))
         client.create_database(make_database("ok"))
@@ -235,7 +222,7 @@ def test_an_unreadable_storage_configuration_is_one_line(s3, tmp_path, db_url):
     broken.write_text("<configuration><property>")
     with pytest.MonkeyPatch.context() as env:
         env.setenv(STORAGE_CONFIG_ENV, str(broken))
-        with _served(db_url, str(tmp_path / "wh")) as client:
+        with served_client(db_url, str(tmp_path / "wh")) as client:
             client.create_database(make_database("x"))
             with pytest.raises(hive.MetaException, match="Cannot read the storage configuration"):
                 client.create_table(make_table("x", "t", location=f"s3a://{BUCKET}/broken/t"))

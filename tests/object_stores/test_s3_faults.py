@@ -16,18 +16,16 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from hms_adapter.catalog_access import hive_wire
 from hudi_catalog import Catalog
 from hudi_catalog.errors import NoSuchObjectError
-from tests.conftest import RunningServer, hive, require_module
+from tests.conftest import hive, require_module
 from tests.hms_adapter.helpers import make_database, make_table
 from tests.object_stores.conftest import BUCKET
-from tests.support.object_stores import ACCESS_KEY, REGION, SECRET_KEY, S3Store, s3_server
+from tests.support.object_stores import ACCESS_KEY, REGION, SECRET_KEY, S3Store, s3_server, served_client
 from tests.support.servers import CLI  # puts benchmarks/ on sys.path
 
 StoreProxy = importlib.import_module("store_proxy").StoreProxy  # benchmarks/store_proxy.py
@@ -50,19 +48,6 @@ def proxy(s3) -> Iterator:
     with StoreProxy(s3.endpoint) as running, pytest.MonkeyPatch.context() as env:
         env.setenv("AWS_ENDPOINT_URL", running.endpoint)
         yield running
-
-
-@contextmanager
-def _client(db_url: str, warehouse: str) -> Iterator:
-    catalog = Catalog.open(db_url, warehouse, **hive_wire())
-    server = RunningServer(catalog)
-    client = server.client()
-    try:
-        yield client
-    finally:
-        client.close()
-        server.stop()
-        catalog.close()
 
 
 def _import(location: str, db_url: str, environment: dict[str, str], *options: str) -> subprocess.CompletedProcess:
@@ -142,7 +127,7 @@ def test_a_view_whose_metadata_cannot_be_written_is_not_published(s3, proxy, tmp
 
 def test_a_managed_drop_while_the_store_is_down_keeps_the_table(s3, proxy, db_url, prefix):
     root = f"s3a://{BUCKET}/{prefix}/wh"
-    with _client(db_url, root) as client:
+    with served_client(db_url, root) as client:
         client.create_database(make_database("d"))
         client.create_table(make_table("d", "t"))
         s3.put(f"{BUCKET}/{prefix}/wh/d.db/t/part-0.parquet")
@@ -157,7 +142,7 @@ def test_a_managed_drop_while_the_store_is_down_keeps_the_table(s3, proxy, db_ur
 
 
 def test_a_create_while_the_store_is_down_is_one_meta_exception(s3, proxy, db_url, prefix):
-    with _client(db_url, f"s3a://{BUCKET}/{prefix}/wh") as client:
+    with served_client(db_url, f"s3a://{BUCKET}/{prefix}/wh") as client:
         client.create_database(make_database("d"))
         proxy.down()
         with pytest.raises(hive.MetaException) as raised:
@@ -170,7 +155,7 @@ def test_a_create_while_the_store_is_down_is_one_meta_exception(s3, proxy, db_ur
 
 
 def test_a_missing_bucket_is_one_meta_exception(s3, db_url):
-    with _client(db_url, f"s3a://{BUCKET}/wh") as client:
+    with served_client(db_url, f"s3a://{BUCKET}/wh") as client:
         client.create_database(make_database("d"))
         with pytest.raises(hive.MetaException) as raised:
             client.create_table(make_table("d", "t", location="s3a://no-such-bucket/t"))
@@ -227,7 +212,7 @@ def test_wrong_credentials_are_one_meta_exception_without_the_secret(checking, d
     with pytest.MonkeyPatch.context() as env:
         for variable, value in checking.environment(secret=SECRET_KEY).items():
             env.setenv(variable, value)
-        with _client(db_url, str(tmp_path / "wh")) as client:
+        with served_client(db_url, str(tmp_path / "wh")) as client:
             location = f"s3a://{BUCKET}/allowed/d.db"
             with pytest.raises(hive.MetaException) as raised:
                 client.create_database(make_database("d", location=location))
@@ -257,7 +242,7 @@ def test_a_prefix_the_key_may_not_write_is_one_meta_exception(checking, db_url):
     with pytest.MonkeyPatch.context() as env:
         for variable, value in checking.environment().items():
             env.setenv(variable, value)
-        with _client(db_url, f"s3a://{BUCKET}/allowed/wh") as client:
+        with served_client(db_url, f"s3a://{BUCKET}/allowed/wh") as client:
             client.create_database(make_database("d"))
             client.create_table(make_table("d", "ok"))
             assert client.get_table("d", "ok").sd.location == f"s3a://{BUCKET}/allowed/wh/d.db/ok"

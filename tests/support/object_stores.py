@@ -26,6 +26,8 @@ from pathlib import Path
 
 from pyarrow import fs as pafs
 
+from hms_adapter.catalog_access import hive_wire
+from hudi_catalog import Catalog
 from tests.hms_adapter.helpers import cols, make_database, make_partition, make_table
 from tests.support.servers import CLI, free_port, stop_servers, wait_for_port
 
@@ -251,6 +253,22 @@ def fake_gcs_server(work: Path):
         ),
         GcsStore,
     )
+
+
+@contextmanager
+def served_client(db_url: str, warehouse: str) -> Iterator:
+    """A client of a server in this process on ``warehouse`` (the store reached by this process's variables)."""
+    from tests.conftest import RunningServer  # as skip_or_fail below: tests.conftest is not imported at load
+
+    catalog = Catalog.open(db_url, warehouse, **hive_wire())
+    server = RunningServer(catalog)
+    client = server.client()
+    try:
+        yield client
+    finally:
+        client.close()
+        server.stop()
+        catalog.close()
 
 
 # -- what the tests of every store check -------------------------------------------------------------------
