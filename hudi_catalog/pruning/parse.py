@@ -38,18 +38,21 @@ class FilterLimits:
     """Comparisons, plus each value of an ``IN`` list."""
 
 
-_TERM = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\bbetween\b|,)""", re.IGNORECASE)
+_TERM = re.compile(
+    r"""'[^']*'|"[^"]*"|`[^`]*`|(<=>|!=|<>|<=|>=|=|<|>|\blike\b|\bbetween\b|\bin\s*\(|,)""", re.IGNORECASE
+)
+"""A term is a comparison operator, ``IN (`` or a comma outside quotes: an ``IN`` list of n values is n terms."""
 
 
-def check_size(text: str, shortened: str, lists: dict[str, LiteralList], limits: FilterLimits) -> None:
-    """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow."""
+def check_size(text: str, limits: FilterLimits) -> None:
+    """``InvalidFilterError`` when a filter is longer or has more terms than ``limits`` allow. It reads the
+    text once and builds nothing from it, so a refused filter costs no more memory than its own text."""
     if len(text) > limits.max_length:
         raise InvalidFilterError(
             f"Error parsing partition filter : the filter has {len(text)} characters, over "
             f"the limit of {limits.max_length} (serve --max-filter-length)"
         )
-    terms = sum(len(values.args["values"]) for values in lists.values())
-    terms += sum(1 for match in _TERM.finditer(shortened) if match.group(1))
+    terms = sum(1 for match in _TERM.finditer(text) if match.group(1))
     if terms > limits.max_terms:
         raise InvalidFilterError(
             f"Error parsing partition filter : the filter has {terms} terms, over the "
@@ -93,11 +96,8 @@ def parse_filter(text: str, limits: FilterLimits = FilterLimits()) -> exp.Expr:
 
 
 def _shortened(text: str, limits: FilterLimits) -> tuple[str, dict[str, LiteralList]]:
-    if len(text) > limits.max_length:  # before anything reads it
-        check_size(text, "", {}, limits)
-    shortened, lists = extract_lists(text)
-    check_size(text, shortened, lists, limits)
-    return shortened, lists
+    check_size(text, limits)
+    return extract_lists(text)
 
 
 def _parse(text: str, lists: dict[str, LiteralList]) -> exp.Expr:
