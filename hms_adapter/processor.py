@@ -105,6 +105,7 @@ class MetastoreProcessor:
         target = target_of_call(values, names)
         started = time.perf_counter()
         outcome = "ok"
+        log.debug("%s started", api)
         try:
             method = getattr(self._handler, api)
 
@@ -172,7 +173,8 @@ def release_frames(error: BaseException) -> None:
     result, a local of ``process``, whose frame its traceback holds: that cycle kept a refused request's
     arguments (a 5 MB filter, the request's bytes) alive until the cyclic collector next ran, tens of
     megabytes a request. Without it they are freed as the call ends."""
-    pending, seen = [error], set()
+    pending: list[BaseException | None] = [error]
+    seen: set[int] = set()
     while pending:
         current = pending.pop()
         if current is None or id(current) in seen:

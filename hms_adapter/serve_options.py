@@ -24,6 +24,7 @@ from hudi_catalog.config import (
     EVENT_TTL_SECONDS_DEFAULT,
     FILTER_LIKE_ENV,
     FOLLOW_INTERVAL_ENV,
+    GRACEFUL_TIMEOUT_ENV,
     ICEBERG_REST_PORT_ENV,
     ICEBERG_VIEWS_ENV,
     IDLE_TIMEOUT_ENV,
@@ -331,6 +332,15 @@ SERVE_OPTIONS = (
         env=THREADS_ENV,
         default=_LIMITS.threads,
         type=positive_count,
+        group="limits",
+    ),
+    ServeOption(
+        "--graceful-timeout",
+        "seconds SIGTERM or SIGINT waits for the calls under way before the server exits without them (their "
+        "transactions roll back); requests not started are dropped at once",
+        env=GRACEFUL_TIMEOUT_ENV,
+        default=_LIMITS.graceful_timeout,
+        type=seconds,
         group="limits",
     ),
     ServeOption(

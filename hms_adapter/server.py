@@ -57,7 +57,6 @@ DEFAULT_METASERVER_PORT = 9090
 ACCEPT_POLL_SECONDS = 0.1
 SWEEP_SECONDS = 0.5
 """How often the selector thread looks for connections past their time limits."""
-STOP_GRACE_SECONDS = 30.0
 LINGER_MS = 5
 """How long a serving thread waits for a connection's next request before parking it: a client calling in a
 loop (its next request a round trip away) stays on its thread, and an idle one holds it no longer."""
@@ -83,6 +82,9 @@ class ServingLimits:
     """Bytes of one request, as libthrift's default ``TConfiguration`` maximum message size."""
     threads: int = 64
     """Requests served at once; the others wait for a thread."""
+    graceful_timeout: float = 25.0
+    """Seconds a stop waits for the calls under way (``serve --graceful-timeout``): inside the 30 s that
+    Kubernetes, by default, gives a pod between SIGTERM and SIGKILL."""
 
 
 class _HandshakeFailed(Exception):
@@ -164,6 +166,11 @@ class ThriftServer:
         self._wake_write.setblocking(False)  # a full pipe means a wake-up is pending: never block a sender
         self._selector.register(self._wake_read, selectors.EVENT_READ, None)
         self._pool = ThreadPoolExecutor(max_workers=limits.threads, thread_name_prefix="hms")
+        self._serving = 0
+        """Connections a pool thread is serving now."""
+        self._served = threading.Condition(self._lock)
+        self.drained = True
+        """False once a stop gave up waiting for calls under way (``graceful_timeout``)."""
         self._refused, self._refusal_logged = 0, 0.0
         self._accept_errors, self._accept_error_logged = 0, 0.0
         self._listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -207,9 +214,29 @@ class ThriftServer:
             self._admit(sock, peer)
         self._listener.close()
         self._wake()
-        watcher.join(STOP_GRACE_SECONDS)
-        self._pool.shutdown(wait=True)
-        log.info("stopped")
+        self._drain(time.monotonic() + self.limits.graceful_timeout, watcher)
+
+    def _drain(self, deadline: float, watcher: threading.Thread) -> None:
+        """Let the calls under way finish until ``deadline``; requests not started are dropped with their
+        connections (a client retries them elsewhere, nothing of them ran). Past the deadline the calls still
+        running are left to the process's exit (``drained`` False), which rolls back their transactions."""
+        watcher.join(max(0.0, deadline - time.monotonic()))
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._served:
+            self.drained = self._served.wait_for(lambda: self._serving == 0, max(0.0, deadline - time.monotonic()))
+            running = self._serving
+            left = list(self._connections)
+        for conn in left:  # connections whose turn was cancelled, and those of calls still running
+            self._close(conn)
+        if self.drained:
+            log.info("stopped")
+        else:
+            log.warning(
+                "stopped with %d calls still running after %g s (--graceful-timeout): their transactions roll "
+                "back as the process exits",
+                running,
+                self.limits.graceful_timeout,
+            )
 
     def _accept_failed(self, error: OSError, backoff: float) -> None:
         """``accept`` failed: out of descriptors or memory (``EMFILE``, ``ENFILE``, ``ENOBUFS``, ``ENOMEM``), or
@@ -344,7 +371,7 @@ class ThriftServer:
             return
         self._unregister(conn)
         try:
-            self._pool.submit(self._serve, conn)
+            self._pool.submit(self._counted, conn)
         except RuntimeError:  # the pool is shut down: the server is stopping
             self._close(conn)
 
@@ -435,6 +462,17 @@ class ThriftServer:
             pass
 
     # -- serving: the pool's threads ---------------------------------------------------------------
+
+    def _counted(self, conn: _Connection) -> None:
+        """``_serve``, counted for the stop to wait on."""
+        with self._served:
+            self._serving += 1
+        try:
+            self._serve(conn)
+        finally:
+            with self._served:
+                self._serving -= 1
+                self._served.notify_all()
 
     def _serve(self, conn: _Connection) -> None:
         """Answer what a connection sent whole (a negotiation step, requests), and what follows at once from a

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy
@@ -93,7 +93,12 @@ def make_metaserver(
 
 def _serving_limits(args: argparse.Namespace) -> ServingLimits:
     return ServingLimits(
-        args.max_connections, args.idle_timeout, args.read_timeout, args.max_message_size, args.threads
+        args.max_connections,
+        args.idle_timeout,
+        args.read_timeout,
+        args.max_message_size,
+        args.threads,
+        args.graceful_timeout,
     )
 
 
@@ -253,6 +258,8 @@ def _serve_process(
         server.stop()
         if hudi_server is not None:
             hudi_server.stop()
+        if rest is not None:
+            rest.request_stop()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
@@ -261,8 +268,10 @@ def _serve_process(
         catalog.store.engine.url.render_as_string(hide_password=True),
         catalog.warehouse.root,
     )
+    metaserver = None
     if hudi_server is not None:
-        threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True).start()
+        metaserver = threading.Thread(target=hudi_server.serve_forever, name="hudi-metaserver", daemon=True)
+        metaserver.start()
     for task in background:
         task.start()
     if ops is not None:
@@ -279,14 +288,27 @@ def _serve_process(
             rest_port=None if rest is None else rest.port,
         )
     server.serve_forever()
+    drained = server.drained
+    if metaserver is not None and hudi_server is not None:  # stopped with the Thrift port, draining meanwhile
+        metaserver.join(args.graceful_timeout + 1)
+        drained = drained and hudi_server.drained and not metaserver.is_alive()
     if rest is not None:
-        rest.stop()
+        drained = rest.stop() and drained
     if ops is not None:
         ops.stop()
     for task in background:
         task.stop()
     catalog.close()
+    if not drained:
+        _exit_now()
     return 0
+
+
+def _exit_now() -> NoReturn:
+    """Exit although calls are still running past ``--graceful-timeout``: the interpreter's exit would wait
+    for their threads. Their transactions roll back as the process ends; nothing of them was answered."""
+    logging.shutdown()
+    os._exit(0)
 
 
 def _rest_server(
@@ -314,7 +336,9 @@ def _rest_server(
         audit=audit,
         on_request=on_request,
     )
-    return RestServer(catalog, args.host, args.iceberg_rest_port, reuse_port, security, args.threads)
+    return RestServer(
+        catalog, args.host, args.iceberg_rest_port, reuse_port, security, args.threads, args.graceful_timeout
+    )
 
 
 def _check_rest_extra() -> None:
@@ -373,7 +397,12 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
             sock.close()
         sys.exit(_serve_process(args, worker=index, ready=ready))
 
-    pool = WorkerPool(run_worker, args.workers, on_exit=forget_process if ops is not None else lambda pid: None)
+    pool = WorkerPool(
+        run_worker,
+        args.workers,
+        on_exit=forget_process if ops is not None else lambda pid: None,
+        graceful_timeout=args.graceful_timeout,
+    )
     install_stop_handlers(pool)
     if not pool.start():
         return 1

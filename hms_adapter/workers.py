@@ -34,10 +34,13 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 
+from .server import ServingLimits
+
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT_SECONDS = 120.0
-STOP_TIMEOUT_SECONDS = 40.0
+STOP_MARGIN_SECONDS = 10.0
+"""How much longer than a worker's own ``--graceful-timeout`` its supervisor waits before killing it."""
 POLL_SECONDS = 0.2
 _PR_SET_PDEATHSIG = 1
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -73,14 +76,22 @@ class WorkerPool:
     ``target`` must call ``ready.set()`` once it listens, then serve until SIGTERM.
     """
 
-    def __init__(self, target: Callable, count: int, on_exit: Callable[[int], None] = lambda pid: None) -> None:
-        """``on_exit(pid)`` runs in the supervisor for each worker process that ended (restarted or stopped)."""
+    def __init__(
+        self,
+        target: Callable,
+        count: int,
+        on_exit: Callable[[int], None] = lambda pid: None,
+        graceful_timeout: float = ServingLimits.graceful_timeout,
+    ) -> None:
+        """``on_exit(pid)`` runs in the supervisor for each worker process that ended (restarted or stopped);
+        ``graceful_timeout``: how long each worker waits for its calls under way when stopped."""
         self._context = multiprocessing.get_context("fork")
         self._on_exit = on_exit
         self._target = target
         self._count = count
         self._workers: dict[int, _Worker] = {}
         self._stop_requested = False
+        self._stop_timeout = graceful_timeout + STOP_MARGIN_SECONDS
 
     def start(self) -> bool:
         """Starts every worker and waits until each one listens; False if one failed first.
@@ -150,7 +161,7 @@ class WorkerPool:
         for worker in self._workers.values():
             if worker.process.is_alive():
                 worker.process.terminate()
-        deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+        deadline = time.monotonic() + self._stop_timeout
         for worker in self._workers.values():
             worker.process.join(max(0.0, deadline - time.monotonic()))
             if worker.process.is_alive():

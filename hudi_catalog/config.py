@@ -71,7 +71,9 @@ IDLE_TIMEOUT_ENV = "HUDI_METASTORE_IDLE_TIMEOUT"
 READ_TIMEOUT_ENV = "HUDI_METASTORE_READ_TIMEOUT"
 MAX_MESSAGE_SIZE_ENV = "HUDI_METASTORE_MAX_MESSAGE_SIZE"
 THREADS_ENV = "HUDI_METASTORE_THREADS"
-"""``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``."""
+GRACEFUL_TIMEOUT_ENV = "HUDI_METASTORE_GRACEFUL_TIMEOUT"
+"""``serve --max-connections``, ``--idle-timeout``, ``--read-timeout``, ``--max-message-size``, ``--threads``,
+``--graceful-timeout``."""
 
 STORAGE_CONFIG_ENV = "HUDI_METASTORE_STORAGE_CONFIG"
 """``serve --storage-config``: Hadoop configuration files whose file system keys the server reads (every command

@@ -23,8 +23,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_THREADS = 64
 """Catalog calls under way at once (``serve --threads``); further requests wait for a thread."""
-GRACE_SECONDS = 10
-"""How long a stop waits for requests under way before it cancels them."""
+GRACE_SECONDS = 10.0
+"""How long a stop waits for requests under way before it cancels them, unless told (``serve
+--graceful-timeout``)."""
 IDLE_CLOSE_SECONDS = 1.0
 """How long a stop lets idle connections close politely: a TLS connection's close waits for the client's
 close_notify, which an idle client never sends (asyncio would wait 30 s); after this they are cut."""
@@ -42,12 +43,14 @@ class RestServer:
         reuse_port: bool = False,
         security: RestSecurity | None = None,
         threads: int = DEFAULT_THREADS,
+        grace: float = GRACE_SECONDS,
     ) -> None:
         self.socket = _listening_socket(host, port, reuse_port)
         self.host = host
         self.port = self.socket.getsockname()[1]
         self.security = security or RestSecurity()
         self.threads = threads
+        self.grace = grace
         config = uvicorn.Config(
             make_app(catalog, self.security),
             log_level=logging.WARNING,
@@ -55,7 +58,7 @@ class RestServer:
             lifespan="off",
             server_header=False,
             timeout_keep_alive=30,
-            timeout_graceful_shutdown=GRACE_SECONDS,
+            timeout_graceful_shutdown=max(1, round(grace)),
         )
         config.load()
         config.ssl = self.security.ssl_context  # TLS as the Thrift ports have it (``serve --tls-*``)
@@ -72,15 +75,20 @@ class RestServer:
         anyio.to_thread.current_default_thread_limiter().total_tokens = self.threads
         await self._server.serve(sockets=[self.socket])
 
-    def stop(self) -> None:
-        """Stop accepting, finish the requests under way (uvicorn's graceful shutdown, at most
-        ``GRACE_SECONDS``), close the socket."""
+    def request_stop(self) -> None:
+        """Stop accepting and let the requests under way finish, without waiting (a signal handler's part)."""
         self._server.should_exit = True
+
+    def stop(self) -> bool:
+        """Stop accepting, finish the requests under way (uvicorn's graceful shutdown, at most ``grace``
+        seconds), close the socket; whether the server ended in that time."""
+        self.request_stop()
         self._thread.join(IDLE_CLOSE_SECONDS)
         if self._thread.is_alive() and self._loop is not None:
             self._loop.call_soon_threadsafe(self._cut_idle_connections)
-        self._thread.join(GRACE_SECONDS + 5)
+        self._thread.join(self.grace + 5)
         self.socket.close()
+        return not self._thread.is_alive()
 
     def _cut_idle_connections(self) -> None:
         """Abort the connections with no request under way (run on the server's loop)."""

@@ -362,6 +362,7 @@ SLOW_MODULES = {
     "hms_adapter/test_password_auth.py": "password-authenticated servers",
     "hms_adapter/test_stalled_clients.py": "clients that stall a server for seconds",
     "hms_adapter/test_large_requests.py": "a server's memory under requests of many megabytes",
+    "hms_adapter/test_stopping.py": "servers stopped while clients send large requests",
     "hms_adapter/test_descriptor_exhaustion.py": "a server process run out of file descriptors",
     "hms_adapter/test_call_layers_bench.py": "runs a benchmark",
     "hms_adapter/test_cold_reads_bench.py": "runs a benchmark",
