@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, delete, insert, select
-from sqlalchemy.orm import aliased
 
 from ..model import ConstraintKind, TableConstraint
 from . import schema
@@ -52,10 +51,10 @@ def insert_rows(conn: Connection, db_id: int, rows: Sequence[tuple[TableConstrai
         )
 
 
-_child = aliased(schema.tbl, name="child")
-_child_db = aliased(schema.db, name="child_db")
-_parent = aliased(schema.tbl, name="parent")
-_parent_db = aliased(schema.db, name="parent_db")
+_child = schema.tbl.alias("child")
+_child_db = schema.db.alias("child_db")
+_parent = schema.tbl.alias("parent")
+_parent_db = schema.db.alias("parent_db")
 _QUERY = (
     select(
         schema.tbl_constraint,

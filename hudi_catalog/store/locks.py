@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
-from sqlalchemy.orm import aliased
 
 from ..locks.model import HeldLock, LockRequest, LockState, LockTarget, LockType
 from . import schema
@@ -99,7 +98,7 @@ class LockRecord(NamedTuple):
     blocker_alive: int | None
 
 
-_blocker = aliased(schema.hive_lock, name="blocker")
+_blocker = schema.hive_lock.alias("blocker")
 _OWN_ROWS = DriverStatement(
     select(schema.hive_lock, _blocker.c.lock_id.label("blocker_alive"))
     .outerjoin(
