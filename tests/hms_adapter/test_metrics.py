@@ -100,7 +100,8 @@ def served(db_url, tmp_path) -> Iterator[Served]:
     server.process.wait(30)
 
 
-def wait_for(condition, seconds: float = 10) -> None:
+def wait_for(condition, seconds: float = 120) -> None:
+    """Until ``condition()`` holds; ``seconds`` only bounds a hang (a loaded machine may take long)."""
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
@@ -148,7 +149,9 @@ def test_two_workers_report_as_one_target(served, db_url, tmp_path):
     assert samples[("hudi_metastore_locks", frozenset({("state", "acquired")}))] == 1
     assert samples[("hudi_metastore_locks", frozenset({("state", "waiting")}))] == 0
     assert samples[("hudi_metastore_db_pool_wait_seconds_count", frozenset())] >= 2 * calls
-    assert samples[("hudi_metastore_db_pool_connections_in_use", frozenset())] == 0
+    # every call gave its connection back; a background task (the event cleaner) may hold one for a moment
+    in_use = ("hudi_metastore_db_pool_connections_in_use", frozenset())
+    wait_for(lambda: served.samples()[in_use] == 0)
 
     # the Iceberg REST port's requests, by operation and status
     rest = f"http://127.0.0.1:{served.rest_port}/v1"
