@@ -487,7 +487,7 @@ class TableService:
                 table_store.delete_table(conn, view.tbl_id)
             table_store.delete_table(conn, row.tbl_id)
             for gone in dropped:
-                if not table_store.names_in_other_catalogs(conn, database, [gone.name]):  # they share write ids
+                if not table_store.in_other_catalogs(conn, database, gone.name):  # they share write ids
                     txn_store.delete_table(conn, database, gone.name)
             self.ctx.events.emit_all(
                 conn, [CatalogEvent(EventType.DROP_TABLE, table=t) for t in dropped], self.ctx.now()

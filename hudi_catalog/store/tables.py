@@ -324,21 +324,25 @@ def params_of_table(conn: Connection, database: str, name: str, keys: Sequence[s
     return None
 
 
-def names_in_other_catalogs(conn: Connection, database: str, names: Sequence[str] | None = None) -> set[str]:
-    """Names of the tables (of ``names``, when given) in the databases called ``database`` of the catalogs
-    other than the current one."""
-    if names is None:
-        rows = _NAMES_IN_OTHER_CATALOGS.execute(conn, {"database": database, "catalog": current_catalog()}).rows
-        return {r.name for r in rows}
-    query = select(_t.name).join(schema.db, _d.db_id == _t.db_id).where(_d.name == database, ~in_scope())
-    return set(conn.execute(query.where(_t.name.in_(list(names)))).scalars())
+def names_in_other_catalogs(conn: Connection, database: str) -> set[str]:
+    """Names of the tables in the databases called ``database`` of the catalogs other than the current one."""
+    rows = _NAMES_IN_OTHER_CATALOGS.execute(conn, {"database": database, "catalog": current_catalog()}).rows
+    return {r.name for r in rows}
 
 
-_NAMES_IN_OTHER_CATALOGS = DriverStatement(
+def in_other_catalogs(conn: Connection, database: str, name: str) -> bool:
+    """Whether a table ``database.name`` is in a catalog other than the current one."""
+    params = {"database": database, "catalog": current_catalog(), "name": name}
+    return bool(_NAME_IN_OTHER_CATALOGS.execute(conn, params).rows)
+
+
+_IN_OTHER_CATALOGS = (
     select(_t.name)
     .join(schema.db, _d.db_id == _t.db_id)
     .where(_d.name == bindparam("database"), _d.cat_name != bindparam("catalog"))
 )
+_NAMES_IN_OTHER_CATALOGS = DriverStatement(_IN_OTHER_CATALOGS)
+_NAME_IN_OTHER_CATALOGS = DriverStatement(_IN_OTHER_CATALOGS.where(_t.name == bindparam("name")).limit(1))
 
 
 _ANY_TABLE = DriverStatement(select(_t.tbl_id).where(_t.db_id == bindparam("db_id")).limit(1))

@@ -228,14 +228,19 @@ def delete_database(conn: Connection, database: str, kept_tables: Collection[str
         for statement in _DELETE_DATABASE_WRITE_IDS:
             statement.execute(conn, {"db_name": database})
         return
-    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
-        query = delete(t).where(c.db_name == database)
-        for start in range(0, len(kept), BATCH):
-            query = query.where(c.tbl_name.not_in(kept[start : start + BATCH]))
-        conn.execute(query)
+    for t, c in _WRITE_ID_TABLES:
+        conn.execute(_delete_write_ids(t, c, kept), {"db_name": database})
 
 
-_DELETE_DATABASE_WRITE_IDS = tuple(
-    DriverStatement(delete(t).where(c.db_name == bindparam("db_name")))
-    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w))
-)
+_WRITE_ID_TABLES = ((schema.next_write_id, _n), (schema.txn_write_id, _w))
+
+
+def _delete_write_ids(table, columns, kept: Sequence[str]):
+    """Delete the write ids of the database ``db_name`` (a bound parameter) but those of the ``kept`` tables."""
+    query = delete(table).where(columns.db_name == bindparam("db_name"))
+    for start in range(0, len(kept), BATCH):
+        query = query.where(columns.tbl_name.not_in(kept[start : start + BATCH]))
+    return query
+
+
+_DELETE_DATABASE_WRITE_IDS = tuple(DriverStatement(_delete_write_ids(t, c, ())) for t, c in _WRITE_ID_TABLES)
