@@ -166,9 +166,9 @@ Thrift's compact protocol; the value's length follows."""
 
 def _footer_without_bloom_filter(source: pa.NativeFile, size: int) -> pq.FileMetaData | None:
     """A file's footer with Hudi's bloom filter cut to nothing, read in a 64 KB piece from each end of the
-    footer (the filter lies between the row groups and the last key-values), or a footer without a filter that
-    the first piece holds whole; ``None`` when the footer is larger and holds no filter, or is not as expected,
-    for the caller to read it whole.
+    footer (the filter lies between the row groups and the last key-values; a larger footer whose first piece
+    holds no filter is read whole, once); ``None`` when the footer is not as expected, for the caller to read
+    it whole.
 
     Raises:
         ValueError, OSError: a footer without a filter, read whole, does not parse.
@@ -183,17 +183,17 @@ def _footer_without_bloom_filter(source: pa.NativeFile, size: int) -> pq.FileMet
         return None
     head = end[start - end_start : -8] if start >= end_start else _read_at(source, start, min(_END_READ, length))
     found = head.rfind(_BLOOM_FILTER_FIELD)  # the key-values follow the row groups: the last is the filter's
+    if found < 0 and len(head) < length:  # none in the first piece: the rest of the footer, read once
+        head += _to_footer_end(source, start + len(head), end, end_start)
+        found = head.rfind(_BLOOM_FILTER_FIELD)
     if found < 0:
-        return _parse(head) if len(head) == length else None  # no filter: parsed from what was read
+        return _parse(head)  # no filter: the footer was read whole
     value_start = found + len(_BLOOM_FILTER_FIELD)
     value_length, position = _varint(head, value_start)
     after = position + value_length  # the first byte after the filter, in the footer
     if value_length < 0 or after > length:
         return None
-    if start + after >= end_start:
-        rest = end[start + after - end_start : -8]
-    else:
-        rest = _read_at(source, start + after, length - after)
+    rest = head[after:] if after <= len(head) else _to_footer_end(source, start + after, end, end_start)
     footer = head[:value_start] + b"\x00" + rest  # the value's length now 0
     try:
         metadata = _parse(footer)
@@ -209,6 +209,14 @@ def _parse(footer: bytes) -> pq.FileMetaData:
     reader = ParquetReader()
     reader.open(pa.BufferReader(_MAGIC + footer + len(footer).to_bytes(4, "little") + _MAGIC))
     return reader.metadata
+
+
+def _to_footer_end(source: pa.NativeFile, offset: int, end: bytes, end_start: int) -> bytes:
+    """The footer's bytes from file offset ``offset`` to its length and magic, reading only what ``end`` (the
+    file's last bytes, from ``end_start``) does not hold."""
+    if offset >= end_start:
+        return end[offset - end_start : -8]
+    return _read_at(source, offset, end_start - offset) + end[:-8]
 
 
 def _read_at(source: pa.NativeFile, offset: int, length: int) -> bytes:

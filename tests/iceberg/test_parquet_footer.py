@@ -259,3 +259,51 @@ def test_a_cut_off_or_damaged_footer_with_a_filter_is_refused(tmp_path):
         with pytest.raises(MissingDataFileError, match="cannot read the Parquet footer"):
             read_footer(LOCAL, str(path))
         assert what
+
+
+class _CountingHandler(pafs.FSSpecHandler):
+    """Local files whose reads are counted, as an object store would bill them."""
+
+    def __init__(self) -> None:
+        import fsspec
+
+        super().__init__(fsspec.filesystem("file"))
+        self.reads: list[int] = []
+
+    def open_input_file(self, path):
+        reads = self.reads
+
+        class Counted:
+            def __init__(self, handle) -> None:
+                self.handle, self.closed = handle, False
+
+            def read(self, size=-1):
+                data = self.handle.read(size)
+                reads.append(len(data))
+                return data
+
+            def __getattr__(self, name):
+                return getattr(self.handle, name)
+
+        return pa.PythonFile(Counted(open(path, "rb")), mode="r")
+
+
+@pytest.mark.parametrize("bloom_filter", [False, True])
+def test_a_large_footer_is_fetched_once(tmp_path, bloom_filter):
+    """A footer larger than the first piece read from the file's end: with no filter it is read whole once
+    (it used to be read again by Arrow after the search, the last 64 KB three times); with a filter, all but
+    the filter."""
+    path = tmp_path / "large_footer.parquet"
+    if bloom_filter:
+        _hudi_like(path, _trips(range(1, 301), "r"))
+    else:
+        pq.write_table(_with_metadata(_trips(range(10), "r"), other_key=BLOOM), path)
+    whole = pq.read_metadata(path)
+    handler = _CountingHandler()
+    footer = read_footer(pafs.PyFileSystem(handler), str(path))
+    _same_footer(footer.metadata, whole)
+    tail = whole.serialized_size + 8
+    if bloom_filter:
+        assert sum(handler.reads) < tail - len(BLOOM) + 2 * 64 * 1024
+    else:
+        assert sum(handler.reads) <= tail + 64 * 1024 and len(handler.reads) <= 3, handler.reads
