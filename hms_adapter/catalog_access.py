@@ -57,6 +57,33 @@ def missing_sqlite_file(db_url: str) -> Path | None:
     return None if path.exists() else path
 
 
+def refuse_missing_catalog(args: argparse.Namespace, create_hint: str = _CREATE_HINT) -> None:
+    """``open_existing``'s refusal alone, for a command that then opens the catalog its own way (``serve
+    --no-create-catalog``): ``CommandError`` when ``args.db_url`` holds no catalog, creating nothing."""
+    _refuse_missing_file(args, create_hint)
+    catalog = Catalog.open(args.db_url, args.warehouse, init=False)
+    try:
+        _refuse_empty(args, catalog.schema.status().database_version, create_hint)
+    finally:
+        catalog.close()
+
+
+def _refuse_missing_file(args: argparse.Namespace, create_hint: str) -> None:
+    missing = missing_sqlite_file(args.db_url)
+    if missing is not None:
+        raise CommandError(
+            f"no catalog at {missing} (the file does not exist): set {SET_DB_URL} to your catalog, {create_hint}"
+        )
+
+
+def _refuse_empty(args: argparse.Namespace, database_version: int | None, create_hint: str) -> None:
+    if database_version is None:
+        raise CommandError(
+            f"the database {describe(args.db_url)} holds no catalog (no schema): set {SET_DB_URL} to your "
+            f"catalog, {create_hint}"
+        )
+
+
 def describe(db_url: str) -> str:
     """The catalog as a user recognises it: a SQLite file's absolute path, a server's URL without password."""
     url: URL = make_url(db_url)
@@ -76,19 +103,11 @@ def open_existing(args: argparse.Namespace, init: bool, create_hint: str = _CREA
     not exist (not created), or a database without the catalog schema. ``init``: made ready for writing (the
     default catalog and database ensured, the layout checked); otherwise only read, its layout checked.
     ``options`` go to ``Catalog.open``."""
-    missing = missing_sqlite_file(args.db_url)
-    if missing is not None:
-        raise CommandError(
-            f"no catalog at {missing} (the file does not exist): set {SET_DB_URL} to your catalog, {create_hint}"
-        )
+    _refuse_missing_file(args, create_hint)
     catalog = Catalog.open(args.db_url, args.warehouse, init=False, **options)
     try:
         status = catalog.schema.status()
-        if status.database_version is None:
-            raise CommandError(
-                f"the database {describe(args.db_url)} holds no catalog (no schema): set {SET_DB_URL} to your "
-                f"catalog, {create_hint}"
-            )
+        _refuse_empty(args, status.database_version, create_hint)
         if init:
             catalog.init()
         elif status.state is not SchemaState.CURRENT:

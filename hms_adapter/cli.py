@@ -18,7 +18,7 @@ from . import hudi_cli, schema_cli
 from .authentication import AUTH_MODES
 from .catalog_access import check_db_url, open_existing
 from .cli_errors import EXIT_USAGE, CommandError, run_command
-from .cli_options import CliParser, add_db_url_option, add_log_level_option, positive_seconds
+from .cli_options import CliParser, add_create_catalog_option, add_db_url_option, add_log_level_option, positive_seconds
 from .client import DEFAULT_SERVICE_PRINCIPAL
 from .passwords import set_password
 from .serve_options import add_serve_options
@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the Hive Metastore Thrift protocol")
     _add_store_options(serve)
     add_serve_options(serve)
+    add_create_catalog_option(
+        serve,
+        default=True,
+        why="created by default, the first start of a metastore; --no-create-catalog refuses to start on an "
+        "empty or mistaken --db-url, as Hive Metastore's schema verification does",
+    )
 
     passwd = commands.add_parser("passwd", help="add a user to a password file (or change its password)")
     passwd.add_argument("file", help="the password file of serve --auth password")

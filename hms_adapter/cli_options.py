@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import NoReturn
 
-from hudi_catalog.config import DB_URL_DEFAULT, DB_URL_ENV
+from hudi_catalog.config import CREATE_CATALOG_ENV, DB_URL_DEFAULT, DB_URL_ENV
 
 LOG_LEVEL_ENV = "HUDI_METASTORE_LOG_LEVEL"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -70,6 +70,26 @@ def add_log_level_option(parser: argparse.ArgumentParser, default: str, what: st
         default=os.environ.get(LOG_LEVEL_ENV, default),
         metavar="|".join(LOG_LEVELS),
         help=f"{what}; DEBUG also prints the traceback of an error (env {LOG_LEVEL_ENV}; default {default})",
+    )
+
+
+_SWITCH_WORDS = {**dict.fromkeys(("1", "true", "yes", "on"), True), **dict.fromkeys(("0", "false", "no", "off"), False)}
+
+
+def add_create_catalog_option(parser: argparse.ArgumentParser, default: bool, why: str) -> None:
+    """``--create-catalog`` / ``--no-create-catalog``, the one rule of every command that may make a catalog
+    (``serve``, ``import``): whether a ``--db-url`` holding none (a SQLite file that does not exist, a database
+    without the catalog schema) gets one or is refused. ``HUDI_METASTORE_CREATE_CATALOG`` sets it for every
+    such command; ``default`` when the variable is not set; ``why`` ends the help."""
+    value = os.environ.get(CREATE_CATALOG_ENV)
+    if value is not None and value.strip().lower() not in _SWITCH_WORDS:
+        parser.exit(2, f"hudi-metastore: {CREATE_CATALOG_ENV}={value!r} is neither true nor false\n")
+    parser.add_argument(
+        "--create-catalog",
+        action=argparse.BooleanOptionalAction,
+        default=default if value is None else _SWITCH_WORDS[value.strip().lower()],
+        help=f"create the catalog when --db-url has none yet (a new SQLite file, an empty database), or refuse "
+        f"such a --db-url; {why} (env {CREATE_CATALOG_ENV}=true|false; default: {str(default).lower()})",
     )
 
 

@@ -20,6 +20,7 @@ from hudi_catalog.model import Instant, InstantState
 
 from .catalog_access import describe, hive_wire, open_existing
 from .cli_errors import EXIT_FAILED, EXIT_USAGE, CommandError
+from .cli_options import add_create_catalog_option
 from .import_progress import import_progress
 
 log = logging.getLogger("hudi_metastore")
@@ -57,11 +58,8 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
         "has one already: its view takes what the import recorded, with or without this option)",
     )
     imported.add_argument("--iceberg-view-name", metavar="NAME", help="with --iceberg-view: default <table>_iceberg")
-    imported.add_argument(
-        "--create-catalog",
-        action="store_true",
-        help="create the catalog when --db-url has none yet (a new SQLite file, an empty database); without it "
-        "such a --db-url is refused, so that a table does not land in a new catalog by mistake",
+    add_create_catalog_option(
+        imported, default=False, why="refused by default, so that a table does not land in a new catalog by mistake"
     )
 
     iceberg = commands.add_parser(

@@ -30,7 +30,7 @@ from hudi_catalog.retries import RetryPolicy
 
 from .audit import AuditLog
 from .authentication import check_options, exposure_warning, password_file, sasl_mechanisms, user_names
-from .catalog_access import hive_wire
+from .catalog_access import hive_wire, refuse_missing_catalog
 from .descriptors import fit_max_connections
 from .handler import MetastoreHandler
 from .idl import hive, metaserver
@@ -129,6 +129,8 @@ def serve_command(args: argparse.Namespace) -> int:
         os.environ[STORAGE_CONFIG_ENV] = args.storage_config
     if args.iceberg_rest_port is not None:
         _check_rest_extra()
+    if not args.create_catalog:
+        refuse_missing_catalog(args, "or create one there with `hudi-metastore init-db` (or serve --create-catalog)")
     warning = exposure_warning(args)
     if warning:
         log.warning(warning)

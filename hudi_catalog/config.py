@@ -6,6 +6,10 @@ Keys are read from the environment by the CLI; the constants name them in one pl
 DB_URL_ENV = "HUDI_METASTORE_DB_URL"
 DB_URL_DEFAULT = "sqlite:///metastore.db"
 
+CREATE_CATALOG_ENV = "HUDI_METASTORE_CREATE_CATALOG"
+"""``true`` or ``false``: whether ``serve`` and ``import`` create a catalog where ``--db-url`` has none
+(``--create-catalog`` / ``--no-create-catalog``; ``serve`` does by default, ``import`` does not)."""
+
 UPGRADE_SCHEMA_ENV = "HUDI_METASTORE_UPGRADE_SCHEMA"
 """``true``: ``serve`` migrates an older catalog schema at start (``--upgrade-schema``)."""
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
 
 import pytest
 from sqlalchemy import create_engine, inspect
+from thriftpy2.rpc import make_client
 
 from hms_adapter.idl import metaserver as metaserver_idl
 from hudi_catalog.store.schema import SCHEMA_VERSION
@@ -122,3 +124,48 @@ def test_serve_warns_when_it_listens_beyond_loopback_without_authentication(tmp_
         process.terminate()
         _, stderr = process.communicate(timeout=60)
     assert ("without authentication: anyone who can reach the port" in stderr) == warned, stderr
+
+
+def test_serve_creates_a_catalog_only_as_told(tmp_path):
+    """``--create-catalog`` (the default of ``serve``) and ``--no-create-catalog``, or the variable: a missing
+    catalog is refused with one line and nothing created, also under ``--workers``; one that exists serves."""
+    catalog = tmp_path / "c.db"
+    url = f"sqlite:///{catalog}"
+    refused = [
+        (serve_command(free_port(), db_url=url, warehouse=tmp_path / "wh", extra=["--no-create-catalog"]), {}),
+        (serve_command(free_port(), db_url=url, extra=["--workers", "2"]), {"HUDI_METASTORE_CREATE_CATALOG": "false"}),
+    ]
+    for command, env in refused:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+        assert done.returncode == 1, done.stderr
+        assert f"hudi-metastore: no catalog at {catalog} (the file does not exist)" in done.stderr
+        assert "serve --create-catalog" in done.stderr and "Traceback" not in done.stderr
+        assert not catalog.exists()
+    bad = subprocess.run(
+        serve_command(free_port(), db_url=url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HUDI_METASTORE_CREATE_CATALOG": "maybe"},
+    )
+    assert bad.returncode == 2 and "HUDI_METASTORE_CREATE_CATALOG='maybe' is neither true nor false" in bad.stderr
+    assert not catalog.exists()
+    for options in (["--create-catalog"], ["--no-create-catalog"]):  # made by the first, served by the second
+        port = free_port()
+        process = subprocess.Popen(
+            serve_command(port, db_url=url, warehouse=tmp_path / "wh", extra=options),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HUDI_METASTORE_CREATE_CATALOG": "false"},  # the option wins
+        )
+        try:
+            wait_for_port(port, process)
+            client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
+            assert client.get_all_databases() == ["default"]
+            client.close()
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
