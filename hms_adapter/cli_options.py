@@ -76,18 +76,36 @@ def add_log_level_option(parser: argparse.ArgumentParser, default: str, what: st
 _SWITCH_WORDS = {**dict.fromkeys(("1", "true", "yes", "on"), True), **dict.fromkeys(("0", "false", "no", "off"), False)}
 
 
+def _create_catalog_word(text: str) -> bool:
+    """The value of ``HUDI_METASTORE_CREATE_CATALOG``; another word is a usage error of the command reading it."""
+    word = text.strip().lower()
+    if word not in _SWITCH_WORDS:
+        raise argparse.ArgumentTypeError(
+            f"{CREATE_CATALOG_ENV}={text!r} is neither true nor false (write true or false, 1 or 0, yes or no)"
+        )
+    return _SWITCH_WORDS[word]
+
+
+class _EnvironmentSwitch(argparse.BooleanOptionalAction):
+    """``--X`` / ``--no-X`` whose default may be the text of an environment variable. argparse reads a text
+    default through the action's ``type`` only when the option is not given, and only on the command that
+    runs: a bad variable is then that command's usage error (not every command's, ``status`` and ``--help``
+    included), and the option wins over it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.type = _create_catalog_word  # set here: BooleanOptionalAction's own ``type`` argument is deprecated
+
+
 def add_create_catalog_option(parser: argparse.ArgumentParser, default: bool, why: str) -> None:
     """``--create-catalog`` / ``--no-create-catalog``, the one rule of every command that may make a catalog
     (``serve``, ``import``): whether a ``--db-url`` holding none (a SQLite file that does not exist, a database
     without the catalog schema) gets one or is refused. ``HUDI_METASTORE_CREATE_CATALOG`` sets it for every
     such command; ``default`` when the variable is not set; ``why`` ends the help."""
-    value = os.environ.get(CREATE_CATALOG_ENV)
-    if value is not None and value.strip().lower() not in _SWITCH_WORDS:
-        parser.exit(2, f"hudi-metastore: {CREATE_CATALOG_ENV}={value!r} is neither true nor false\n")
     parser.add_argument(
         "--create-catalog",
-        action=argparse.BooleanOptionalAction,
-        default=default if value is None else _SWITCH_WORDS[value.strip().lower()],
+        action=_EnvironmentSwitch,
+        default=os.environ.get(CREATE_CATALOG_ENV, default),
         help=f"create the catalog when --db-url has none yet (a new SQLite file, an empty database), or refuse "
         f"such a --db-url; {why} (env {CREATE_CATALOG_ENV}=true|false; default: {str(default).lower()})",
     )

@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, inspect
@@ -14,6 +15,7 @@ from thriftpy2.rpc import make_client
 from hms_adapter.idl import metaserver as metaserver_idl
 from hudi_catalog.store.schema import SCHEMA_VERSION
 from tests.conftest import hive
+from tests.hudi.tables import unpack
 from tests.support.servers import CLI, free_port, serve_command, wait_for_port
 
 
@@ -134,6 +136,7 @@ def test_serve_creates_a_catalog_only_as_told(tmp_path):
     refused = [
         (serve_command(free_port(), db_url=url, warehouse=tmp_path / "wh", extra=["--no-create-catalog"]), {}),
         (serve_command(free_port(), db_url=url, extra=["--workers", "2"]), {"HUDI_METASTORE_CREATE_CATALOG": "false"}),
+        (serve_command(free_port(), db_url=url, extra=["--no-create-catalog", "--workers", "2"]), {}),
     ]
     for command, env in refused:
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
@@ -169,3 +172,85 @@ def test_serve_creates_a_catalog_only_as_told(tmp_path):
         finally:
             if process.poll() is None:
                 process.kill()
+
+
+def _without_metastore_variables(**variables: str) -> dict[str, str]:
+    """This process's environment without any ``HUDI_METASTORE_*`` variable, plus ``variables``."""
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("HUDI_METASTORE_")}, **variables}
+
+
+def _serve_until_sigterm(command: list[str], port: int, env: dict[str, str]) -> list[str]:
+    """Start ``command``, take the databases it serves once it listens, stop it with SIGTERM (exit 0)."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        wait_for_port(port, process)
+        client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
+        databases = client.get_all_databases()
+        client.close()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        return databases
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=60)
+
+
+@pytest.mark.empty_database
+def test_serve_without_create_catalog_refuses_a_database_without_the_schema(db_url, tmp_path):
+    """On every store: ``serve --no-create-catalog`` refuses a database without the catalog schema (on SQLite:
+    no file, then an empty file) with one line and exit 1, and leaves it without one; ``--create-catalog``
+    (winning over the variable) then makes the schema and serves it."""
+    environment = _without_metastore_variables()
+    sqlite = db_url.startswith("sqlite")
+    path = Path(db_url.removeprefix("sqlite:///")) if sqlite else None
+    stages = [f"no catalog at {path} (the file does not exist)", "holds no catalog (no schema)"] if sqlite else []
+    for expected in stages or ["holds no catalog (no schema)"]:
+        if path is not None and "no schema" in expected:
+            path.touch()  # an empty SQLite database
+        command = serve_command(free_port(), db_url=db_url, warehouse=tmp_path / "wh", extra=["--no-create-catalog"])
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=environment)
+        assert done.returncode == 1, done.stderr
+        assert expected in done.stderr and "serve --create-catalog" in done.stderr, done.stderr
+        assert done.stderr.splitlines()[-1].startswith("hudi-metastore: ") and "Traceback" not in done.stderr
+        assert path is None or path.exists() == ("no schema" in expected)
+        engine = create_engine(db_url)
+        try:
+            assert inspect(engine).get_table_names() == []
+        finally:
+            engine.dispose()
+    port = free_port()
+    command = serve_command(port, db_url=db_url, warehouse=tmp_path / "wh", extra=["--create-catalog"])
+    assert _serve_until_sigterm(command, port, _without_metastore_variables(HUDI_METASTORE_CREATE_CATALOG="0")) == [
+        "default"
+    ]
+
+
+def test_import_then_serve_with_create_catalog_share_one_new_catalog(tmp_path):
+    """The script ``import --create-catalog ...`` then ``serve --create-catalog``: the import makes the catalog
+    (the option winning over the variable either way), the server serves it with the imported table."""
+    base = unpack("sample_table_cow_v6_simplekeygen_hivestyle_no_metafields", tmp_path / "tables")
+    catalog = tmp_path / "new.db"
+    store = ["--db-url", f"sqlite:///{catalog}", "--warehouse", str(tmp_path / "wh")]
+    imported = [*CLI, "import", str(base), "--database", "lake", "--table", "trips", *store]
+    refused = subprocess.run(
+        [*imported, "--no-create-catalog"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_without_metastore_variables(HUDI_METASTORE_CREATE_CATALOG="yes"),
+    )
+    assert refused.returncode == 1 and f"no catalog at {catalog}" in refused.stderr, refused.stderr
+    assert "--create-catalog" in refused.stderr and not catalog.exists()
+    done = subprocess.run(
+        [*imported, "--create-catalog"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_without_metastore_variables(HUDI_METASTORE_CREATE_CATALOG="no"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("lake.trips: ") and catalog.exists(), done.stdout
+    port = free_port()
+    command = [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "--no-metaserver", *store, "--create-catalog"]
+    assert _serve_until_sigterm(command, port, _without_metastore_variables()) == ["default", "lake"]

@@ -102,6 +102,18 @@ def test_commands_that_read_refuse_a_missing_catalog_and_create_none(tmp_path):
     assert_one_clear_line(done, 1, "holds no catalog", "hudi-metastore init-db")
 
 
+def test_a_bad_create_catalog_variable_is_a_mistake_of_serve_and_import_only(tmp_path):
+    env = {"HUDI_METASTORE_CREATE_CATALOG": "maybe"}
+    serve = ["serve", "--host", "127.0.0.1", "--port", str(free_port()), "--no-metaserver"]
+    for command in (serve, ["import", str(tmp_path)]):
+        done = run(*command, cwd=tmp_path, env=env)
+        assert_one_clear_line(done, 2, "HUDI_METASTORE_CREATE_CATALOG='maybe' is neither true nor false", "--help")
+    assert_one_clear_line(run(*serve, "--no-create-catalog", cwd=tmp_path, env=env), 1, "no catalog at")  # it wins
+    assert_one_clear_line(run("timeline", "a.b", cwd=tmp_path, env=env), 1, "no catalog at")  # not read there
+    assert run("--help", env=env).returncode == 0
+    assert not (tmp_path / "metastore.db").exists()
+
+
 def test_the_environment_variable_points_every_command_at_one_catalog(tmp_path):
     env = {"HUDI_METASTORE_DB_URL": f"sqlite:///{tmp_path / 'c.db'}"}
     assert run("init-db", env=env).returncode == 0
