@@ -165,10 +165,11 @@ Thrift's compact protocol; the value's length follows."""
 
 
 def _footer_without_bloom_filter(source: pa.NativeFile, size: int) -> pq.FileMetaData | None:
-    """A file's footer with Hudi's bloom filter cut to nothing, read in a 64 KB piece from each end of the
-    footer (the filter lies between the row groups and the last key-values; a larger footer whose first piece
-    holds no filter is read whole, once); ``None`` when the footer is not as expected, for the caller to read
-    it whole.
+    """A file's footer with Hudi's bloom filter cut to nothing, read in a piece of up to 64 KB from each end of
+    the footer, the first stopping where the last begins (the filter lies between the row groups and the last
+    key-values; what lies between the pieces is read once, when the first holds no filter or the filter ends
+    before the last begins: no byte is read twice); ``None`` when the footer is not as expected, for the caller
+    to read it whole.
 
     Raises:
         ValueError, OSError: a footer without a filter, read whole, does not parse.
@@ -181,7 +182,12 @@ def _footer_without_bloom_filter(source: pa.NativeFile, size: int) -> pq.FileMet
     end_start = size - len(end)
     if start < len(_MAGIC):
         return None
-    head = end[start - end_start : -8] if start >= end_start else _read_at(source, start, min(_END_READ, length))
+    if start >= end_start:
+        head = end[start - end_start : -8]  # the whole footer
+    else:  # its first piece, and the whole footer when that piece reaches what was read from the end
+        head = _read_at(source, start, min(_END_READ, end_start - start))
+        if start + len(head) == end_start:
+            head += end[:-8]
     found = head.rfind(_BLOOM_FILTER_FIELD)  # the key-values follow the row groups: the last is the filter's
     if found < 0 and len(head) < length:  # none in the first piece: the rest of the footer, read once
         head += _to_footer_end(source, start + len(head), end, end_start)
@@ -193,7 +199,8 @@ def _footer_without_bloom_filter(source: pa.NativeFile, size: int) -> pq.FileMet
     after = position + value_length  # the first byte after the filter, in the footer
     if value_length < 0 or after > length:
         return None
-    rest = head[after:] if after <= len(head) else _to_footer_end(source, start + after, end, end_start)
+    # the footer after the filter: what the first piece holds of it, then the rest (read unless ``end`` has it)
+    rest = head[after:] + _to_footer_end(source, start + max(after, len(head)), end, end_start)
     footer = head[:value_start] + b"\x00" + rest  # the value's length now 0
     try:
         metadata = _parse(footer)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Delete, Table, bindparam, delete, func, insert, select, update
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from ..locks.model import TxnInfo, TxnState
 from . import schema
@@ -14,6 +15,8 @@ from .driver_sql import DriverStatement
 _t = schema.hive_txn.c
 _n = schema.next_write_id.c
 _w = schema.txn_write_id.c
+_WRITE_ID_TABLES = ((schema.next_write_id, _n), (schema.txn_write_id, _w))
+"""The tables of write ids, keyed by database and table name, with their columns."""
 BATCH = 1000
 
 OPEN, ABORTED, COMMITTED = "o", "a", "c"
@@ -206,7 +209,7 @@ def write_ids_up_to(conn: Connection, database: str, table: str, high_water_mark
 
 def rename_table(conn: Connection, database: str, table: str, new_database: str, new_table: str) -> None:
     """Write ids follow a renamed table, as Hive's do."""
-    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
+    for t, c in _WRITE_ID_TABLES:
         conn.execute(
             update(t).where(c.db_name == database, c.tbl_name == table).values(db_name=new_database, tbl_name=new_table)
         )
@@ -214,7 +217,7 @@ def rename_table(conn: Connection, database: str, table: str, new_database: str,
 
 def delete_table(conn: Connection, database: str, table: str) -> None:
     """A dropped table's write ids go with it (a new table of that name starts again at 1)."""
-    for t, c in ((schema.next_write_id, _n), (schema.txn_write_id, _w)):
+    for t, c in _WRITE_ID_TABLES:
         conn.execute(delete(t).where(c.db_name == database, c.tbl_name == table))
 
 
@@ -232,10 +235,7 @@ def delete_database(conn: Connection, database: str, kept_tables: Collection[str
         conn.execute(_delete_write_ids(t, c, kept), {"db_name": database})
 
 
-_WRITE_ID_TABLES = ((schema.next_write_id, _n), (schema.txn_write_id, _w))
-
-
-def _delete_write_ids(table, columns, kept: Sequence[str]):
+def _delete_write_ids(table: Table, columns: ReadOnlyColumnCollection[str, Any], kept: Sequence[str]) -> Delete:
     """Delete the write ids of the database ``db_name`` (a bound parameter) but those of the ``kept`` tables."""
     query = delete(table).where(columns.db_name == bindparam("db_name"))
     for start in range(0, len(kept), BATCH):

@@ -5,8 +5,10 @@ Hive), so a same-named table of another catalog keeps the ones it shares."""
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import insert, text
 
+from hudi_catalog.store import schema
+from hudi_catalog.store import txns as txn_store
 from tests.conftest import hive
 from tests.hms_adapter.helpers import cols, make_table
 
@@ -73,3 +75,36 @@ def test_a_same_named_table_of_another_catalog_keeps_its_write_ids(client, catal
 
     client.drop_table("@spark#sales", "orders", True)  # the last table of that name: its write ids go
     assert _write_id_rows(catalog) == []
+
+
+def test_a_dropped_table_leaves_the_write_ids_a_same_named_table_of_another_catalog_shares(client, catalog, warehouse):
+    client.create_catalog(
+        hive.CreateCatalogRequest(catalog=hive.Catalog(name="spark", locationUri=f"file:{warehouse}/spark"))
+    )
+    for name in ("hive", "spark"):
+        client.create_database(hive.Database(name="sales", catalogName=name))
+        for table_name in ("orders", "returns"):
+            table = make_table("sales", table_name, columns=cols("x:int"))
+            table.catName = name
+            client.create_table(table)
+    client.drop_table("@spark#sales", "returns", True)  # only the hive catalog's sales.returns left
+    txns = _open(client, 2)
+    assert (_allocate(client, "sales", "orders", txns[0]), _allocate(client, "sales", "returns", txns[1])) == (1, 1)
+
+    client.drop_table("sales", "orders", True)  # the hive catalog's; spark's sales.orders shares its write ids
+    client.drop_table("sales", "returns", True)  # no other catalog's: its write ids go
+    assert _write_id_rows(catalog) == [("sales", "orders"), ("sales", "orders")]
+
+
+def test_the_kept_tables_of_a_dropped_database_are_kept_however_many_lists_they_take(catalog):
+    """The store's delete directly, with more kept tables than one ``NOT IN`` list holds (``txns.BATCH``): the
+    lists are ANDed, so a row goes only when its table is in none of them."""
+    kept = [f"t{n:05d}" for n in range(2 * txn_store.BATCH + 1)]  # three lists, the last of one name
+    names = ["a_gone", kept[0], kept[txn_store.BATCH + 7], kept[-1], "z_gone"]
+    with catalog.store.write() as conn:
+        for txn_id, (database, name) in enumerate([("other", "a_gone"), *(("sales", n) for n in names)]):
+            conn.execute(insert(schema.next_write_id).values(db_name=database, tbl_name=name, next_value=2))
+            conn.execute(insert(schema.txn_write_id).values(db_name=database, tbl_name=name, write_id=1, txn_id=txn_id))
+        txn_store.delete_database(conn, "sales", kept[::-1])
+    left = [("other", "a_gone"), *(("sales", n) for n in names[1:-1])]
+    assert _write_id_rows(catalog) == sorted(left) + sorted(left)

@@ -305,5 +305,31 @@ def test_a_large_footer_is_fetched_once(tmp_path, bloom_filter):
     tail = whole.serialized_size + 8
     if bloom_filter:
         assert sum(handler.reads) < tail - len(BLOOM) + 2 * 64 * 1024
-    else:
-        assert sum(handler.reads) <= tail + 64 * 1024 and len(handler.reads) <= 3, handler.reads
+    else:  # a 64 KB piece from each end of the footer, then what lies between them: no byte twice
+        assert sum(handler.reads) == tail and len(handler.reads) == 3, handler.reads
+
+
+@pytest.mark.parametrize(
+    ("metadata", "reads"),
+    [
+        pytest.param({"other.key": BLOOM[:40_000]}, 2, id="under two pieces, no filter"),
+        pytest.param({BLOOM_FILTER_KEY.decode(): BLOOM[:40_000]}, 2, id="under two pieces, a filter"),
+        pytest.param(
+            {BLOOM_FILTER_KEY.decode(): BLOOM[:10_000], "other.key": BLOOM[:200_000]}, 3, id="a filter in the first"
+        ),
+    ],
+)
+def test_a_footer_whose_first_piece_holds_the_filter_or_overlaps_the_end_is_fetched_once(tmp_path, metadata, reads):
+    """A footer larger than the piece read from the file's end: the piece read from its start stops where
+    that one began (it used to read up to 64 KB of it again), and a filter ending within it is cut with the
+    rest of the footer read once (the footer used to be read whole again by Arrow, the filter kept)."""
+    path = tmp_path / "footer.parquet"
+    pq.write_table(_trips(range(10), "r").replace_schema_metadata(metadata), path)
+    whole = pq.read_metadata(path)
+    tail = whole.serialized_size + 8
+    assert tail > 64 * 1024 and (tail < 2 * 64 * 1024) == (reads == 2)
+    handler = _CountingHandler()
+    footer = read_footer(pafs.PyFileSystem(handler), str(path))
+    _same_footer(footer.metadata, whole)
+    assert footer.metadata.metadata.get(BLOOM_FILTER_KEY, b"") == b""  # cut where there is one
+    assert sum(handler.reads) == tail and len(handler.reads) == reads, handler.reads
