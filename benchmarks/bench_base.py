@@ -1,9 +1,14 @@
 """What benchmark modules share that imports none of them: the versions of Apache Hive Metastore that
-``peer.py`` runs, and a free local port. (``bench_server`` re-exports the port and the 2.3 version.)"""
+``peer.py`` runs, a free local port, and the wait until a process they started is ready (``wait_until``,
+``accepts``; the tests wait for theirs with it too). (``bench_server`` re-exports the port and the 2.3
+version.)"""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import time
+from collections.abc import Callable
 
 HIVE_2_3 = "2.3.10"
 HIVE_4 = "4.0.1"
@@ -25,3 +30,63 @@ def free_port() -> int:
         if port not in _HANDED_OUT:
             _HANDED_OUT.add(port)
             return port
+
+
+READY_SECONDS = 300.0
+"""How long a process may take to be ready (to listen, to answer) before the wait gives up. Only a ceiling
+against a hang: the wait ends as soon as the process is ready, and at once when it exits first, so a
+generous ceiling costs nothing on an idle machine and spares a loaded one (a CI machine at load 30 takes
+many times the usual seconds to start a server)."""
+
+JVM_READY_SECONDS = 900.0
+"""``READY_SECONDS`` for a JVM server of many jars (Trino, Presto, Hive Metastore, Spark's Thrift server):
+a minute on an idle machine, several on a loaded one."""
+
+
+class NotReady(RuntimeError):
+    """The process exited before it was ready (``returncode``: its exit status), or was not ready within its
+    ceiling (``returncode`` None)."""
+
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+
+
+def wait_until(
+    ready: Callable[[], object],
+    *,
+    process: subprocess.Popen | None = None,
+    what: str = "the process",
+    seconds: float = READY_SECONDS,
+    interval: float = 0.2,
+) -> None:
+    """Return once ``ready()`` is true. Raise ``NotReady`` as soon as ``process`` (the one that is to become
+    ready, when given) has exited, or once ``seconds`` passed (a ceiling against a hang, not a budget: keep it
+    generous). ``what`` names it in the error."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if process is not None and process.poll() is not None:
+            raise NotReady(f"{what} exited with {process.returncode} before it was ready", process.returncode)
+        if ready():
+            return
+        if time.monotonic() > deadline:
+            raise NotReady(f"{what} was not ready within {seconds:g} s")
+        time.sleep(interval)
+
+
+def accepts(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether ``host:port`` accepts a TCP connection now."""
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def wait_for_listening(
+    port: int, process: subprocess.Popen, what: str, *, host: str = "127.0.0.1", seconds: float = READY_SECONDS
+) -> None:
+    """``wait_until`` ``host:port`` accepts connections, failing at once when ``process`` exits first."""
+    wait_until(
+        lambda: accepts(port, host), process=process, what=f"{what} (to listen on {host}:{port})", seconds=seconds
+    )

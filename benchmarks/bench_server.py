@@ -7,10 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pymysql
-from bench_base import HIVE_2_3, PEER_VERSIONS, free_port
+from bench_base import HIVE_2_3, PEER_VERSIONS, free_port, wait_for_listening
 from sqlalchemy.engine import make_url
 
 
@@ -80,7 +78,8 @@ def _children(pid: int) -> list[int]:
 
 @contextmanager
 def running_server(db_url: str, warehouse: str, options: list[str], ready_port: int) -> Iterator[subprocess.Popen]:
-    """``hudi-metastore serve`` on 127.0.0.1 with ``options``, once ``ready_port`` accepts connections."""
+    """``hudi-metastore serve`` on 127.0.0.1 with ``options``, once ``ready_port`` accepts connections (an
+    error at once when the server exits first: ``bench_base.NotReady``)."""
     server = subprocess.Popen(
         [
             sys.executable,
@@ -99,12 +98,7 @@ def running_server(db_url: str, warehouse: str, options: list[str], ready_port: 
         ]
     )
     try:
-        for _ in range(150):
-            try:
-                socket.create_connection(("127.0.0.1", ready_port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_listening(ready_port, server, "hudi-metastore serve")
         yield server
     finally:
         server.terminate()

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engines  # noqa: E402
 import maven_artifacts  # noqa: E402
-from bench_base import free_port  # noqa: E402
+from bench_base import JVM_READY_SECONDS, NotReady, free_port, wait_until  # noqa: E402
 from bench_server import ensure_empty_database, percentile, running_server  # noqa: E402
 
 PEER = "iceberg-open-api"
@@ -80,14 +80,17 @@ def peer(work: Path) -> Iterator[str]:
         )
     try:
         uri = f"http://127.0.0.1:{port}"
-        for _ in range(300):
+
+        def answers() -> bool:
             try:
-                if requests.get(f"{uri}/v1/config", timeout=1).status_code == 200:
-                    break
+                return requests.get(f"{uri}/v1/config", timeout=10).status_code == 200
             except requests.RequestException:
-                time.sleep(0.2)
-        else:
-            raise RuntimeError(f"RESTCatalogServer did not answer: {(work / 'peer.log').read_text()[-2000:]}")
+                return False
+
+        try:
+            wait_until(answers, process=process, what="RESTCatalogServer", seconds=JVM_READY_SECONDS)
+        except NotReady as error:
+            raise RuntimeError(f"{error}: {(work / 'peer.log').read_text()[-2000:]}") from None
         yield uri
     finally:
         process.terminate()

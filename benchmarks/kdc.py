@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.bench_base import NotReady, wait_for_listening
+
 REALM = "HMS.TEST"
 DEBIAN_PACKAGES = ("krb5-kdc", "krb5-admin-server", "krb5-user", "libkrb5-dev")
 PYTHON_PACKAGES = {"gssapi": "gssapi>=1.8", "kerberos": "kerberos>=1.3", "cryptography": "cryptography>=43"}
@@ -110,15 +112,10 @@ class PrivateKdc:
         self._process = subprocess.Popen(
             ["krb5kdc", "-n"], env=self.env, stdout=subprocess.DEVNULL, stderr=open(home / "krb5kdc.out", "w")
         )
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                break
-            except OSError as error:
-                if time.monotonic() > deadline or self._process.poll() is not None:
-                    raise RuntimeError(f"the KDC did not start: {(home / 'krb5kdc.out').read_text()}") from error
-                time.sleep(0.1)
+        try:
+            wait_for_listening(self.port, self._process, "the KDC")
+        except NotReady as error:
+            raise RuntimeError(f"{error}: {(home / 'krb5kdc.out').read_text()}") from None
 
     def _run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
         return subprocess.run(command, env=self.env, check=True, capture_output=True, text=True, timeout=60, **kwargs)

@@ -48,7 +48,7 @@ from thriftpy2.rpc import make_client
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engines  # noqa: E402
-from bench_base import free_port  # noqa: E402
+from bench_base import NotReady, free_port, wait_for_listening  # noqa: E402
 from import_scale import SOURCE_ZIP, generate  # noqa: E402
 
 from hms_adapter.idl import hive  # noqa: E402
@@ -60,26 +60,15 @@ S3PROXY_JAVA = 17
 TARGETS = {"create_table": 0.2, "managed drop": 10.0, "import": 30.0, "follow of one commit": 1.0, "view commit": 1.0}
 
 
-def _wait_port(port: int, process: subprocess.Popen, log: Path, seconds: float = 120) -> None:
-    import socket
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"{process.args[:4]} exited with {process.returncode}: {log.read_text()[-3000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port} after {seconds} s")
-
-
 @contextmanager
 def _process(command: list[str], port: int, log: Path, env: dict[str, str] | None = None) -> Iterator[None]:
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
-        _wait_port(port, process, log)
+        try:
+            wait_for_listening(port, process, " ".join(map(str, command[:4])))
+        except NotReady as error:
+            raise SystemExit(f"{error}: {log.read_text()[-3000:]}") from None
         yield
     finally:
         process.terminate()

@@ -26,11 +26,9 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,7 +40,15 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hive4  # noqa: E402
-from bench_base import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port  # noqa: E402
+from bench_base import (  # noqa: E402
+    HIVE_2_3,
+    HIVE_4,
+    JVM_READY_SECONDS,
+    PEER_VERSIONS,
+    NotReady,
+    free_port,
+    wait_for_listening,
+)
 from java_client import JARS  # noqa: E402
 
 DEFAULT_URL = "mysql://root@127.0.0.1:3306/hms_peer"
@@ -53,7 +59,8 @@ DRIVER_JARS = (
     "~/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar",
 )
 DRIVER_CLASS = "org.mariadb.jdbc.Driver"
-START_TIMEOUT_S = 300
+START_TIMEOUT_S = JVM_READY_SECONDS
+"""Only a ceiling against a hang: the wait for the peer ends once it listens, or at once when it exits."""
 
 
 @dataclass
@@ -287,20 +294,11 @@ def running_peer(
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=work, env=env)
     clean = False
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                tail = (log_dir / "stdout.log").read_text(errors="replace")[-3000:]
-                raise RuntimeError(f"Hive Metastore {version} exited with {process.returncode}:\n{tail}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"Hive Metastore {version} did not listen on {port} in {START_TIMEOUT_S} s (log: {log_dir})"
-                    ) from None
-                time.sleep(0.5)
+        try:
+            wait_for_listening(port, process, f"Hive Metastore {version}", seconds=START_TIMEOUT_S)
+        except NotReady as error:
+            tail = (log_dir / "stdout.log").read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{error} (log: {log_dir}):\n{tail}") from None
         yield Peer("127.0.0.1", port, process, log_dir, version)
         clean = True
     finally:

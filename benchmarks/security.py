@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import peer as hive_peer  # noqa: E402
+from benchmarks.bench_base import wait_for_listening  # noqa: E402
 from benchmarks.kdc import PrivateKdc, ensure_kerberos  # noqa: E402
 
 MODES = ("plaintext", "tls", "kerberos auth-conf")
@@ -52,19 +53,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port} after {timeout} s")
 
 
 def make_certificate(home: Path) -> tuple[Path, Path, Path]:
@@ -198,7 +186,7 @@ def ours(mode: str, home: Path, kdc: PrivateKdc, cert: Path, key: Path) -> Itera
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **kdc.env}
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_listening(port, process, f"hudi-metastore serve ({mode})")
         yield port
     finally:
         process.terminate()

@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
@@ -29,10 +28,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench_base import JVM_READY_SECONDS, NotReady, wait_until  # noqa: E402
 from bench_server import free_port  # noqa: E402
 from engines import PRESTO, PRESTO_JVM_OPENS, TRINO, ServerPackage, install, java_home  # noqa: E402
 
-START_TIMEOUT_S = 300
+START_TIMEOUT_S = JVM_READY_SECONDS
+"""Only a ceiling against a hang: the wait for a server ends once it answers, or at once when it exits."""
 # one node beside the rest of the suite on a 2-core, 24 GiB machine: a 2 GiB heap, of which a query may
 # take 512 MiB (Trino keeps 30% of the heap as headroom besides query memory)
 HEAP = "2G"
@@ -223,21 +224,20 @@ def _engine_env() -> dict[str, str]:
 
 
 def _wait_started(engine: SqlEngine) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        if engine.process.poll() is not None:
-            raise RuntimeError(
-                f"{engine.package.name} exited with {engine.process.returncode}:\n{engine.log_text()[-4000:]}"
-            )
+    """Until ``/v1/info`` no longer says it is starting and a scan runs; an error at once when the server
+    exits first (with the end of its log)."""
+
+    def started() -> bool:
         try:
-            with urllib.request.urlopen(f"{engine.url}/v1/info", timeout=2) as response:
-                if not json.load(response).get("starting", True) and _query_runs(engine):
-                    return
+            with urllib.request.urlopen(f"{engine.url}/v1/info", timeout=10) as response:
+                return not json.load(response).get("starting", True) and _query_runs(engine)
         except (OSError, urllib.error.URLError, ValueError):
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{engine.package.name} did not start in {START_TIMEOUT_S} s (log: {engine.log_path})")
-        time.sleep(1)
+            return False
+
+    try:
+        wait_until(started, process=engine.process, what=engine.package.name, seconds=START_TIMEOUT_S, interval=1)
+    except NotReady as error:
+        raise RuntimeError(f"{error} (log: {engine.log_path}):\n{engine.log_text()[-4000:]}") from None
 
 
 def _query_runs(engine: SqlEngine) -> bool:

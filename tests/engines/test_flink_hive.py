@@ -28,7 +28,8 @@ from tests.conftest import hive, skip_or_fail
 from tests.hms_adapter.helpers import cols, make_table
 from tests.support.sql_engines import engines, hive_metastore, metastore_client, served_metastore
 
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+# Flink's start with the first test's setup: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 
 SOURCE = Path(__file__).parents[1] / "java" / "FlinkSession.java"
 

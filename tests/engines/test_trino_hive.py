@@ -42,7 +42,8 @@ from tests.support.sql_engines import (
     starting_engine,
 )
 
-pytestmark = pytest.mark.slow
+# Trino's and Hive Metastore's starts with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 trino = require_module("trino", extra="test")
 

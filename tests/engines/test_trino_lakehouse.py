@@ -43,7 +43,8 @@ from hms_adapter.event_messages import HiveJsonMessages  # noqa: E402
 from hudi_catalog import Catalog  # noqa: E402
 from hudi_catalog.services.hudi_import import HudiImporter  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# Trino's start and the lake's Spark writes with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 DB = "h"
 TRINO_CANNOT_READ = {

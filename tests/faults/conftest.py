@@ -10,14 +10,13 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pymysql
 import pytest
 
 from tests.conftest import skip_or_fail
-from tests.support.servers import free_port
+from tests.support.servers import free_port, wait_until
 
 DATABASE = "faults"
 
@@ -71,17 +70,14 @@ class PrivateMariaDB:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                pymysql.connect(host="127.0.0.1", port=self.port, user="root", connect_timeout=1).close()
-                return
-            except pymysql.err.OperationalError:
-                if self.process.poll() is not None:
-                    log = self.home / "run" / "error.log"
-                    raise RuntimeError(log.read_text()[-2000:] if log.exists() else "mariadbd exited") from None
-                time.sleep(0.2)
-        raise RuntimeError("the private MariaDB did not start within 60 s")
+        wait_until(self._answers, "the private MariaDB to answer", self.process, log=self.home / "run" / "error.log")
+
+    def _answers(self) -> bool:
+        try:
+            pymysql.connect(host="127.0.0.1", port=self.port, user="root", connect_timeout=10).close()
+            return True
+        except pymysql.err.OperationalError:
+            return False
 
     def kill(self) -> None:
         """SIGKILL, as a crash: by its own process id."""

@@ -18,7 +18,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive, skip_or_fail
-from tests.support.servers import free_port, serve_command, wait_for_port
+from tests.support.servers import free_port, serve_command, wait_for_port, wait_until
 
 BATCH = 10
 CUT_SECONDS = 5.0
@@ -131,7 +131,7 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
                 )
             )
         for host, server in zip(hosts, servers):
-            wait_for_port(port, server, seconds=60, host=host.address, log=tmp_path / f"server-{host.namespace}.log")
+            wait_for_port(port, server, host=host.address, log=tmp_path / f"server-{host.namespace}.log")
         setup = make_client(hive.ThriftHiveMetastore, hosts[1].address, port, timeout=60_000)
         setup.create_database(hive.Database(name="net", parameters={}))
         for table in ("ta", "tb"):
@@ -160,21 +160,33 @@ def test_cutting_one_hosts_link_leaves_the_other_serving(hosts, private_mariadb,
                 threads.append(threading.Thread(target=_load, args=(host.address, port, table, first, stop, load)))
         for thread in threads:
             thread.start()
-        time.sleep(2.0)
-        _ip("link", "set", hosts[0].link, "down")
-        cut = time.monotonic()
-        time.sleep(CUT_SECONDS)
-        _ip("link", "set", hosts[0].link, "up")
-        restored = time.monotonic()
-        deadline = restored + 60
-        while time.monotonic() < deadline and not any(
-            start > restored for load in loads["a"] for start, _ in load.calls
-        ):
-            time.sleep(0.5)
-        time.sleep(1.0)
-        stop.set()
-        for thread in threads:
-            thread.join(90)
+        try:
+            # the cut lands once every writer and the reader made a call (not after a fixed pause: a loaded
+            # machine may not have made one by then); a client thread that died ends the wait (reported below)
+            wait_until(
+                lambda: (
+                    all(load.calls for load in (*loads["a"], *loads["b"], reads))
+                    or not all(thread.is_alive() for thread in threads)
+                ),
+                "a call of every client",
+            )
+            _ip("link", "set", hosts[0].link, "down")
+            cut = time.monotonic()
+            time.sleep(CUT_SECONDS)
+            _ip("link", "set", hosts[0].link, "up")
+            restored = time.monotonic()
+            # until both hosts served a write that started after the link came back (asserted below)
+            wait_until(
+                lambda: (
+                    all(any(start > restored for load in loads[name] for start, _ in load.calls) for name in "ab")
+                    or not all(thread.is_alive() for thread in threads)
+                ),
+                "a write started after the cut on each host",
+            )
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(90)
         assert all(server.poll() is None for server in servers), "neither server was restarted"
         names = {table: setup.get_partition_names("net", table, -1) for table in ("ta", "tb")}
         setup.close()

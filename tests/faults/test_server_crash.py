@@ -14,7 +14,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import free_port, serve_command, wait_for_port
+from tests.support.servers import READY_SECONDS, free_port, serve_command, wait_for_port
 
 BATCH = 1000
 KILLS = 3
@@ -27,7 +27,7 @@ def _serve(db_url: str, warehouse: str, port: int, log) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    wait_for_port(port, process, seconds=120)  # a restart after SIGKILL may first recover the store
+    wait_for_port(port, process)  # a restart after SIGKILL may first recover the store: the ceiling allows it
     return process
 
 
@@ -80,7 +80,7 @@ def test_a_server_killed_mid_batch_leaves_each_batch_whole_or_absent(store, requ
             loader.start()
             # the kill lands while later batches are in flight: after the round's first acknowledged batch (a
             # loaded MariaDB can take longer than a fixed pause for it), then a random moment
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + READY_SECONDS  # only a ceiling: the loop ends at the batch
             while len(acknowledged) == before and loader.is_alive() and time.monotonic() < deadline:
                 time.sleep(0.05)
             time.sleep(rng.uniform(0.0, 1.2))

@@ -22,6 +22,10 @@ from tests.conftest import hive
 from tests.support.servers import free_port, serve_command, wait_for_port
 
 SASL_START, SASL_OK, SASL_COMPLETE = 1, 2, 5
+CLOSE_SECONDS = 120
+"""How long a test waits for the server to close a connection it should close: only a ceiling against a
+hang (a loaded machine may take seconds). Why it closed is the log's to say, and a test that needs the
+close to come before a timeout of the server's sets that timeout well above this."""
 
 
 @dataclass
@@ -85,6 +89,23 @@ def closed_by_server(sock: socket.socket, within: float) -> bool:
         return False
     except ConnectionResetError:
         return True
+
+
+def still_open(sock: socket.socket) -> bool:
+    """Whether the server has not closed ``sock`` by now (looked at without waiting; an answer it sent is
+    read past)."""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        while True:
+            if sock.recv(65536) == b"":
+                return False
+    except BlockingIOError:
+        return True
+    except ConnectionResetError:
+        return False
+    finally:
+        sock.settimeout(timeout)
 
 
 def sasl_message(status: int, payload: bytes) -> bytes:

@@ -25,7 +25,8 @@ from thriftpy2.thrift import TApplicationException
 from tests.conftest import hive
 from tests.support.sql_engines import hive_metastore, metastore_client, served_metastore
 
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+# Hive Metastore 4's assembly and start with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 log = logging.getLogger(__name__)
 
 DB = "ref4"

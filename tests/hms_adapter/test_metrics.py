@@ -9,7 +9,6 @@ import re
 import signal
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from hudi_catalog.store import schema
 from tests.conftest import hive
 from tests.faults.conftest import private_mariadb  # noqa: F401  (a fixture)
 from tests.hudi.tables import unpack
-from tests.support.servers import CLI, free_port, serve_command, wait_for_port
+from tests.support.servers import CLI, free_port, serve_command, wait_for_port, wait_until
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)$")
@@ -100,12 +99,9 @@ def served(db_url, tmp_path) -> Iterator[Served]:
     server.process.wait(30)
 
 
-def wait_for(condition, seconds: float = 120) -> None:
-    """Until ``condition()`` holds; ``seconds`` only bounds a hang (a loaded machine may take long)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
+def wait_for(condition) -> None:
+    """Until ``condition()`` holds (the shared wait: its ceiling only bounds a hang)."""
+    wait_until(condition, "the condition")
 
 
 def test_two_workers_report_as_one_target(served, db_url, tmp_path):
@@ -182,7 +178,7 @@ def test_two_workers_report_as_one_target(served, db_url, tmp_path):
         "hudi_metastore_hudi_table_instants_behind",
         frozenset({("catalog", "hive"), ("database", "lake"), ("table", "trips")}),
     )
-    wait_for(lambda: behind in served.samples(), seconds=120)
+    wait_for(lambda: behind in served.samples())
     assert served.samples()[behind] == 0
 
     clients[0].unlock(hive.UnlockRequest(lockid=lock.lockid))
@@ -314,7 +310,7 @@ def test_ready_fails_while_the_database_is_down(private_mariadb, tmp_path):  # n
         status, body = server.get("/metrics")  # answers without the locks, which need the database
         assert status == 200 and "hudi_metastore_locks" not in body
         private_mariadb.start()
-        wait_for(lambda: server.get("/health/ready")[0] == 200, seconds=30)
+        wait_for(lambda: server.get("/health/ready")[0] == 200)
     finally:
         server.process.terminate()
         server.process.wait(30)
@@ -368,7 +364,7 @@ def test_metrics_stay_off_by_default(tmp_path):
                 break
     finally:
         process.terminate()
-        output, _ = process.communicate(timeout=30)
+        output, _ = process.communicate(timeout=120)
     output = "".join(lines) + output
     assert "listening on" in output and "metrics and health" not in output
 

@@ -14,7 +14,7 @@ import pytest
 from thriftpy2.rpc import make_client
 
 from tests.conftest import hive
-from tests.support.servers import children, serve_command
+from tests.support.servers import READY_SECONDS, children, serve_command, wait_until
 
 
 def listening_socket_inodes(port: int) -> set[str]:
@@ -47,14 +47,6 @@ def running(pid: int) -> bool:
         return False
 
 
-def wait_until(condition, seconds: float = 60, message: str = "condition") -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {message}")
-        time.sleep(0.2)
-
-
 def test_each_worker_listens_on_the_one_port_and_all_answer(workers):
     process, port, metaserver_port = workers
     pids = children(process.pid)
@@ -84,10 +76,10 @@ def test_a_dead_worker_is_replaced_and_sigterm_stops_all(workers):
     before = children(process.pid)
     victim = min(before)
     os.kill(victim, signal.SIGKILL)
-    wait_until(lambda: len(children(process.pid) - {victim}) == 2, message="a replacement worker")
+    wait_until(lambda: len(children(process.pid) - {victim}) == 2, "a replacement worker", process)
     replacement = (children(process.pid) - before).pop()
     wait_until(
-        lambda: socket_inodes_of(replacement) & listening_socket_inodes(port), message="the replacement to listen"
+        lambda: socket_inodes_of(replacement) & listening_socket_inodes(port), "the replacement to listen", process
     )
 
     client = make_client(hive.ThriftHiveMetastore, "127.0.0.1", port, timeout=30_000)
@@ -108,7 +100,7 @@ def test_workers_stop_when_their_supervisor_is_killed(workers):
     assert len(pids) == 2
     process.kill()
     process.wait(timeout=30)
-    wait_until(lambda: not any(running(pid) for pid in pids), message="the workers to exit")
+    wait_until(lambda: not any(running(pid) for pid in pids), "the workers to exit")
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
@@ -144,7 +136,7 @@ def test_sigterm_while_the_workers_start_stops_them_cleanly(db_url, tmp_path):
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + READY_SECONDS  # only a ceiling: the loop ends at the second worker
         while len(pids := children(process.pid)) < 2:  # polled closely: a worker listens within a second
             assert time.monotonic() < deadline and process.poll() is None, "no two forked workers"
             time.sleep(0.002)

@@ -30,6 +30,7 @@ from hudi_catalog.services.hudi_import import HudiImporter  # noqa: E402
 from tests.conftest import RunningServer  # noqa: E402
 from tests.hudi.tables import unpack  # noqa: E402
 from tests.support.hudi_oracles import oracle_slices, our_slices  # noqa: E402
+from tests.support.servers import READY_SECONDS  # noqa: E402
 
 TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
 LAST_COMPLETION_SYNC = "last_commit_completion_time_sync"
@@ -157,11 +158,11 @@ def test_the_reconciler_runs_on_its_own_and_reports_each_table(db_url, warehouse
         held = _pending_first(catalog, tmp_path)
         held.complete()
         reconciler.start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + READY_SECONDS  # only a ceiling: the loop ends once it caught up
         while _completed(catalog) != _oracle_completed(held.base):
             assert time.monotonic() < deadline, "the reconciler never caught up"
             time.sleep(0.05)
-        assert recorder.seen.wait(60)
+        assert recorder.seen.wait(READY_SECONDS)
         assert recorder.reconciled[0] == ("hive", "h", "t", 1)
     finally:
         reconciler.stop()

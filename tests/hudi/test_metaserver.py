@@ -160,7 +160,7 @@ def test_two_server_processes_over_one_mariadb(mysql_db_url, tmp_path):
         ports.append(port)
     try:
         for port, process in zip(ports, processes):
-            wait_for_port(port, process, seconds=60)
+            wait_for_port(port, process)
         setup = make_client(ms.ThriftHoodieMetaserver, "127.0.0.1", ports[0], timeout=60_000)
         setup.createDatabase("m")
         setup.createTable(

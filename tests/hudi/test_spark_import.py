@@ -24,7 +24,8 @@ from hudi_catalog.services.hudi_import import HudiImporter
 from tests.conftest import require_module, skip_or_fail
 from tests.hudi.tables import sample_across_stores, unpack
 
-pytestmark = pytest.mark.spark
+# a Spark session's start with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,8 @@ from tests.support.sql_engines import served_metastore
 
 require_module("hudi")
 
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+# Spark writers' starts with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 log = logging.getLogger(__name__)
 
 DATABASE = "served"

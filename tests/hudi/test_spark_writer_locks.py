@@ -29,6 +29,7 @@ import pytest
 from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import hive, postgresql_database, require_module
+from tests.support.servers import READY_SECONDS
 from tests.support.spark_writers import SparkWriter, WriterError, hudi_spark_writer
 from tests.support.sql_engines import metastore_client, served_metastore
 
@@ -38,7 +39,8 @@ from hudi import HudiReadOptions, HudiTableBuilder  # noqa: E402
 
 from tests.support.hudi_oracles import oracle_slices, our_slices  # noqa: E402
 
-pytestmark = [pytest.mark.slow]
+# Spark writers' starts with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 log = logging.getLogger(__name__)
 
 DATABASE = "locked"
@@ -157,7 +159,7 @@ def test_a_conflict_fails_one_writer_the_way_hudi_reports_it(lake):
     before, started = lake.completed_writes(), _inflight(lake.base)
     # the first write also adds many rows to the same file group, so it is still writing when the second starts
     first.send_write(lake.path, SCHEMA, [[0, "first", "eu", 5.0]], lake.options(), more=(100_000, BULK_ROWS))
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + READY_SECONDS  # only a ceiling against a hang
     while _inflight(lake.base) == started:  # the first writer's instant is inflight: the two overlap
         assert time.monotonic() < deadline, "the first writer never started its commit"
         time.sleep(0.02)
@@ -197,7 +199,7 @@ def test_a_commit_that_completes_after_a_later_one_is_followed_at_once(lake):
     before, started = set(_completions(lake.base)), _inflight(lake.base)
     # the first write adds many rows to its partition, so it is still writing while the second one commits
     first.send_write(lake.path, SCHEMA, [[50, "slow", "eu", 1.0]], lake.options(), more=(200_000, BULK_ROWS))
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + READY_SECONDS  # only a ceiling against a hang
     while _inflight(lake.base) == started:
         assert time.monotonic() < deadline, "the first writer never started its commit"
         time.sleep(0.02)
@@ -234,7 +236,7 @@ def test_a_writer_killed_holding_the_lock_is_outlived(lake):
             # a write holds the lock for a moment; one that finished before it was seen is followed by another
             for key in (30, 32, 34):
                 victim.send_write(lake.path, SCHEMA, [[key, "victim", "asia", 1.0]], lake.options())
-                deadline = time.monotonic() + 120
+                deadline = time.monotonic() + READY_SECONDS  # only a ceiling against a hang
                 while not (held := client.show_locks(hive.ShowLocksRequest()).locks) and not _answered(victim):
                     assert time.monotonic() < deadline, "the writer neither took the lock nor finished"
                     time.sleep(0.002)

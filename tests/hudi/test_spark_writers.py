@@ -35,7 +35,8 @@ require_module("hudi")
 
 from hudi import HudiReadOptions, HudiTableBuilder  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+# Spark writers' and Hive Metastore's starts with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 log = logging.getLogger(__name__)
 
 DATABASE = "writers"

@@ -136,7 +136,9 @@ def test_a_write_transaction_left_idle_is_ended_by_the_server(server_db_url, tmp
                 started = time.monotonic()
                 with other.write() as other_conn:  # waits for the row until the server ends the idle one
                     other_conn.execute(_lock_row(other, "locked"))
-                assert 0.5 < time.monotonic() - started < 20
+                # it waited for the row until the server ended the idle one (the next statement says it did);
+                # how much longer than the idle bound a busy machine takes is no matter
+                assert time.monotonic() - started > 0.5
                 conn.exec_driver_sql("SELECT 1")  # the server has ended this transaction
         with other.read() as conn:
             assert conn.execute(select(schema.db.c.description).where(schema.db.c.name == "locked")).scalar() is None

@@ -211,7 +211,7 @@ def test_serve_gives_the_rest_port_tls_and_password_authentication(certs, tmp_pa
             stderr=stderr,
         )
     try:
-        wait_for_port(rest_port, process, seconds=60, log=log)
+        wait_for_port(rest_port, process, log=log)
         alice = as_user(f"https://127.0.0.1:{rest_port}", "alice", ssl={"cabundle": str(certs / "ca.pem")})
         alice.create_namespace("secure")
         assert alice.list_namespaces() == [("default",), ("secure",)]

@@ -14,7 +14,8 @@ from tests.support.servers import free_port
 from tests.support.spark_writers import ICEBERG_CATALOG, iceberg_spark_writer, run_iceberg_dml_steps, sorted_strings
 from tests.support.sql_engines import served_metastore
 
-pytestmark = pytest.mark.slow
+# Spark's start with Iceberg's runtime, with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 NAMESPACE = "rest_db"
 
 

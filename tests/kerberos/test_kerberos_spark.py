@@ -13,6 +13,9 @@ from tests.support.spark_statements import run_statements
 
 from .conftest import SERVICE, USERS, hadoop_conf_dir
 
+# Spark sessions and Hive Metastore's start: past the default 600 s on a machine 3-4 times slower
+pytestmark = pytest.mark.timeout(1800)
+
 STATEMENTS = [
     "CREATE DATABASE krb_db",
     "CREATE TABLE krb_db.t (id INT, name STRING) PARTITIONED BY (ds STRING) STORED AS PARQUET",

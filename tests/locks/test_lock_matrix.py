@@ -48,6 +48,9 @@ from thriftpy2.thrift import TException
 from tests.conftest import hive
 from tests.locks.conftest import HIVE_4, PEERS, fresh_facts, open_txns
 
+# Hive Metastore 2.3's and 4's starts (session fixtures) with a test: past the default 600 s on a machine 3-4 times slower
+pytestmark = pytest.mark.timeout(1800)
+
 SR, SW, EX = "SHARED_READ", "SHARED_WRITE", "EXCLUSIVE"
 A, W = "ACQUIRED", "WAITING"
 

@@ -31,6 +31,7 @@ from hudi_catalog import Catalog
 from tests.conftest import mysql_database, require_module
 from tests.object_stores.conftest import BUCKET
 from tests.support.object_stores import SECRET_KEY, S3Store, assert_as_hudi_rs
+from tests.support.servers import READY_SECONDS
 from tests.support.spark_writers import HUDI_SETTINGS, SparkWriter, spark_writer
 from tests.support.sql_engines import (
     ServedMetastore,
@@ -43,7 +44,8 @@ from tests.support.sql_engines import (
 
 hudi = require_module("hudi")
 
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+# Trino's and Spark's starts with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 
 DATABASE = "writers"
 SCHEMA = "id int, name string, region string, ts bigint, price double"
@@ -53,8 +55,9 @@ SPARK_WAREHOUSE = f"s3a://{BUCKET}/spark-wh"
 TRINO_WAREHOUSE = f"s3://{BUCKET}/trino-wh"
 OWN_WAREHOUSE = f"s3a://{BUCKET}/spark-own-wh"
 """The warehouse of the Spark session on Spark's own metastore."""
-FOLLOW_SECONDS = 120
-"""How long the server may take to follow a sync and build a view (it does within seconds when idle)."""
+FOLLOW_SECONDS = READY_SECONDS
+"""How long the server may take to follow a sync and build a view (it does within seconds when idle): only a
+ceiling against a hang, the waits end once it has."""
 
 
 @dataclass

@@ -23,7 +23,8 @@ from tests.support.servers import free_port
 from tests.support.spark_writers import HUDI_SETTINGS, SparkWriter, spark_writer
 from tests.support.sql_engines import engines, served_metastore
 
-pytestmark = pytest.mark.slow
+# a Spark writer's start with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 DATABASE, TABLE = "served", "trips"
 SCHEMA = "id int, name string, region string, price double"

@@ -50,7 +50,7 @@ def _serve_process(tmp_path: Path, warehouse: str, environment: dict[str, str], 
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
     try:
-        wait_for_port(port, process, 180, log=log)
+        wait_for_port(port, process, log=log)
         client = metastore_client(f"thrift://127.0.0.1:{port}")
         try:
             yield client

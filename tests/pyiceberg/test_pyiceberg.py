@@ -32,7 +32,7 @@ from tests.conftest import hive
 from tests.hms_adapter.helpers import table_lock_request
 from tests.pyiceberg.writer import MODIFIED, NoLockHiveCatalog
 from tests.support.iceberg_writers import check_every_commit_once, run_writers
-from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port
+from tests.support.servers import READY_SECONDS, free_port, serve_command, stop_servers, wait_for_port
 
 SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=False),
@@ -201,12 +201,12 @@ def test_a_commit_waits_for_a_held_table_lock_and_gives_up_after_its_checks(serv
     caplog.clear()
     with ThreadPoolExecutor(1) as pool:
         appended = pool.submit(table.append, rows([2], "b"))
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + READY_SECONDS  # only a ceiling: the loop ends at the line
         while "Wait on lock for shop.events" not in caplog.text and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not appended.done()
         client.unlock(hive.UnlockRequest(lockid=held.lockid))
-        appended.result(timeout=20)
+        appended.result(timeout=READY_SECONDS)
     assert ids_of(patient.load_table("shop.events")) == [2]
     assert not client.show_locks(hive.ShowLocksRequest(dbname="shop", tablename="events")).locks
 
@@ -227,7 +227,7 @@ def serve(db_url: str, warehouse: Path, log: Path) -> tuple[subprocess.Popen, in
             text=True,
         )
     try:
-        wait_for_port(port, process, seconds=60)
+        wait_for_port(port, process)
     except (Exception, pytest.fail.Exception) as e:
         process.kill()
         raise AssertionError(f"serve did not listen on {port}: {log.read_text()[-3000:]}") from e
@@ -249,12 +249,16 @@ def two_servers(mysql_db_url, warehouse, tmp_path):
 
 
 @pytest.mark.mysql
-@pytest.mark.timeout(180)
 @pytest.mark.parametrize("hive_lock", [True, False], ids=["hive-lock", "lock-free"])
 def test_concurrent_writers_through_two_servers_lose_no_commit(two_servers, warehouse, hive_lock):
     # polling a WAITING lock: PyIceberg waits 2 s, 4 s, 8 s (exponential, at most lock-check-max-wait-time) and
-    # gives up after lock-check-retries checks; capped at 0.25 s here so the test stays short
-    catalog_props = {"warehouse": f"file://{warehouse}", "lock-check-max-wait-time": "0.25", "lock-check-retries": "40"}
+    # gives up after lock-check-retries checks; capped at 0.25 s here so the test stays short, and checks enough
+    # for minutes of waiting (a loaded machine may hold a lock that long; the wait ends once it is granted)
+    catalog_props = {
+        "warehouse": f"file://{warehouse}",
+        "lock-check-max-wait-time": "0.25",
+        "lock-check-retries": "1200",
+    }
     iceberg = HiveCatalog("hms", uri=two_servers[0], **catalog_props)
     iceberg.create_namespace("jobs")
     iceberg.create_table(
@@ -271,7 +275,7 @@ def test_concurrent_writers_through_two_servers_lose_no_commit(two_servers, ware
         "rows": BATCH_ROWS,
         "catalog": catalog_props,
         "attempts": 10,
-        "timeout": 150,
+        "timeout": 450,  # only a ceiling against a hang, as the one of run_writers
     }
     reports = run_writers(spec)
     assert {r["uri"] for r in reports} == set(two_servers)

@@ -38,7 +38,8 @@ from hudi_catalog.spark import read_table
 from tests.conftest import skip_or_fail
 from tests.hudi.tables import all_tables, unpack
 
-pytestmark = pytest.mark.spark
+# a Spark session's start with the first test: past the default 600 s on a machine 3-4 times slower
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(1800)]
 
 NUMERIC = ("int", "bigint", "smallint", "tinyint", "float", "double")
 

@@ -14,6 +14,9 @@ import pytest
 
 from tests.support.spark_statements import run_statements
 
+# Spark sessions (two per test, each a JVM): past the default 600 s on a machine 3-4 times slower
+pytestmark = pytest.mark.timeout(1800)
+
 
 @pytest.fixture(scope="module")
 def reference(java, tmp_path_factory) -> dict[str, dict]:

@@ -12,6 +12,9 @@ import pytest
 
 from tests.support.spark_statements import run_statements
 
+# Spark sessions (two per test, each a JVM): past the default 600 s on a machine 3-4 times slower
+pytestmark = pytest.mark.timeout(1800)
+
 ANALYZE = [
     "CREATE DATABASE st",
     "CREATE TABLE st.t (id INT, price DOUBLE, name STRING, day DATE) STORED AS PARQUET",

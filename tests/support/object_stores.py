@@ -34,8 +34,6 @@ from tests.support.servers import CLI, free_port, stop_servers, wait_for_port
 ACCESS_KEY = "hudi-metastore-tests"
 SECRET_KEY = "s3cr3t-never-logged"
 REGION = "us-east-1"
-START_SECONDS = 180
-"""How long a server may take to listen (each is up in seconds on an idle machine)."""
 AZURITE_ACCOUNT = "devstoreaccount1"
 AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 """Azurite's one account and its published, well-known key (not a secret)."""
@@ -194,7 +192,7 @@ def _serving(
             command(port), stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})}
         )
     try:
-        wait_for_port(port, process, START_SECONDS, log=log)
+        wait_for_port(port, process, log=log)
         yield store(f"http://127.0.0.1:{port}")
     finally:
         stop_servers([process], [])

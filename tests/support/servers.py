@@ -1,15 +1,13 @@
 """The ``hudi-metastore`` command in a process of its own, as the tests start it: the command line (``CLI``, and
-``serve_command`` for a server), a free port to serve on, the wait until it listens, its password file, and the
-worker processes it forks."""
+``serve_command`` for a server), a free port to serve on, the wait until it listens (``wait_for_port``; any
+other readiness: ``wait_until``), its password file, and the worker processes it forks."""
 
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -18,8 +16,13 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:  # the benchmarks import each other by bare name, as they run
     sys.path.insert(0, str(BENCHMARKS))
 
-# one record of the ports handed out in this process, shared with the benchmark modules the tests run
+# one record of the ports handed out in this process, shared with the benchmark modules the tests run; and the
+# one wait for readiness the tests and benchmarks share
+from bench_base import JVM_READY_SECONDS as JVM_READY_SECONDS  # noqa: E402  (re-exported)
+from bench_base import READY_SECONDS as READY_SECONDS  # noqa: E402  (re-exported)
+from bench_base import NotReady, accepts  # noqa: E402
 from bench_base import free_port as free_port  # noqa: E402  (re-exported)
+from bench_base import wait_until as _wait_until  # noqa: E402
 
 CLI = [sys.executable, "-m", "hms_adapter.cli"]
 
@@ -63,21 +66,39 @@ def serve_command(
 
 
 def wait_for_port(
-    port: int, process: subprocess.Popen, seconds: float = 30, *, host: str = "127.0.0.1", log: Path | None = None
+    port: int,
+    process: subprocess.Popen,
+    seconds: float = READY_SECONDS,
+    *,
+    host: str = "127.0.0.1",
+    log: Path | None = None,
 ) -> None:
-    """Return once ``host:port`` accepts a connection; fail the test if ``process`` (the one meant to listen
-    there) exits first, or after ``seconds``. The failure shows the end of ``log`` when given, otherwise what
-    the process wrote to its stderr when that is a pipe."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{_started(process)} exited with {process.returncode}{_output(process, log)}")
-        try:
-            socket.create_connection((host, port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"{_started(process)} did not listen on {host}:{port} within {seconds} s{_output(process, log)}")
+    """Return once ``host:port`` accepts a connection; fail the test at once if ``process`` (the one meant to
+    listen there) exits first. ``seconds`` only bounds a hang (a loaded machine may take minutes to start a
+    server; a dead one fails at once): give a JVM ``JVM_READY_SECONDS``, nothing less. The failure shows the
+    end of ``log`` when given, otherwise what the process wrote to its stderr when that is a pipe."""
+    wait_until(lambda: accepts(port, host), f"a listener on {host}:{port}", process, seconds, log)
+
+
+def wait_until(
+    ready: Callable[[], object],
+    what: str,
+    process: subprocess.Popen | None = None,
+    seconds: float = READY_SECONDS,
+    log: Path | None = None,
+) -> None:
+    """Return once ``ready()`` holds; fail the test at once if ``process`` (when given: the one that is to
+    make it hold) exits first, or after ``seconds``, a ceiling against a hang only (keep it generous). The
+    failure names ``what`` was waited for and shows the end of ``log`` or of the process's stderr pipe."""
+    try:
+        _wait_until(ready, process=process, what=what, seconds=seconds)
+    except NotReady as error:
+        if error.returncode is not None and process is not None:
+            pytest.fail(
+                f"{_started(process)} exited with {error.returncode} while waiting for {what}{_output(process, log)}"
+            )
+        source = f" from {_started(process)}" if process is not None else ""
+        pytest.fail(f"waited {seconds:g} s in vain for {what}{source}{_output(process, log)}")
 
 
 def _started(process: subprocess.Popen) -> str:
@@ -88,11 +109,11 @@ def _started(process: subprocess.Popen) -> str:
     return " ".join([Path(args[0]).name, *args[1:4]])
 
 
-def _output(process: subprocess.Popen, log: Path | None, chars: int = 6000) -> str:
+def _output(process: subprocess.Popen | None, log: Path | None, chars: int = 6000) -> str:
     """The end of ``log``, or of the stderr pipe of an exited ``process``, as a block after a colon."""
     if log is not None:
         text = log.read_text(errors="replace") if log.exists() else "(no log)"
-    elif process.stderr is not None and process.poll() is not None:
+    elif process is not None and process.stderr is not None and process.poll() is not None:
         text = process.stderr.read()
         text = text.decode(errors="replace") if isinstance(text, bytes) else text
     else:

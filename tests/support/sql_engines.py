@@ -118,7 +118,7 @@ def served_metastore(
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     try:
-        wait_for_port(port, process, seconds=120, log=log)
+        wait_for_port(port, process, log=log)
         yield ServedMetastore(process, port, log, warehouse)
     finally:
         process.terminate()
