@@ -4,14 +4,18 @@ completed write.
 
 The table is ``benchmarks/import_scale.py``'s synthetic COPY_ON_WRITE table (``--instants`` instants, each
 commit writing ``--files-per-commit`` base files over ``--partitions`` partitions, a clean every
-``--clean-every``-th instant). Every base file its timeline names is a hard link to one real base file of
+``--clean-every``-th instant, none by default). With cleans the build no longer makes a snapshot per commit:
+the writes a clean expires are taken as part of the next write it keeps, reading only the files live then
+(``hudi_catalog/iceberg/expiry.merge_expired_writes``), and the footers read are printed. Every base file
+its timeline names is a hard link to one real base file of
 ``../shared/hudi-tables/sample_table_cow_v8_simplekeygen_nonhivestyle`` (written by Hudi 1.0: 27 columns, the
 ``_hoodie_*`` meta columns, and the bloom filter of its record keys in the footer, as Hudi's writers put
 there), so every footer the view reads is a real one of the size Hudi writes. ``benchmarks/iceberg_views.py``
 measures the other shape, one commit of a million small files.
 
-    python benchmarks/iceberg_timeline_build.py                    # 2,000 instants, 90,000 files
+    python benchmarks/iceberg_timeline_build.py                    # 2,000 instants, 100,000 files
     python benchmarks/iceberg_timeline_build.py --instants 8000
+    python benchmarks/iceberg_timeline_build.py --clean-every 10   # 90,000 files, a clean every 10th instant
 
 Prints the build's wall-clock and CPU time, files and instants per second, the metadata written, the
 process's peak resident memory, and the cost of reading one such footer alone (the floor of a build that
@@ -37,6 +41,7 @@ from import_scale import ROOT, generate  # noqa: E402
 
 from hudi_catalog.hudi import read_table_config  # noqa: E402
 from hudi_catalog.iceberg import build_view, completed_changes  # noqa: E402
+from hudi_catalog.iceberg.expiry import merge_expired_writes  # noqa: E402
 from hudi_catalog.iceberg.parquet_footer import read_footer  # noqa: E402
 
 SAMPLE_TABLE = ROOT.parent / "shared" / "hudi-tables" / "sample_table_cow_v8_simplekeygen_nonhivestyle.zip"
@@ -89,7 +94,7 @@ def main() -> int:
     parser.add_argument("--instants", type=int, default=2000)
     parser.add_argument("--files-per-commit", type=int, default=50)
     parser.add_argument("--partitions", type=int, default=200)
-    parser.add_argument("--clean-every", type=int, default=10)
+    parser.add_argument("--clean-every", type=int, default=0)
     parser.add_argument("--dir", help="where the table is made (default: a temporary folder, removed after)")
     args = parser.parse_args()
     if not SAMPLE_TABLE.exists():
@@ -114,6 +119,10 @@ def main() -> int:
             return 1
         written_mib = sum(p.stat().st_size for p in metadata_dir.iterdir()) / 2**20
         manifests, snapshots = len(update.manifests_written), len(update.snapshots_added)
+        if args.clean_every:
+            merged, _ = merge_expired_writes(completed_changes(FS, str(base), read_table_config(FS, str(base))))
+            read = sum(len(names) for c in merged if c is not None for names in c.added_base_files.values())
+            print(f"the cleans' expired writes taken merged: {read:,} footers read of {files:,} files")
         peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"build: {wall:.1f} s (CPU {cpu:.1f} s): {files / wall:,.0f} files/s, {args.instants / wall:,.1f} "

@@ -1,4 +1,5 @@
-"""The Hudi subcommands of ``hudi-metastore``: ``import``, ``timeline``, ``snapshot`` and ``iceberg``.
+"""The Hudi subcommands of ``hudi-metastore``: ``import``, ``timeline``, ``snapshot`` and ``iceberg`` (which also
+expires a view's snapshots: ``--expire-snapshots``).
 
 ``timeline --json`` and ``snapshot --json`` print the stable shapes documented in ``docs/cli.md``.
 """
@@ -9,13 +10,23 @@ import argparse
 import json
 import logging
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hudi_catalog import Catalog
 from hudi_catalog.hudi.properties import TABLE_TYPE
-from hudi_catalog.iceberg import DEFAULT_METADATA_DIR, build_view, uri_file_system
-from hudi_catalog.iceberg_views import ViewResult
+from hudi_catalog.iceberg import (
+    DEFAULT_METADATA_DIR,
+    MAX_SNAPSHOT_AGE_MS_DEFAULT,
+    MIN_SNAPSHOTS_TO_KEEP_DEFAULT,
+    build_view,
+    expire_view,
+    uri_file_system,
+)
+from hudi_catalog.iceberg_views import ExpiryResult, ViewResult
 from hudi_catalog.model import Instant, InstantState
 
 from .catalog_access import describe, hive_wire, open_existing
@@ -63,7 +74,9 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
     )
 
     iceberg = commands.add_parser(
-        "iceberg", help="build (or rebuild) the Iceberg view of a Hudi table: DB.TABLE in the catalog, or a PATH"
+        "iceberg",
+        help="build (or rebuild) the Iceberg view of a Hudi table, DB.TABLE in the catalog or a PATH; or expire its "
+        "old snapshots (--expire-snapshots)",
     )
     add_store_options(iceberg)
     iceberg.add_argument(
@@ -77,6 +90,32 @@ def add_commands(commands, add_store_options: Callable[[argparse.ArgumentParser]
         "--metadata-dir",
         metavar="URI",
         help=f"where the view's metadata goes (default <base path>/{DEFAULT_METADATA_DIR})",
+    )
+    iceberg.add_argument(
+        "--expire-snapshots",
+        action="store_true",
+        help="expire the view's old snapshots instead of building it, as Iceberg's expire_snapshots procedure: "
+        "those older than --older-than but for the --retain-last newest; their manifest lists and the manifests "
+        "no other snapshot lists are deleted (never a data file)",
+    )
+    iceberg.add_argument(
+        "--older-than",
+        type=_epoch_millis,
+        metavar="TIMESTAMP",
+        help="with --expire-snapshots: an ISO 8601 time (UTC unless it names its offset) or a Hudi instant time "
+        f"(UTC); default {MAX_SNAPSHOT_AGE_MS_DEFAULT // 86_400_000} days ago, as Iceberg's",
+    )
+    iceberg.add_argument(
+        "--retain-last",
+        type=_at_least_one,
+        metavar="N",
+        help=f"with --expire-snapshots: keep the N newest snapshots whatever their age (default "
+        f"{MIN_SNAPSHOTS_TO_KEEP_DEFAULT}: the current one)",
+    )
+    iceberg.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --expire-snapshots: list what would be expired and deleted, and change nothing",
     )
 
     timeline = commands.add_parser("timeline", help="print a Hudi table's timeline")
@@ -101,6 +140,39 @@ def _seconds(text: str) -> float:
     if not seconds >= 0:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
     return seconds
+
+
+def _epoch_millis(text: str) -> int:
+    """``--older-than``: an ISO 8601 time (naive ones in UTC) or a Hudi instant time (``yyyyMMddHHmmss[SSS]``, in
+    UTC), as epoch milliseconds.
+
+    >>> _epoch_millis("2024-01-01T00:00:00Z"), _epoch_millis("20240101000000123")
+    (1704067200000, 1704067200123)
+    """
+    try:
+        if text.isdigit() and len(text) in (14, 17):
+            moment = datetime.strptime(text[:14], "%Y%m%d%H%M%S").replace(
+                microsecond=int(text[14:] or 0) * 1000, tzinfo=timezone.utc
+            )
+        else:
+            moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a time: {text!r} (an ISO 8601 time such as 2024-01-05T10:15:30Z, or an instant time)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"not a number of snapshots (1 or more): {text!r}")
+    return number
 
 
 def _split(name: str) -> tuple[str, str]:
@@ -154,8 +226,13 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _iceberg(args: argparse.Namespace) -> int:
+    if args.expire_snapshots:
+        return _expire_snapshots(args)
+    given = [o for o, v in (("--older-than", args.older_than), ("--retain-last", args.retain_last)) if v is not None]
+    if given or args.dry_run:
+        raise CommandError(f"{(given or ['--dry-run'])[0]} goes with --expire-snapshots", EXIT_USAGE)
     target = args.target
-    if "/" in target or ":" in target or Path(target).is_dir():
+    if _is_path(target):
         if args.name:
             raise CommandError("--name names a registered view: give DB.TABLE", EXIT_USAGE)
         fs, base_path = uri_file_system(target)
@@ -171,6 +248,61 @@ def _iceberg(args: argparse.Namespace) -> int:
         catalog.close()
     _print_view(f"{database}.{view.view}", view.metadata_location, view.skipped, view.error)
     return EXIT_FAILED if view.error else 0
+
+
+def _is_path(target: str) -> bool:
+    return "/" in target or ":" in target or Path(target).is_dir()
+
+
+def _expire_snapshots(args: argparse.Namespace) -> int:
+    """``iceberg TARGET --expire-snapshots``: Iceberg's ``expire_snapshots(older_than, retain_last)`` on the view."""
+    if args.name:
+        raise CommandError("--name does not go with --expire-snapshots", EXIT_USAGE)
+    now_ms = int(time.time() * 1000)
+    older_than = args.older_than if args.older_than is not None else now_ms - MAX_SNAPSHOT_AGE_MS_DEFAULT
+    retain_last = args.retain_last if args.retain_last is not None else MIN_SNAPSHOTS_TO_KEEP_DEFAULT
+    target = args.target
+    if _is_path(target):
+        fs, base_path = uri_file_system(target)
+        update = expire_view(fs, base_path, older_than, retain_last, args.metadata_dir, args.dry_run)
+        expired, location = update.expired, update.metadata.location if update.metadata else None
+        result = ExpiryResult(
+            base_path,
+            location,
+            expired.snapshots,
+            expired.manifest_lists,
+            expired.manifests,
+            expired.metadata_files,
+            args.dry_run,
+        )
+    else:
+        if args.metadata_dir:
+            raise CommandError("--metadata-dir goes with a PATH for --expire-snapshots: give the base path", EXIT_USAGE)
+        database, table = _split(target)
+        catalog = open_existing(args, init=True, **hive_wire())
+        try:
+            result = catalog.iceberg_views.expire_snapshots(database, table, older_than, retain_last, args.dry_run)
+        finally:
+            catalog.close()
+        result = replace(result, view=f"{database}.{result.view}")
+    _print_expiry(result, older_than, retain_last)
+    return 0
+
+
+def _print_expiry(result: ExpiryResult, older_than_ms: int, retain_last: int) -> None:
+    cutoff = datetime.fromtimestamp(older_than_ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+    verb = "would expire" if result.dry_run else "expired"
+    gone = "would be deleted" if result.dry_run else "deleted"
+    print(
+        f"Iceberg view {result.view}: {verb} {len(result.snapshots)} snapshots older than {cutoff} "
+        f"(the newest {retain_last} kept); {len(result.manifest_lists)} manifest lists, {len(result.manifests)} "
+        f"manifests and {len(result.metadata_files)} metadata files {gone}"
+    )
+    print(f"  metadata: {result.metadata_location or 'none yet'}")
+    for snapshot_id in sorted(result.snapshots):
+        print(f"  snapshot {snapshot_id}")
+    for path in (*result.manifest_lists, *result.manifests, *result.metadata_files):
+        print(f"  file {path}")
 
 
 def _print_view(name: str, location: str | None, skipped: Mapping[str, int], error: str | None) -> None:

@@ -1,6 +1,6 @@
 """Iceberg views of Hudi tables as a front end sees them: how a server keeps them (``ViewSettings``, from
-``serve``'s options) and what building or refreshing one did (``ViewResult``).
-``services.iceberg_views`` builds and keeps the views."""
+``serve``'s options), what building or refreshing one did (``ViewResult``) and what expiring its snapshots did
+(``ExpiryResult``). ``services.iceberg_views`` builds and keeps the views."""
 
 from __future__ import annotations
 
@@ -40,6 +40,9 @@ class ViewResult:
         manifests_written: the manifests this call wrote; the view's other manifests were reused.
         skipped: reason -> files left out of the view by the instants this call took.
         error: why the view stopped before an instant, if it did.
+        snapshots_expired: the snapshots the cleans this call took expired (their files may be gone).
+        files_deleted: the view's own files no version lists any more, deleted once this version was published
+            (manifest lists and manifests of expired snapshots, metadata files out of the metadata log).
     """
 
     view: str
@@ -49,3 +52,29 @@ class ViewResult:
     manifests_written: tuple[str, ...] = ()
     skipped: Mapping[str, int] = field(default_factory=dict)
     error: str | None = None
+    snapshots_expired: tuple[int, ...] = ()
+    files_deleted: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExpiryResult:
+    """What expiring a view's snapshots did or, on a dry run, would do.
+
+    Attributes:
+        view: the view table's name.
+        metadata_location: its current metadata file (the new version; on a dry run, or when nothing expired, the
+            one it had).
+        snapshots: ids of the snapshots expired (Hudi instant times), oldest first.
+        manifest_lists: their manifest lists, deleted.
+        manifests: the manifests no remaining snapshot lists, deleted.
+        metadata_files: metadata files that dropped out of the metadata log, deleted.
+        dry_run: nothing was written or deleted.
+    """
+
+    view: str
+    metadata_location: str | None
+    snapshots: tuple[int, ...] = ()
+    manifest_lists: tuple[str, ...] = ()
+    manifests: tuple[str, ...] = ()
+    metadata_files: tuple[str, ...] = ()
+    dry_run: bool = False

@@ -12,14 +12,17 @@ from .builder import (
     ViewBuilder,
     ViewUpdate,
     discard_update,
+    remove_expired,
     update_view,
 )
 from .changes import InstantChanges, TableInfo
 from .errors import IcebergViewError, MissingDataFileError, SchemaEvolutionError, ViewMetadataError
+from .expiry import MAX_SNAPSHOT_AGE_MS_DEFAULT, MIN_SNAPSHOTS_TO_KEEP_DEFAULT, Expired
 from .hudi_source import (
     build_view,
     completed_changes,
     completion_order,
+    expire_view,
     instant_changes,
     table_info,
     take_changes,
@@ -31,7 +34,10 @@ from .uri_files import uri_file_system
 __all__ = [
     "BLOCKED_PROPERTY",
     "DEFAULT_METADATA_DIR",
+    "MAX_SNAPSHOT_AGE_MS_DEFAULT",
+    "MIN_SNAPSHOTS_TO_KEEP_DEFAULT",
     "SKIPPED_PROPERTY",
+    "Expired",
     "IcebergViewError",
     "InstantChanges",
     "MissingDataFileError",
@@ -45,9 +51,11 @@ __all__ = [
     "completed_changes",
     "completion_order",
     "discard_update",
+    "expire_view",
     "instant_changes",
     "latest_metadata",
     "load_metadata",
+    "remove_expired",
     "table_info",
     "take_changes",
     "with_create_schema",

@@ -2,7 +2,9 @@
 
 Each completed write instant (commit, deltacommit, replacecommit, clustering) becomes one snapshot whose id is
 the instant time and whose timestamp is its completion time. A clean becomes none (it changes no live file)
-but expires the snapshots of the instants before its earliest retained one, whose files it may have deleted.
+but expires the snapshots of the instants before its earliest retained one, whose files it may have deleted
+(``expiry.py``: their manifest lists and the manifests only they listed are deleted once the version without
+them is published).
 
 Each manifest lists files of one Hudi partition: all of them, or, in a partition of more than
 ``MANIFEST_TARGET_FILES`` files, those whose file group id hashes to its bucket. An instant rewrites the
@@ -36,6 +38,14 @@ from ..hudi.file_names import BaseFileName
 from .avro_file import Block
 from .changes import InstantChanges, TableInfo
 from .errors import IcebergViewError, SchemaEvolutionError
+from .expiry import (
+    Expired,
+    delete_expired,
+    drop_snapshots,
+    merge_expired_writes,
+    snapshots_to_expire,
+    unreferenced_files,
+)
 from .manifest_codec import ManifestEntry, entry_header
 from .manifests import (
     DELETED,
@@ -60,7 +70,17 @@ from .metadata_files import make_folder
 from .parquet_footer import FileMetrics, Footer, FooterLayout, read_footer
 from .partitions import PartitionSpec, partition_spec
 from .schema import Schema, can_promote, iceberg_schema, name_mapping
-from .table_metadata import TableMetadata, latest_metadata, new_table_metadata, next_version, write_metadata
+from .table_metadata import (
+    DELETE_AFTER_COMMIT,
+    DELETE_AFTER_COMMIT_DEFAULT,
+    PREVIOUS_VERSIONS_MAX,
+    PREVIOUS_VERSIONS_MAX_DEFAULT,
+    TableMetadata,
+    latest_metadata,
+    new_table_metadata,
+    next_version,
+    write_metadata,
+)
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +125,9 @@ class ViewUpdate:
         manifests_written: paths of the manifests written; the others of the current snapshot were reused.
         skipped: reason -> files left out by the instants applied.
         error: why the view stopped before an instant (see :meth:`ViewBuilder.block`), if it did.
+        expired: the snapshots this version expired and the files to delete once it is published
+            (:func:`remove_expired`).
+        lists_written: paths of the manifest lists written (those of snapshots expired since among them).
     """
 
     metadata: TableMetadata | None
@@ -112,6 +135,8 @@ class ViewUpdate:
     manifests_written: tuple[str, ...]
     skipped: dict[str, int]
     error: IcebergViewError | None = None
+    expired: Expired = Expired()
+    lists_written: tuple[str, ...] = ()
 
     @property
     def properties(self) -> dict[str, str]:
@@ -169,6 +194,8 @@ class ViewBuilder:
             )
         self._snapshots_added: list[int] = []
         self._manifests_written: list[str] = []
+        self._lists_written: list[str] = []
+        self._expired: list[dict[str, Any]] = []
         self._skipped: dict[str, int] = {}
         self._changed = False
         self._error: IcebergViewError | None = None
@@ -563,6 +590,7 @@ class ViewBuilder:
         manifest_list = f"{self._dir}/snap-{snapshot_id}-{uuid.uuid4()}.avro"
         parent_id = parent["snapshot-id"] if parent is not None else None
         write_manifest_list(self._fs, manifest_list, manifests, snapshot_id, parent_id, sequence)
+        self._lists_written.append(manifest_list)
         timestamp = max(_epoch_millis(changes.completion_time, self._table.timeline_timezone), _timestamp(parent))
         snapshot: dict[str, Any] = {
             "snapshot-id": snapshot_id,
@@ -578,7 +606,7 @@ class ViewBuilder:
         data["snapshots"].append(snapshot)
         data["snapshot-log"].append({"timestamp-ms": timestamp, "snapshot-id": snapshot_id})
         data["current-snapshot-id"] = snapshot_id
-        data["refs"] = {"main": {"snapshot-id": snapshot_id, "type": "branch"}}
+        data["refs"] = {**data.get("refs", {}), "main": {"snapshot-id": snapshot_id, "type": "branch"}}
         data["last-sequence-number"] = sequence
         data["last-updated-ms"] = max(int(data["last-updated-ms"]), timestamp)
         self._snapshots_added.append(snapshot_id)
@@ -586,24 +614,42 @@ class ViewBuilder:
         log.info("%s: Iceberg snapshot %s (%s)", self._base, snapshot_id, snapshot["summary"]["operation"])
 
     def _expire_before(self, changes: InstantChanges) -> None:
-        """A clean: drop the snapshots of instants before its earliest retained one (not the current one)."""
+        """A clean: expire the snapshots of instants before its earliest retained one (not the current one)."""
         retained = changes.earliest_retained
         if retained is None:
             return
-        current = self._data["current-snapshot-id"]
-        expired = {
-            s["snapshot-id"]
-            for s in self._data["snapshots"]
-            if s["summary"]["hudi.instant-time"] < retained and s["snapshot-id"] != current
-        }
+        expired = self._drop(
+            s["snapshot-id"] for s in self._data["snapshots"] if s["summary"]["hudi.instant-time"] < retained
+        )
         if not expired:
             return
-        self._data["snapshots"] = [s for s in self._data["snapshots"] if s["snapshot-id"] not in expired]
-        self._data["snapshot-log"] = [e for e in self._data["snapshot-log"] if e["snapshot-id"] not in expired]
         completed = _epoch_millis(changes.completion_time, self._table.timeline_timezone)
         self._data["last-updated-ms"] = max(int(self._data["last-updated-ms"]), completed)
-        self._changed = True
         log.info("%s: clean %s expired %d Iceberg snapshots", self._base, changes.instant_time, len(expired))
+
+    def expire(self, older_than_ms: int, retain_last: int) -> tuple[int, ...]:
+        """Expire snapshots as Iceberg's ``expire_snapshots(older_than, retain_last)``: those older than
+        ``older_than_ms`` (epoch milliseconds), but for the ``retain_last`` newest (at least the current one)
+        and those a ref other than ``main`` holds. Returns their ids; :meth:`expired_files` tells what goes with
+        them, :meth:`commit` writes the version without them."""
+        return self._drop(snapshots_to_expire(self._data, older_than_ms, retain_last))
+
+    def _drop(self, snapshot_ids: Iterable[int]) -> tuple[int, ...]:
+        removed = drop_snapshots(self._data, snapshot_ids)
+        if removed:
+            self._expired.extend(removed)
+            self._changed = True
+        return tuple(s["snapshot-id"] for s in removed)
+
+    def expired_files(self) -> Expired:
+        """The snapshots expired so far and the files that go with them (their manifest lists, the manifests no
+        remaining snapshot lists, the metadata file the next version's log drops): what :meth:`commit` would
+        report, without writing anything. Reads the manifest lists of the expired and the remaining snapshots."""
+        lists, manifests = unreferenced_files(self._fs, self._expired, self._data["snapshots"])
+        dropped: list[str] = []
+        if self._changed and self._last is not None:  # the log of the version commit would write
+            dropped = next_version(self._last, {"properties": self._data["properties"]})
+        return Expired(tuple(s["snapshot-id"] for s in self._expired), tuple(lists), tuple(manifests), tuple(dropped))
 
     # -- committing --------------------------------------------------------------------------------------
 
@@ -616,12 +662,24 @@ class ViewBuilder:
             self._set_property(SKIPPED_PROPERTY, json.dumps(recorded, sort_keys=True))
             self._changed = True
         metadata = self._last
+        expired = Expired()
         if self._changed:
             version = 1 if self._last is None else self._last.version + 1
-            data = self._data if self._last is None else next_version(self._last, self._data)
-            metadata = write_metadata(self._fs, self._dir, data, version)
+            properties = self._data["properties"]  # the metadata log's bounds, written down for readers to see
+            properties.setdefault(PREVIOUS_VERSIONS_MAX, str(PREVIOUS_VERSIONS_MAX_DEFAULT))
+            properties.setdefault(DELETE_AFTER_COMMIT, str(DELETE_AFTER_COMMIT_DEFAULT).lower())
+            expired = self.expired_files()
+            if self._last is not None:
+                next_version(self._last, self._data)
+            metadata = write_metadata(self._fs, self._dir, self._data, version)
         return ViewUpdate(
-            metadata, tuple(self._snapshots_added), tuple(self._manifests_written), dict(self._skipped), self._error
+            metadata,
+            tuple(self._snapshots_added),
+            tuple(self._manifests_written),
+            dict(self._skipped),
+            self._error,
+            expired,
+            tuple(self._lists_written),
         )
 
     # -- helpers -----------------------------------------------------------------------------------------
@@ -857,13 +915,15 @@ def _epoch_millis(instant_time: str, zone: str) -> int:
 def discard_update(fs: pafs.FileSystem, update: ViewUpdate) -> None:
     """Remove the files ``update`` wrote (its metadata file, manifest lists and manifests), once it has lost the
     race to register its version: no published version lists them, since every one of them has a name of its
-    own (a uuid). A file that cannot be removed is only logged.
+    own (a uuid). The files it expired stay: the version that won lists them still. A file that cannot be
+    removed is only logged.
     """
     metadata = update.metadata
     if metadata is None:
         return
     added = set(update.snapshots_added)
     lists = [s["manifest-list"] for s in metadata.data["snapshots"] if s["snapshot-id"] in added]
+    lists += [path for path in update.lists_written if path not in lists]
     for path in [metadata.location, *lists, *update.manifests_written]:
         try:
             fs.delete_file(path)
@@ -874,11 +934,22 @@ def discard_update(fs: pafs.FileSystem, update: ViewUpdate) -> None:
     log.info("removed the unpublished Iceberg metadata %s and the files it listed first", metadata.location)
 
 
+def remove_expired(fs: pafs.FileSystem, update: ViewUpdate) -> tuple[str, ...]:
+    """Delete the files ``update`` expired (manifest lists, manifests, metadata files out of the log), once its
+    version is published: the version a catalog's compare-and-set took, or, for a view registered nowhere, the
+    one just written. Returns the files deleted. See :func:`expiry.delete_expired`."""
+    if update.metadata is None or not update.expired.files:
+        return ()
+    folder = update.metadata.location.rsplit("/", 1)[0]
+    return tuple(delete_expired(fs, folder, update.expired))
+
+
 def update_view(
     fs: pafs.FileSystem, table: TableInfo, changes: Iterable[InstantChanges], metadata_dir: str | None = None
 ) -> ViewUpdate:
     """Apply completed instants to the view in ``metadata_dir`` (starting one if there is none) and commit them
-    as one new metadata version. On an error nothing is committed: the view stays at its last good snapshot.
+    as one new metadata version, then delete what it expired (no catalog registers this view: the version is
+    published once written). On an error nothing is committed: the view stays at its last good snapshot.
 
     Raises:
         IcebergViewError: an instant the view cannot take (see :meth:`ViewBuilder.apply`).
@@ -887,6 +958,10 @@ def update_view(
     previous = latest_metadata(fs, builder.metadata_dir)
     if previous is not None:
         builder = ViewBuilder(fs, table, metadata_dir, previous)
-    for change in changes:
-        builder.apply(change)
-    return builder.commit()
+    merged, _ = merge_expired_writes(list(changes))  # writes a clean among them expires: without its deleted files
+    for change in merged:
+        if change is not None:
+            builder.apply(change)
+    update = builder.commit()
+    remove_expired(fs, update)
+    return update

@@ -31,9 +31,10 @@ from ..hudi.instant_files import InstantFile
 from ..hudi.metadata import CleanMetadata, CommitMetadata, InstantMetadata, decode_instant
 from ..hudi.properties import CREATE_SCHEMA, FIRST_LAYOUT_2_VERSION, PARTITION_FIELDS, TableConfig, read_table_config
 from ..model import Action
-from .builder import ViewBuilder, ViewUpdate
+from .builder import ViewBuilder, ViewUpdate, remove_expired
 from .changes import InstantChanges, TableInfo
-from .errors import IcebergViewError, MissingDataFileError
+from .errors import IcebergViewError, MissingDataFileError, ViewMetadataError
+from .expiry import merge_expired_writes
 from .partitions import values_are_columns
 from .table_metadata import latest_metadata
 
@@ -127,10 +128,14 @@ def take_changes(
     builder: ViewBuilder, changes: Sequence[InstantChanges | None], block_on_missing_file: bool = True
 ) -> tuple[int, IcebergViewError | None]:
     """Apply ``changes`` in order (``None``: an instant that changes nothing the view shows) up to the first
-    one the view cannot take; returns how many were taken and why it stopped, if it did.
+    one the view cannot take; returns how many were taken and why it stopped, if it did. Writes that a clean
+    among them expires are taken as part of the next write the clean keeps (``expiry.merge_expired_writes``):
+    the files the clean deleted are never read.
 
     An error blocks the view before that instant (``hudi.iceberg.blocked``), except a base file that cannot
-    be read when not ``block_on_missing_file``: a refresh stops there, and the next one tries again."""
+    be read when not ``block_on_missing_file``: a refresh stops there, and the next one tries again (from the
+    first write merged into the one it stopped at, or one after it: none of them was taken)."""
+    changes, first = merge_expired_writes(changes)
     for taken, change in enumerate(changes):
         if change is None:
             continue
@@ -139,7 +144,7 @@ def take_changes(
         except IcebergViewError as error:
             if block_on_missing_file or not isinstance(error, MissingDataFileError):
                 builder.block(change.instant_time, error)
-            return taken, error
+            return min([taken] + [source for target, source in first.items() if target >= taken]), error
     return len(changes), None
 
 
@@ -150,7 +155,8 @@ def build_view(
 
     A view already in ``metadata_dir`` is replaced by a new metadata version (its table uuid kept). An instant
     the view cannot take stops it at the snapshot before: the update's ``error`` and the view's
-    ``hudi.iceberg.blocked`` property say which and why.
+    ``hudi.iceberg.blocked`` property say which and why. The snapshots the timeline's cleans expired are not
+    kept, and their files are deleted once the version is written (no catalog registers this view).
 
     Raises:
         HudiMetadataError: the table's metadata cannot be read.
@@ -165,7 +171,39 @@ def build_view(
     taken, error = take_changes(builder, changes)
     if error is not None:
         log.warning("%s: the Iceberg view stops before instant %s: %s", base_path, changes[taken].instant_time, error)
-    return builder.commit()
+    update = builder.commit()
+    remove_expired(fs, update)
+    return update
+
+
+def expire_view(
+    fs: pafs.FileSystem,
+    base_path: str,
+    older_than_ms: int,
+    retain_last: int,
+    metadata_dir: str | None = None,
+    dry_run: bool = False,
+) -> ViewUpdate:
+    """Expire snapshots of the view in ``metadata_dir`` of the table at ``base_path`` (a view registered nowhere,
+    as :func:`build_view` writes it) as Iceberg's ``expire_snapshots(older_than, retain_last)``
+    (:meth:`ViewBuilder.expire`), commit the version without them and delete their files. ``dry_run``: the
+    update's ``expired`` says what would go; nothing is written or deleted.
+
+    Raises:
+        ViewMetadataError: no view there, or its metadata cannot be read.
+    """
+    table = TableInfo(base_path)
+    folder = ViewBuilder(fs, table, metadata_dir).metadata_dir
+    previous = latest_metadata(fs, folder)
+    if previous is None:
+        raise ViewMetadataError(f"{folder}: no Iceberg view there (`hudi-metastore iceberg {base_path}` builds one)")
+    builder = ViewBuilder(fs, table, folder, previous)
+    builder.expire(older_than_ms, retain_last)
+    if dry_run:
+        return ViewUpdate(previous, (), (), {}, expired=builder.expired_files())
+    update = builder.commit()
+    remove_expired(fs, update)
+    return update
 
 
 def _relevant(instant: InstantFile) -> bool:

@@ -291,6 +291,28 @@ def read_manifest_list(fs: pafs.FileSystem, path: str, slot_of: Callable[[str], 
     return ManifestList({slot: Block.encode(raws) for slot, raws in by_slot.items()}, None)
 
 
+def manifest_list_paths(fs: pafs.FileSystem, path: str, seen_blocks: dict[bytes, list[str]] | None = None) -> list[str]:
+    """The paths of the manifests a manifest list lists. ``seen_blocks`` (compressed block -> its paths) is
+    filled and consulted across calls: a list derived from another copies most of its blocks as they were, so
+    the lists of a view's consecutive snapshots are inflated only where they differ.
+
+    Raises:
+        ViewMetadataError: the manifest list is missing or not an Avro file.
+    """
+    data = _read(fs, path)
+    container = read_container(data)
+    if container.blocks is None:
+        return [record["manifest_path"] for record in _decoded(path, data)]
+    seen = {} if seen_blocks is None else seen_blocks
+    paths: list[str] = []
+    for block in container.blocks:
+        listed = seen.get(block.compressed)
+        if listed is None:
+            listed = seen[block.compressed] = [manifest_path(raw) for raw in block.records()]
+        paths.extend(listed)
+    return paths
+
+
 def _field_summaries(
     spec: PartitionSpec, partitions: Iterable[dict[str, Any]]
 ) -> list[tuple[bool, bool, bytes | None, bytes | None]]:

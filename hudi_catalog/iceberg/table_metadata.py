@@ -22,8 +22,17 @@ from .metadata_files import make_folder, write_file
 log = logging.getLogger(__name__)
 
 VERSION_HINT = "version-hint.text"
-MAX_PREVIOUS_VERSIONS = 100
-"""Entries kept in ``metadata-log`` (Iceberg's default ``write.metadata.previous-versions-max``)."""
+PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
+"""Table property: the entries ``metadata-log`` keeps (older versions drop out of it)."""
+PREVIOUS_VERSIONS_MAX_DEFAULT = 100
+"""Iceberg's default of ``write.metadata.previous-versions-max``."""
+DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
+"""Table property: whether a metadata file is deleted once it drops out of ``metadata-log`` (after the version
+that dropped it is published)."""
+DELETE_AFTER_COMMIT_DEFAULT = True
+"""The view's default, where Iceberg's is ``false``: the view writes a metadata file per Hudi commit, and only
+its own writer ever reads an old one (the log's, for time travel by metadata file), so the files past the log
+are deleted rather than left to grow with the table's history (docs/iceberg.md, "Metadata growth")."""
 _METADATA_FILE = re.compile(r"(\d+)-[0-9a-f-]+\.metadata\.json")
 
 
@@ -119,8 +128,37 @@ def new_table_metadata(table_uuid: str, location: str, properties: dict[str, str
     }
 
 
-def next_version(previous: TableMetadata, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with ``previous`` appended to its metadata log (the newest 100 kept)."""
+def next_version(previous: TableMetadata, data: dict[str, Any]) -> list[str]:
+    """Append ``previous`` to ``data``'s metadata log, which keeps its newest ``write.metadata.previous-versions-max``
+    entries (100 by default); returns the metadata files that dropped out of it and are to be deleted once
+    ``data`` is published (none unless ``write.metadata.delete-after-commit.enabled``, true by default here).
+
+    >>> old = TableMetadata("m/00002-a.metadata.json", 2, {"last-updated-ms": 2, "metadata-log": [
+    ...     {"timestamp-ms": 1, "metadata-file": "m/00001-b.metadata.json"}]})
+    >>> data = {"properties": {PREVIOUS_VERSIONS_MAX: "1"}}
+    >>> next_version(old, data), [e["metadata-file"] for e in data["metadata-log"]]
+    (['m/00001-b.metadata.json'], ['m/00002-a.metadata.json'])
+    """
+    properties = data.get("properties", {})
+    keep = max(1, property_as_int(properties, PREVIOUS_VERSIONS_MAX, PREVIOUS_VERSIONS_MAX_DEFAULT))
     entry = {"timestamp-ms": previous.data["last-updated-ms"], "metadata-file": previous.location}
-    data["metadata-log"] = (list(previous.data.get("metadata-log", [])) + [entry])[-MAX_PREVIOUS_VERSIONS:]
-    return data
+    log_entries = list(previous.data.get("metadata-log", [])) + [entry]
+    data["metadata-log"] = log_entries[-keep:]
+    if not property_as_bool(properties, DELETE_AFTER_COMMIT, DELETE_AFTER_COMMIT_DEFAULT):
+        return []
+    kept = {e["metadata-file"] for e in data["metadata-log"]}
+    return [e["metadata-file"] for e in log_entries[:-keep] if e["metadata-file"] not in kept]
+
+
+def property_as_int(properties: dict[str, str], key: str, default: int) -> int:
+    """A table property as an integer; ``default`` when absent or not one."""
+    try:
+        return int(properties[key])
+    except (KeyError, ValueError):
+        return default
+
+
+def property_as_bool(properties: dict[str, str], key: str, default: bool) -> bool:
+    """A table property as a boolean (``true``/``false``, any case); ``default`` when absent or neither."""
+    value = str(properties.get(key, "")).strip().lower()
+    return {"true": True, "false": False}.get(value, default)

@@ -25,6 +25,12 @@ A view never blocks Hudi: every failure is logged and reported in the view table
 while the view stays at its last good snapshot. A base file that cannot be read yet is tried again with the
 next instant; an instant Iceberg cannot express (a schema change it has no promotion for) stops the view
 before it until ``hudi-metastore iceberg`` rebuilds it.
+
+The view's metadata does not grow with the table's history: a clean the view takes expires the snapshots
+before its earliest retained instant, and :meth:`IcebergViewService.expire_snapshots` expires more on request
+(Iceberg's ``expire_snapshots``). The files only expired snapshots listed (manifest lists, manifests) and the
+metadata files out of the metadata log are deleted once the version without them is published, by the server
+that published it: a version that lost its compare-and-set deletes none of them.
 """
 
 from __future__ import annotations
@@ -50,12 +56,13 @@ from ..iceberg import (
     discard_update,
     instant_changes,
     load_metadata,
+    remove_expired,
     table_info,
     take_changes,
     uri_file_system,
     with_create_schema,
 )
-from ..iceberg_views import ViewResult, ViewSettings
+from ..iceberg_views import ExpiryResult, ViewResult, ViewSettings
 from ..model import (
     EXPECTED_KEY,
     EXPECTED_VALUE,
@@ -211,6 +218,73 @@ class IcebergViewService:
             except ConcurrentModificationError:
                 log.info("%s: another server published the Iceberg view first; reading its version", name)
         raise ConcurrentModificationError(f"the Iceberg view {name} kept changing under {_PUBLISH_ATTEMPTS} updates")
+
+    def expire_snapshots(
+        self, database: str, table: str, older_than_ms: int, retain_last: int, dry_run: bool = False
+    ) -> ExpiryResult:
+        """Expire snapshots of a Hudi table's view as Iceberg's ``expire_snapshots(older_than, retain_last)``:
+        those older than ``older_than_ms`` (epoch milliseconds) but for the ``retain_last`` newest (the current
+        one always) and any a ref other than ``main`` holds. The new metadata is published as a view update's is,
+        with a compare-and-set on ``metadata_location`` (tried again from the version that won, should another
+        update publish first); then the manifest lists of the expired snapshots, the manifests no remaining
+        snapshot lists and the metadata files out of the metadata log are deleted, the view's own files only.
+        ``dry_run``: what would go, nothing written or deleted. ``table``: the Hudi table, or its view.
+
+        Raises:
+            NoSuchObjectError: no such table.
+            InvalidOperationError: the table has no Iceberg view (or is not one).
+            ConcurrentModificationError: the view kept changing under every attempt.
+            ViewMetadataError, StorageError: the view's metadata cannot be read or written.
+        """
+        source = self._source(*self._hudi_table_of(database, table))
+        name = source.table.parameters.get(VIEW_PARAM)
+        for _ in range(_PUBLISH_ATTEMPTS):
+            view = None if name is None else self._view_table(source, normalize(name))
+            if view is None or METADATA_LOCATION not in view.parameters:
+                raise InvalidOperationError(
+                    f"{source.qualified_name} has no Iceberg view (`hudi-metastore iceberg {source.qualified_name}` "
+                    "builds one)"
+                )
+            previous = self._load(source, view.parameters[METADATA_LOCATION])
+            metadata_dir = previous.location.rsplit("/", 1)[0]
+            builder = ViewBuilder(source.fs, table_info(source.config, source.base_path), metadata_dir, previous)
+            expired_ids = builder.expire(older_than_ms, retain_last)
+            if dry_run or not expired_ids:
+                planned = builder.expired_files()
+                return ExpiryResult(
+                    view.name,
+                    previous.location,
+                    planned.snapshots,
+                    planned.manifest_lists,
+                    planned.manifests,
+                    planned.metadata_files,
+                    dry_run,
+                )
+            update = builder.commit()
+            try:
+                result = self._publish(source, view.name, view, update, None, None, False, keep_state=True)
+            except ConcurrentModificationError:
+                log.info("%s: the Iceberg view changed while its snapshots were expired; again from its version", name)
+                continue
+            deleted = set(result.files_deleted)
+            expired = update.expired
+            return ExpiryResult(
+                view.name,
+                result.metadata_location,
+                expired.snapshots,
+                tuple(f for f in expired.manifest_lists if f in deleted),
+                tuple(f for f in expired.manifests if f in deleted),
+                tuple(f for f in expired.metadata_files if f in deleted),
+            )
+        raise ConcurrentModificationError(f"the Iceberg view {name} kept changing under {_PUBLISH_ATTEMPTS} attempts")
+
+    def _hudi_table_of(self, database: str, table: str) -> tuple[str, str]:
+        """The Hudi table ``database.table`` names: itself, or the table it is the Iceberg view of."""
+        shown = self.tables.get(database, table).parameters.get(SOURCE_PARAM)
+        if shown is None:
+            return database, table
+        shown_database, _, shown_table = shown.partition(".")
+        return shown_database, shown_table
 
     def has_view(self, database: str, table: str) -> bool:
         """Whether the table keeps an Iceberg view."""
@@ -382,10 +456,14 @@ class IcebergViewService:
         applied: str | None,
         error: IcebergViewError | None,
         replace_existing: bool,
+        keep_state: bool = False,
     ) -> ViewResult:
         """Register the view's new metadata: create the view table, or alter it with a compare-and-set on its
-        ``metadata_location``. ``ConcurrentModificationError`` when another server registered or moved it
-        first: the files this update wrote are removed, since no version anyone can load lists them."""
+        ``metadata_location``; then delete the files the new version expired. ``ConcurrentModificationError``
+        when another server registered or moved it first: the files this update wrote are removed, since no
+        version anyone can load lists them, and the files it expired stay (the winner's version lists them).
+        ``keep_state``: the view's ``hudi.iceberg.applied`` and ``hudi.iceberg.error`` stay as they are (an
+        expiry takes no instant)."""
         metadata = update.metadata
         parameters = {
             "EXTERNAL": "TRUE",
@@ -426,7 +504,9 @@ class IcebergViewService:
             else:
                 if current is not None and metadata is not None and current != metadata.location:
                     table.parameters[PREVIOUS_METADATA_LOCATION] = current
-                kept = {k: v for k, v in existing.parameters.items() if k not in (ERROR_PARAM, APPLIED_PARAM)}
+                kept = {
+                    k: v for k, v in existing.parameters.items() if keep_state or k not in (ERROR_PARAM, APPLIED_PARAM)
+                }
                 table.parameters = {**kept, **table.parameters}
                 environment = dict(_NO_STATS)
                 if current is not None and not replace_existing:
@@ -444,10 +524,14 @@ class IcebergViewService:
                 len(update.snapshots_added),
                 len(update.manifests_written),
             )
-        return self._result(table, update, applied, table.parameters.get(ERROR_PARAM))
+        deleted = remove_expired(source.fs, update)  # published: no version anyone loads lists them now
+        applied = table.parameters.get(APPLIED_PARAM) if keep_state else applied
+        return self._result(table, update, applied, table.parameters.get(ERROR_PARAM), deleted)
 
     @staticmethod
-    def _result(view: Table, update: ViewUpdate, applied: str | None, error: str | None) -> ViewResult:
+    def _result(
+        view: Table, update: ViewUpdate, applied: str | None, error: str | None, deleted: tuple[str, ...] = ()
+    ) -> ViewResult:
         return ViewResult(
             view.name,
             view.parameters.get(METADATA_LOCATION),
@@ -456,6 +540,8 @@ class IcebergViewService:
             update.manifests_written,
             dict(update.skipped),
             error,
+            update.expired.snapshots,
+            deleted,
         )
 
 

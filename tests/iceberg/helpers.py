@@ -86,3 +86,39 @@ def wait_for_view(hms, name: str, snapshots: int, seconds: float = 60):
             if time.monotonic() > deadline:
                 raise
         time.sleep(0.1)
+
+
+def local_path(uri: str) -> Path:
+    """A path the view wrote (``file:/...``, ``file:///...`` or a plain path) as a local path."""
+    return Path(uri.removeprefix("file://").removeprefix("file:"))
+
+
+def view_files(metadata_dir: Path) -> dict[str, set[Path]]:
+    """The files in a view's metadata folder by kind: ``metadata`` (JSON), ``lists`` (manifest lists) and
+    ``manifests``."""
+    found: dict[str, set[Path]] = {"metadata": set(), "lists": set(), "manifests": set()}
+    for path in metadata_dir.iterdir():
+        if path.name.endswith(".metadata.json"):
+            found["metadata"].add(path)
+        elif path.name.startswith("snap-"):
+            found["lists"].add(path)
+        elif path.name.startswith("manifest-"):
+            found["manifests"].add(path)
+    return found
+
+
+def data_files(base: Path) -> set[Path]:
+    """Every Parquet file under a table's base path, outside ``.hoodie``."""
+    return {p for p in base.rglob("*.parquet") if ".hoodie" not in p.relative_to(base).parts}
+
+
+def listed_files(view: StaticTable) -> dict[str, set[Path]]:
+    """What the view's snapshots list, by kind as :func:`view_files` gives a folder: manifest lists and
+    manifests (of every snapshot), metadata files (the current one and its log)."""
+    snapshots = view.metadata.snapshots
+    return {
+        "metadata": {local_path(view.metadata_location)}
+        | {local_path(e.metadata_file) for e in view.metadata.metadata_log},
+        "lists": {local_path(s.manifest_list) for s in snapshots},
+        "manifests": {local_path(m.manifest_path) for s in snapshots for m in s.manifests(view.io)},
+    }
