@@ -85,12 +85,18 @@ def _parts(count: int) -> list[hive.Partition]:
     return [hive.Partition(dbName="big", tableName="t", values=[f"{i:06d}"], parameters={}) for i in range(count)]
 
 
-def test_distinct_large_filters_leave_the_servers_memory_bounded(serve, tmp_path):
+def _served_table(serve, tmp_path):
+    """A server with table ``big.t`` of 100 partitions, read once; its process and a client."""
     process, port = serve()
     client = _client(port)
     _table(client, f"file://{tmp_path}/data")
     client.add_partitions(_parts(100))
     client.get_partitions_by_filter("big", "t", "ds = '000001'", -1)
+    return process, client
+
+
+def test_distinct_large_filters_leave_the_servers_memory_bounded(serve, tmp_path):
+    process, client = _served_table(serve, tmp_path)
     before = _rss_mib(process.pid)
     for i in range(40):  # 5 MB each, matching nothing: the cache used to keep every one of them
         assert client.get_partitions_by_filter("big", "t", f"ds = '{i:04d}{'x' * 5_000_000}'", -1) == []
@@ -104,11 +110,7 @@ def test_refused_filters_leave_nothing_behind(serve, tmp_path):
     terms used to be taken apart first (a peak of 23 times the request's size), and the refused call's error
     held the request's arguments in a cycle with its traceback until the cyclic collector ran (the RSS grew
     by 250 MiB over 60 such calls)."""
-    process, port = serve()
-    client = _client(port)
-    _table(client, f"file://{tmp_path}/data")
-    client.add_partitions(_parts(100))
-    client.get_partitions_by_filter("big", "t", "ds = '000001'", -1)
+    process, client = _served_table(serve, tmp_path)
     before = _rss_mib(process.pid)
     _reset_peak(process.pid)
     values = ", ".join(f'"{j:07d}"' for j in range(1, 400_000))
