@@ -14,7 +14,7 @@ from hudi_catalog import Catalog
 from hudi_catalog.config import DB_URL_ENV, WAREHOUSE_DEFAULT, WAREHOUSE_ENV
 from hudi_catalog.partition_names import make_partition_name
 
-from . import hudi_cli, schema_cli
+from . import copy_cli, hudi_cli, schema_cli
 from .authentication import AUTH_MODES
 from .catalog_access import check_db_url, open_existing
 from .cli_errors import EXIT_USAGE, CommandError, run_command
@@ -28,8 +28,9 @@ from .status import PASSWORD_VARIABLE, StatusError, check_metastore, check_readi
 
 DESCRIPTION = """A Hive Metastore compatible Thrift server with a Hudi-native catalog. serve runs the server;
 init-db and schema make and upgrade the catalog database; import registers a Hudi table; timeline, snapshot and
-partitions read the catalog; iceberg builds a Hudi table's Iceberg view; passwd manages the password file of
-serve --auth password; status checks a running server."""
+partitions read the catalog; iceberg builds a Hudi table's Iceberg view; copy copies another Hive Metastore
+into this one (or back); passwd manages the password file of serve --auth password; status checks a running
+server."""
 
 EPILOG = f"""Every command but passwd and status works on the catalog database of --db-url: set {DB_URL_ENV} once
 (export {DB_URL_ENV}=sqlite:////srv/metastore.db) to point them all at the same catalog. Exit codes: 0 done,
@@ -121,7 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print JSON (table, where, partitions) instead of one name per line"
     )
     parser.set_defaults(
-        handlers={**hudi_cli.add_commands(commands, _add_store_options), **schema_cli.add_commands(commands)}
+        handlers={
+            **hudi_cli.add_commands(commands, _add_store_options),
+            **schema_cli.add_commands(commands),
+            **copy_cli.add_commands(commands),
+        }
     )
     return parser
 

@@ -24,6 +24,8 @@ class ConnectionState:
     """The metastore configuration the client changed with ``setMetaConf``."""
     hive4_client: bool = False
     """The client made a call only Hive 4 clients make (``handler.HIVE4_CALLS``)."""
+    records_events: bool = True
+    """The connection's changes log notification events (``hudi_record_events`` turns them off for a copy)."""
 
 
 _local = threading.local()

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import ObjectType, Operation
 from hudi_catalog.catalog_scope import DEFAULT_CATALOG
 from hudi_catalog.errors import InvalidInputError
 from hudi_catalog.events import AcidWrite, StoredEvent
 
+from . import connection
 from .access_rules import access
 from .convert.names import catalog_of_name, strip_catalog
 from .idl import hive
+
+log = logging.getLogger(__name__)
 
 EVENT_CONFIG = {
     # what event consumers check at start (Impala's catalogd requires the first two as they are here)
@@ -50,6 +55,23 @@ class EventCalls:
     @access(Operation.ADMIN, ObjectType.GLOBAL)
     def get_current_notificationEventId(self):
         return hive.CurrentNotificationEventId(eventId=self.catalog.events.current_id())
+
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
+    def hudi_record_events(self, recorded):
+        """This server's own: whether this connection's changes log notification events. ``hudi-metastore
+        copy`` turns them off, since the metastore it copies from logged them already."""
+        connection.current().records_events = bool(recorded)
+        log.info(
+            "notification events %s for the connection from %s", "on" if recorded else "off", connection.current().peer
+        )
+
+    @access(Operation.ADMIN, ObjectType.GLOBAL)
+    def hudi_continue_events_after(self, eventId):
+        """This server's own: the next event's id follows ``eventId`` at least (a copy continues the ids of
+        the metastore it copies, so that consumers neither miss nor replay events); answers the newest id."""
+        if eventId is None or eventId < 0:
+            raise hive.MetaException(message=f"Invalid event id {eventId}: an event id is not negative")
+        return hive.CurrentNotificationEventId(eventId=self.catalog.events.continue_after(eventId))
 
     @access(Operation.ADMIN, ObjectType.GLOBAL)
     def get_next_notification(self, rqst):

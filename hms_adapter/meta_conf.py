@@ -49,4 +49,5 @@ class ConnectionMetaConf:
             partition_value_pattern=self.get(PARTITION_PATTERN_KEY) or None,
             check_column_types=self.get(DISALLOW_INCOMPATIBLE_KEY).lower() != "false",
             hive4_client=connection.current().hive4_client,
+            record_events=connection.current().records_events,
         )

@@ -27,6 +27,9 @@ class CallSettings:
     hive4_client: bool = False
     """The client speaks Hive 4 (it made a call only Hive 4 clients make): with ``LikeRule.AUTO``, its
     partition filters' ``LIKE`` patterns are read as Hive Metastore 4 reads them."""
+    record_events: bool = True
+    """Changes log their notification events. A copy from another metastore (``hudi-metastore copy``) turns
+    them off: the source logged them, and its consumers must not see them twice."""
 
 
 _current: ContextVar[CallSettings] = ContextVar("hudi_metastore_call_settings", default=CallSettings())

@@ -2208,4 +2208,12 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: NoSuchObjectException o1, 2: MetaException o2)
   list<Partition> get_partitions_by_filter_req(1: GetPartitionsByFilterRequest req)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
+
+  // ---- hudi-metastore's own (no Hive client calls them; Apache HMS answers UNKNOWN_METHOD) ----
+  // `hudi-metastore copy` writes what another metastore holds: its writes record no notification
+  // events (the source logged them), and the event ids then continue after the source's.
+  void hudi_record_events(1: bool recorded)
+      throws (1: MetaException o1)
+  CurrentNotificationEventId hudi_continue_events_after(1: i64 eventId)
+      throws (1: MetaException o1)
 }

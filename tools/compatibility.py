@@ -25,6 +25,8 @@ UNKNOWN = "UNKNOWN_METHOD"
 FB303_NOTE = "fb303 FacebookService"
 HIVE2_ONLY_NOTE = "not in Hive 4 (Hive 2 only)"
 HIVE4_ONLY_NOTE = "not in IDL (Hive 4 only)"
+OWN_NOTE = "this server's own, for `hudi-metastore copy` ([migration.md](migration.md)); not in Hive"
+OWN_PREFIX = "hudi_"
 
 INTRO = """\
 # Hive Metastore compatibility
@@ -383,7 +385,10 @@ def _hive4_methods() -> list[str]:
 
 def _idl_row(name: str, fb303: set[str], hive4: set[str]) -> Row:
     status = SERVED if callable(getattr(MetastoreHandler, name, None)) else UNKNOWN
-    notes = [FB303_NOTE] if name in fb303 else [] if name in hive4 else [HIVE2_ONLY_NOTE]
+    if name.startswith(OWN_PREFIX):
+        notes = [OWN_NOTE]
+    else:
+        notes = [FB303_NOTE] if name in fb303 else [] if name in hive4 else [HIVE2_ONLY_NOTE]
     if status == UNKNOWN and not_served_reason(name):
         notes.append(not_served_reason(name))
     return Row(name, status, "; ".join(notes))

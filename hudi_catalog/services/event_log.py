@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from sqlalchemy import Connection
 
+from ..call_settings import current_settings
 from ..events import CatalogEvent, EventFormat, NamesFormat
 from ..observability import IGNORED, CatalogObserver
 from ..store import events as event_store
@@ -33,6 +34,10 @@ class LoggedEvents:
         return list(range(self.first_id, self.first_id + len(self.events)))
 
 
+_NOT_LOGGED = LoggedEvents()
+_NOT_LOGGED.first_id = 0
+
+
 class EventLog:
     """Writes events in the caller's transaction, rendered by the catalog's ``EventFormat``.
 
@@ -51,9 +56,14 @@ class EventLog:
         """Log ``event`` when the transaction commits."""
         return self.emit_all(conn, [event], now)
 
-    def emit_all(self, conn: Connection, events: Sequence[CatalogEvent], now: int) -> LoggedEvents:
+    def emit_all(
+        self, conn: Connection, events: Sequence[CatalogEvent], now: int, requested: bool = False
+    ) -> LoggedEvents:
         """Log ``events`` in order, with consecutive ids, when the transaction commits; the handle gives their
-        ids after it did."""
+        ids after it did. The events of a change are not logged when the call's settings turn them off
+        (``CallSettings.record_events``); ``requested``: events a client asked for by name, always logged."""
+        if not requested and not current_settings().record_events:
+            return _NOT_LOGGED
         state = transaction_state(conn)
         logged = state.get(self._KEY)
         if logged is None:

@@ -37,6 +37,14 @@ class EventService:
         with self.ctx.store.read() as conn:
             return event_store.last_id(conn)
 
+    def continue_after(self, event_id: int) -> int:
+        """Make the next event's id follow ``event_id`` at least (a copy continues the source's ids; the
+        counter never goes back); returns the id of the newest event, as ``current_id`` will."""
+        if event_id < 0:
+            raise ValueError("an event id is not negative")
+        with self.ctx.store.write() as conn:
+            return event_store.continue_after(conn, event_id)
+
     def after(
         self,
         last_event: int,
@@ -97,7 +105,7 @@ class EventService:
                 file_checksums=list(checksums),
                 replace=replace_data,
             )
-            logged = self.ctx.events.emit(conn, event, self.ctx.now())
+            logged = self.ctx.events.emit_all(conn, [event], self.ctx.now(), requested=True)
         return logged.ids[0]
 
     def acid_writes(self, database: str, table: str, writes: Sequence[AcidWrite]) -> list[int]:
@@ -124,7 +132,7 @@ class EventService:
                         write_id=write.write_id,
                     )
                 )
-            logged = self.ctx.events.emit_all(conn, events, self.ctx.now())
+            logged = self.ctx.events.emit_all(conn, events, self.ctx.now(), requested=True)
         return logged.ids
 
     def _written(

@@ -46,6 +46,16 @@ def last_id(conn: Connection) -> int:
     return sequences.current(conn, COUNTER) - 1
 
 
+def continue_after(conn: Connection, event_id: int) -> int:
+    """Raise the ``notification`` counter so the next id is past ``event_id`` (never lowered); returns the
+    newest id. Holds the counter's row until the transaction ends, as ``append`` does."""
+    next_value = sequences.lock_counter(conn, COUNTER)
+    if next_value <= event_id:
+        sequences.take(conn, COUNTER, event_id + 1 - next_value)
+        next_value = event_id + 1
+    return next_value - 1
+
+
 def _filtered(
     query, database: str | None, tables: Sequence[str] | None, skip_types: Sequence[str] | None, catalog: str | None
 ):

@@ -1,0 +1,199 @@
+"""A table's partitions and column statistics, copied in batches.
+
+The partition names of both sides say what is new and what is gone; the partitions both have are read from
+both in batches and altered on the target where they differ. A batch the target refuses is added again one
+partition at a time, so one bad partition (a name the target cannot hold, a location it refuses) fails
+alone. Partitions gone from the source are dropped from the target by name with ``deleteData=false``.
+Column statistics are read with the request calls (``get_table_statistics_req``,
+``get_partitions_statistics_req``) and written where they differ (``update_table_column_statistics``,
+``set_aggr_stats_for`` per batch).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..idl import hive
+from .endpoint import Endpoint, TableRef
+from .forms import same
+from .progress import CopyProgress
+from .report import Action, Report
+from .selection import chunks
+
+log = logging.getLogger(__name__)
+
+ENGINE = "hive"
+"""The engine column statistics are kept for (Hive 4 keeps them per engine; older servers ignore it)."""
+KEEP_STATS = hive.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
+
+
+class PartitionCopier:
+    def __init__(
+        self,
+        source: Endpoint,
+        target: Endpoint,
+        report: Report,
+        batch_size: int,
+        dry_run: bool,
+        progress: CopyProgress,
+    ) -> None:
+        self.source, self.target, self.report = source, target, report
+        self.batch_size, self.dry_run, self.progress = batch_size, dry_run, progress
+
+    def plan(self, ref: TableRef, table: Any, exists: bool) -> None:
+        """Count what a copy of the table's partitions would do (names only)."""
+        if not table.partitionKeys:
+            return
+        names = self._names(self.source, ref)
+        present = set(self._names(self.target, ref)) if exists else set()
+        self.report.partitions["added"] += sum(n not in present for n in names)
+        self.report.partitions["dropped"] += len(present - set(names))
+
+    def copy(self, ref: TableRef, table: Any, fresh: bool) -> bool:
+        """Bring the target's partitions and statistics of the table to the source's; whether anything was
+        written. ``fresh``: the target's table was just created (nothing to compare)."""
+        changed = self._table_statistics(ref, table, fresh)
+        if not table.partitionKeys:
+            return changed
+        names = self._names(self.source, ref)
+        present = set() if fresh else set(self._names(self.target, ref))
+        new = [n for n in names if n not in present]
+        added = set(new)
+        common = [n for n in names if n in present]
+        gone = sorted(present - set(names))
+        for batch in chunks(new, self.batch_size):
+            self._add(ref, batch)
+            changed = True
+        for batch in chunks(common, self.batch_size):
+            changed |= self._alter_changed(ref, batch)
+        for batch in chunks(gone, self.batch_size):
+            self.target.write(
+                "drop_partitions_req",
+                hive.DropPartitionsRequest(
+                    dbName=ref.qualified_database,
+                    tblName=ref.name,
+                    parts=hive.RequestPartsSpec(names=batch),
+                    deleteData=False,
+                    ifExists=True,
+                    needResult=False,
+                ),
+            )
+            self.report.partitions["dropped"] += len(batch)
+            changed = True
+        columns = [c.name for c in table.sd.cols or []]
+        if columns:
+            for batch in chunks(names, self.batch_size):
+                changed |= self._partition_statistics(
+                    ref, columns, batch, fresh=fresh or all(n in added for n in batch)
+                )
+        return changed
+
+    # -- partitions -----------------------------------------------------------------------------------
+
+    def _names(self, side: Endpoint, ref: TableRef) -> list[str]:
+        return side.read("get_partition_names", ref.qualified_database, ref.name, -1)
+
+    def _read(self, side: Endpoint, ref: TableRef, names: Sequence[str]) -> list[Any]:
+        return side.read("get_partitions_by_names", ref.qualified_database, ref.name, list(names))
+
+    def _add(self, ref: TableRef, names: Sequence[str]) -> None:
+        partitions = self._read(self.source, ref, names)
+        for partition in partitions:
+            partition.catName = None if ref.catalog == "hive" else ref.catalog
+        try:
+            self.target.write("add_partitions", partitions)
+            self.report.partitions["added"] += len(partitions)
+        except (hive.MetaException, hive.InvalidObjectException, hive.AlreadyExistsException) as error:
+            if len(partitions) == 1:
+                self._failed(ref, partitions[0], error)
+                return
+            log.info(
+                "%s: the target refused a batch of %d partitions; adding them one by one", ref.display, len(partitions)
+            )
+            for partition in partitions:
+                try:
+                    self.target.write("add_partitions", [partition])
+                    self.report.partitions["added"] += 1
+                except (hive.MetaException, hive.InvalidObjectException, hive.AlreadyExistsException) as one:
+                    self._failed(ref, partition, one)
+        # a metastore computes fast statistics (numFiles, totalSize) for partitions whose folders exist: the
+        # source's values are put back, so the copy holds what the source does
+        self._alter_changed(ref, names, count=False)
+        self.progress.partitions_done(len(partitions))
+
+    def _failed(self, ref: TableRef, partition: Any, error: Exception) -> None:
+        self.report.partitions["failed"] += 1
+        self.report.add(
+            "partition",
+            f"{ref.display} {partition.values}",
+            Action.FAILED,
+            f"{type(error).__name__}: {getattr(error, 'message', error)}",
+        )
+
+    def _alter_changed(self, ref: TableRef, names: Sequence[str], count: bool = True) -> bool:
+        sources = {tuple(p.values): p for p in self._read(self.source, ref, names)}
+        targets = {tuple(p.values): p for p in self._read(self.target, ref, names)}
+        changed = [p for values, p in sources.items() if values in targets and not same(p, targets[values])]
+        if changed:
+            self.target.write(
+                "alter_partitions_with_environment_context", ref.qualified_database, ref.name, changed, KEEP_STATS
+            )
+            if count:
+                self.report.partitions["altered"] += len(changed)
+        if count:
+            self.progress.partitions_done(len(names))
+        return bool(changed)
+
+    # -- column statistics ------------------------------------------------------------------------------
+
+    def _table_statistics(self, ref: TableRef, table: Any, fresh: bool) -> bool:
+        columns = [c.name for c in (table.sd.cols if table.sd else None) or []]
+        if not columns or table.tableType == "VIRTUAL_VIEW":
+            return False
+        request = hive.TableStatsRequest(
+            dbName=ref.qualified_database, tblName=ref.name, colNames=columns, engine=ENGINE
+        )
+        source = self.source.read("get_table_statistics_req", request).tableStats or []
+        if not source:
+            return False
+        target = [] if fresh else self.target.read("get_table_statistics_req", request).tableStats or []
+        if same(_by_column(source), _by_column(target)):
+            return False
+        desc = hive.ColumnStatisticsDesc(isTblLevel=True, dbName=ref.qualified_database, tableName=ref.name)
+        self.target.write(
+            "update_table_column_statistics", hive.ColumnStatistics(statsDesc=desc, statsObj=source, engine=ENGINE)
+        )
+        return True
+
+    def _partition_statistics(self, ref: TableRef, columns: list[str], names: list[str], fresh: bool) -> bool:
+        request = hive.PartitionsStatsRequest(
+            dbName=ref.qualified_database, tblName=ref.name, colNames=columns, partNames=names, engine=ENGINE
+        )
+        source = self.source.read("get_partitions_statistics_req", request).partStats or {}
+        if not source:
+            return False
+        target = {} if fresh else self.target.read("get_partitions_statistics_req", request).partStats or {}
+        changed = [
+            hive.ColumnStatistics(
+                statsDesc=hive.ColumnStatisticsDesc(
+                    isTblLevel=False, dbName=ref.qualified_database, tableName=ref.name, partName=name
+                ),
+                statsObj=stats,
+                engine=ENGINE,
+            )
+            for name, stats in sorted(source.items())
+            if stats and not same(_by_column(stats), _by_column(target.get(name) or []))
+        ]
+        if not changed:
+            return False
+        self.target.write(
+            "set_aggr_stats_for", hive.SetPartitionsStatsRequest(colStats=changed, needMerge=False, engine=ENGINE)
+        )
+        self.report.partitions["statistics"] += len(changed)
+        return True
+
+
+def _by_column(stats: Sequence[Any]) -> dict[str, Any]:
+    return {s.colName.lower(): s for s in stats}

@@ -1,0 +1,202 @@
+"""``copy --verify``: the read calls engines make answer the same on both sides, object by object.
+
+For each database and table the copy covers: ``get_database``, ``get_table``, ``get_partition_names``,
+``get_partitions_by_names`` (every partition, in batches), ``get_partitions_by_filter`` (an equality on the
+first partition key, and a range on it), table and partition column statistics, constraints,
+``list_privileges`` and the owner's ``get_privilege_set``; then ``get_functions`` and ``get_function`` per
+database. Fields a metastore sets itself (times, catalog names, ids, ``transient_lastDdlTime``) are not
+compared (``forms``); differences Hive versions are known for are named as such and not counted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from ..idl import hive
+from .constraints import read_constraints
+from .copier import THRIFT_ERRORS, CopyOptions
+from .endpoint import DEFAULT_CATALOG, Endpoint, TableRef, qualified
+from .forms import differences, form
+from .partitions import ENGINE
+from .report import Report
+from .selection import chunks, matches, refusal, table_wanted
+
+log = logging.getLogger(__name__)
+
+KNOWN_DIFFERENCES = {
+    "numFiles": "fast statistics Apache Hive Metastore computes from the files as partitions are added",
+    "totalSize": "fast statistics Apache Hive Metastore computes from the files as partitions are added",
+    "numFilesErasureCoded": "fast statistics Hive 3 and later compute from the files",
+}
+"""Parameters a Hive Metastore writes itself when it is given partitions, by why."""
+MAX_LISTED = 20
+"""Differences listed per object and call; more are counted."""
+
+
+class Verifier:
+    def __init__(self, source: Endpoint, target: Endpoint, options: CopyOptions, report: Report) -> None:
+        self.source, self.target, self.options, self.report = source, target, options, report
+        self.objects = 0
+
+    def run(self) -> None:
+        self.source.open()
+        self.target.open()
+        try:
+            catalogs = self.source.read("get_catalogs").names if self.source.has_catalogs else [DEFAULT_CATALOG]
+            for catalog in catalogs or [DEFAULT_CATALOG]:
+                if catalog != DEFAULT_CATALOG and not self.target.has_catalogs:
+                    continue
+                names = (
+                    self.source.read("get_all_databases")
+                    if catalog == DEFAULT_CATALOG
+                    else self.source.read("get_databases", f"@{catalog}#*")
+                )
+                for database in sorted(n for n in names if matches(n, self.options.databases)):
+                    self._database(catalog, database)
+        finally:
+            self.source.close()
+            self.target.close()
+        log.info("verified %d objects: %d differences", self.objects, len(self.report.differences))
+
+    def _database(self, catalog: str, database: str) -> None:
+        qname = qualified(catalog, database)
+        self._compare(database, "get_database", lambda side: side.read("get_database", qname))
+        tables = sorted(self.source.read("get_all_tables", qname))
+        for batch in chunks(tables, 100):
+            for table in self.source.read("get_table_objects_by_name", qname, batch):
+                if not table_wanted(database, table.tableName, self.options.tables):
+                    continue
+                ref = TableRef(catalog, database, table.tableName)
+                if refusal(table):
+                    continue
+                self._table(ref, table)
+        self._compare(
+            database,
+            "get_functions",
+            lambda side: sorted(side.read("get_functions", qname, "*")),
+        )
+        for name in self.source.read("get_functions", qname, "*"):
+            self._compare(
+                f"{database}.{name}", "get_function", lambda side, n=name: side.read("get_function", qname, n)
+            )
+
+    def _table(self, ref: TableRef, table: Any) -> None:
+        qdb = ref.qualified_database
+        name = ref.display
+        self._compare(name, "get_table", lambda side: side.read("get_table", qdb, ref.name))
+        self._compare(name, "constraints", lambda side: read_constraints(side, ref))
+        columns = [c.name for c in (table.sd.cols if table.sd else None) or []]
+        if columns and table.tableType != "VIRTUAL_VIEW":
+            request = hive.TableStatsRequest(dbName=qdb, tblName=ref.name, colNames=columns, engine=ENGINE)
+            self._compare(
+                name,
+                "get_table_statistics_req",
+                lambda side: _stats(side.read("get_table_statistics_req", request).tableStats),
+            )
+        object_ref = hive.HiveObjectRef(objectType=hive.HiveObjectType.TABLE, dbName=ref.database, objectName=ref.name)
+        self._compare(
+            name, "list_privileges", lambda side: _grants(side.read("list_privileges", None, None, object_ref))
+        )
+        if table.owner:
+            self._compare(
+                name,
+                "get_privilege_set",
+                lambda side: _grant_set(side.read("get_privilege_set", object_ref, table.owner, [])),
+            )
+        if not table.partitionKeys:
+            return
+        names = self.source.read("get_partition_names", qdb, ref.name, -1)
+        self._compare(name, "get_partition_names", lambda side: side.read("get_partition_names", qdb, ref.name, -1))
+        for batch in chunks(names, self.options.batch_size):
+            self._compare(
+                name,
+                "get_partitions_by_names",
+                lambda side, b=batch: side.read("get_partitions_by_names", qdb, ref.name, b),
+            )
+            if columns:
+                request = hive.PartitionsStatsRequest(
+                    dbName=qdb, tblName=ref.name, colNames=columns, partNames=batch, engine=ENGINE
+                )
+                self._compare(
+                    name,
+                    "get_partitions_statistics_req",
+                    lambda side, r=request: {
+                        k: _stats(v) for k, v in (side.read("get_partitions_statistics_req", r).partStats or {}).items()
+                    },
+                )
+        for text in _filters(table, names):
+            self._compare(
+                name,
+                f"get_partitions_by_filter({text})",
+                lambda side, f=text: sorted(
+                    (p.values for p in side.read("get_partitions_by_filter", qdb, ref.name, f, -1)), key=repr
+                ),
+            )
+
+    def _compare(self, name: str, call: str, read) -> None:
+        """Read with ``read(side)`` on both sides and record how the answers differ."""
+        self.objects += 1
+        answers = []
+        for side in (self.source, self.target):
+            try:
+                answers.append(form(read(side)))
+            except THRIFT_ERRORS as error:
+                answers.append(f"{type(error).__name__}: {getattr(error, 'message', error)}")
+        found = [(line, _known(line)) for line in differences(*answers)]
+        for kind, listed in (
+            ("differences", self.report.differences),
+            ("known differences", self.report.known_differences),
+        ):
+            lines = [
+                f"{line} ({known})" if known else line
+                for line, known in found
+                if bool(known) == (listed is self.report.known_differences)
+            ]
+            listed.extend(f"{name}: {call}: {line}" for line in lines[:MAX_LISTED])
+            if len(lines) > MAX_LISTED:
+                listed.append(f"{name}: {call}: {len(lines) - MAX_LISTED} more {kind}")
+
+
+def _known(line: str) -> str:
+    path = line.split(":", 1)[0]
+    for key, why in KNOWN_DIFFERENCES.items():
+        if path.endswith(f"parameters.{key}"):
+            return why
+    return ""
+
+
+def _filters(table: Any, names: list[str]) -> Iterator[str]:
+    """Two filters on the first partition key: equal to the first partition's value, and at least it."""
+    if not names:
+        return
+    key = table.partitionKeys[0]
+    value = names[0].split("/", 1)[0].split("=", 1)[1]
+    numeric = key.type.lower() in ("tinyint", "smallint", "int", "bigint")
+    literal = value if numeric and value.lstrip("-").isdigit() else '"' + value.replace('"', '\\"') + '"'
+    yield f"{key.name} = {literal}"
+    yield f"{key.name} >= {literal}"
+
+
+def _stats(stats: Any) -> Any:
+    return sorted((stats or []), key=lambda s: s.colName.lower())
+
+
+def _grants(privileges: Any) -> list[tuple]:
+    return sorted(
+        (p.principalName, p.principalType, (p.grantInfo.privilege or "").upper(), bool(p.grantInfo.grantOption))
+        for p in privileges or []
+    )
+
+
+def _grant_set(privileges: Any) -> Any:
+    if privileges is None:
+        return None
+    return {
+        kind: {
+            who: sorted((g.privilege or "").upper() for g in grants)
+            for who, grants in (getattr(privileges, kind) or {}).items()
+        }
+        for kind in ("userPrivileges", "groupPrivileges", "rolePrivileges")
+    }
