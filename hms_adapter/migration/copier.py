@@ -35,7 +35,7 @@ from .grants import GrantCopier
 from .partitions import PartitionCopier
 from .progress import CopyProgress
 from .report import Action, Report
-from .selection import chunks, matches, refusal, table_wanted
+from .selection import chunks, is_hudi, matches, refusal, table_wanted
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,6 @@ TABLE_BATCH = 100
 """Tables read with one ``get_table_objects_by_name``."""
 KEEP_STATS = hive.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
 """Tells a metastore to keep the parameters it is given instead of computing fast statistics."""
-HUDI_INPUT_FORMAT_PREFIX = "org.apache.hudi."
 MERGE_ON_READ_VIEWS = ("_ro", "_rt")
 THRIFT_ERRORS = (
     hive.MetaException,
@@ -104,6 +103,8 @@ class Copier:
             source_event = self._source_event_id()
             if self.target.is_hudi_metastore and not self.options.dry_run:
                 self.target.on_connect(lambda client: client.hudi_record_events(False))
+            if self.options.grants:
+                self.grants.copy_roles()
             for catalog in self._catalogs():
                 self._copy_catalog(catalog)
             self._copy_constraints()
@@ -194,13 +195,9 @@ class Copier:
         on_target = set(self.target.read("get_all_tables", qname)) if exists else set()
         self.progress.add_tables(len(names))
         for batch in chunks(names, TABLE_BATCH):
-            sources = {t.tableName: t for t in self.source.read("get_table_objects_by_name", qname, batch)}
+            sources = {t.tableName: t for t in self.source.tables(catalog, database, batch)}
             present = [n for n in batch if n in on_target]
-            targets = (
-                {t.tableName: t for t in self.target.read("get_table_objects_by_name", qname, present)}
-                if present
-                else {}
-            )
+            targets = {t.tableName: t for t in self.target.tables(catalog, database, present)} if present else {}
             for name in batch:
                 table = sources.get(name)
                 if table is None:  # dropped on the source since it was listed
@@ -252,7 +249,12 @@ class Copier:
         if self.options.grants:
             self.grants.copy_table(ref)
         self.plan.tables.append(_CopiedTable(ref, source))
-        detail = _hudi_note(source, self.target) if changed else ""
+        detail = ""
+        if changed and is_hudi(source) and not source.tableName.endswith(MERGE_ON_READ_VIEWS):
+            detail = "a Hudi table"
+            if self.target.is_hudi_metastore:
+                detail += ": its timeline and file snapshot were read from storage"
+                self.report.hudi_tables += 1
         self.report.add(
             "table", ref.display, Action.CREATED if created else Action.UPDATED if changed else Action.UNCHANGED, detail
         )
@@ -311,11 +313,9 @@ class Copier:
         if not self.options.continue_events or source_event is None:
             return
         if not self.target.is_hudi_metastore:
-            self.report.add(
-                "events",
-                "notification ids",
-                Action.REFUSED,
-                f"the target ({self.target.uri}) cannot be told where event ids continue; the source is at {source_event}",
+            self.report.notes.append(
+                f"the target's notification event ids go on from its own (an Apache Hive Metastore cannot be told "
+                f"where they continue); the source's are at {source_event}"
             )
             return
         if self.options.dry_run:
@@ -339,15 +339,6 @@ class Copier:
             self.report.add(kind, name, Action.FAILED, str(error))
             for endpoint in (self.source, self.target):
                 endpoint.open()  # EndpointDown from here stops the run
-
-
-def _hudi_note(table: Any, target: Endpoint) -> str:
-    input_format = (table.sd.inputFormat if table.sd else "") or ""
-    if not input_format.startswith(HUDI_INPUT_FORMAT_PREFIX) or table.tableName.endswith(MERGE_ON_READ_VIEWS):
-        return ""
-    if target.is_hudi_metastore:
-        return "a Hudi table: its timeline and file snapshot were read from storage"
-    return "a Hudi table"
 
 
 def _with_marker(table: Any) -> Any:

@@ -155,6 +155,22 @@ class Endpoint:
         """This project's server: it takes ``hudi_record_events`` (Apache HMS answers ``UNKNOWN_METHOD``)."""
         return self.serves("hudi_continue_events_after", lambda: self.read("hudi_continue_events_after", 0))
 
+    def table(self, ref: TableRef) -> Any:
+        """``get_table_req`` where the server has it (Hive 4 has no ``get_table``), else ``get_table``."""
+        probe = hive.GetTableRequest(dbName="default", tblName="_copy_probe")
+        if self.serves("get_table_req", lambda: self.read("get_table_req", probe)):
+            request = hive.GetTableRequest(dbName=ref.database, tblName=ref.name, catName=ref.catalog)
+            return self.read("get_table_req", request).table
+        return self.read("get_table", ref.qualified_database, ref.name)
+
+    def tables(self, catalog: str, database: str, names: list[str]) -> list[Any]:
+        """The tables of ``names`` that exist: ``get_table_objects_by_name_req`` (Hive 2.3 and later; Hive 4
+        has no ``get_table_objects_by_name``), else ``get_table_objects_by_name``."""
+        request = hive.GetTablesRequest(dbName=database, tblNames=names, catName=catalog)
+        if self.serves("get_table_objects_by_name_req", lambda: self.read("get_table_objects_by_name_req", request)):
+            return self.read("get_table_objects_by_name_req", request).tables or []
+        return self.read("get_table_objects_by_name", qualified(catalog, database), names)
+
     @property
     def has_all_constraints(self) -> bool:
         """Hive 3 and later keep unique, not-null, default and check constraints."""

@@ -17,6 +17,10 @@ from thriftpy2.thrift import TPayload
 COPY_MARKER = "hudi_metastore.copy.incomplete"
 """Set on a target table while its partitions and statistics are being copied; removed once all are."""
 DDL_TIME = "transient_lastDdlTime"
+SLICE_STATISTICS = frozenset({"numFiles", "totalSize", "numRows"})
+"""The basic statistics this server derives from a Hudi table's latest file slices, whatever it is given."""
+HUDI_TABLE_VERSION = "hoodie.table.version"
+"""Among a table's parameters on this server: its statistics derive from its file slices."""
 """The time of the last DDL, set by every metastore on every write: never compared."""
 
 _SET_BY_THE_METASTORE = frozenset(
@@ -50,25 +54,27 @@ _UNKNOWN_TO_HIVE_2 = frozenset({"ownerType", "managedLocationUri", "type"})
 them."""
 
 
-def form(value: Any) -> Any:
+def form(value: Any, ignored: frozenset[str] = frozenset()) -> Any:
     """``value`` (a Thrift struct, list, map or scalar) as plain values, without the fields a metastore sets
-    itself, the table parameters it sets (``transient_lastDdlTime``) or the copy's own marker."""
+    itself, the table parameters it sets (``transient_lastDdlTime``), the copy's own marker, or the
+    parameters ``ignored``."""
     if isinstance(value, TPayload):
         return {
-            name: form(field)
+            name: form(field, ignored)
             for name, field in sorted(vars(value).items())
             if field is not None and name not in _SET_BY_THE_METASTORE
         }
     if isinstance(value, dict):
-        return {str(k): form(v) for k, v in sorted(value.items()) if k not in (DDL_TIME, COPY_MARKER)}
+        skipped = (DDL_TIME, COPY_MARKER, *ignored)
+        return {str(k): form(v, ignored) for k, v in sorted(value.items()) if k not in skipped}
     if isinstance(value, (list, tuple)):
-        return [form(v) for v in value]
+        return [form(v, ignored) for v in value]
     return value
 
 
-def same(source: Any, target: Any) -> bool:
-    """Whether the target holds what the source does."""
-    return next(differences(form(source), form(target)), None) is None
+def same(source: Any, target: Any, ignored: frozenset[str] = frozenset()) -> bool:
+    """Whether the target holds what the source does (but the parameters ``ignored``)."""
+    return next(differences(form(source, ignored), form(target, ignored)), None) is None
 
 
 def differences(source: Any, target: Any, path: str = "") -> Iterator[str]:

@@ -22,9 +22,12 @@ class GrantCopier:
     def __init__(self, source: Endpoint, target: Endpoint, report: Report, dry_run: bool) -> None:
         self.source, self.target, self.report, self.dry_run = source, target, report, dry_run
 
-    def copy_global(self) -> None:
-        """Roles, their members and the global privileges (the databases' and tables' are copied with them)."""
+    def copy_roles(self) -> None:
+        """Roles and their members, before the objects whose grants name them."""
         self._roles()
+
+    def copy_global(self) -> None:
+        """The global privileges (the databases' and tables' are copied with them)."""
         self._privileges("global", hive.HiveObjectRef(objectType=hive.HiveObjectType.GLOBAL))
 
     def copy_database(self, catalog: str, database: str) -> None:

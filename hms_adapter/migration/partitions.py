@@ -17,7 +17,7 @@ from typing import Any
 
 from ..idl import hive
 from .endpoint import Endpoint, TableRef
-from .forms import same
+from .forms import HUDI_TABLE_VERSION, SLICE_STATISTICS, same
 from .progress import CopyProgress
 from .report import Action, Report
 from .selection import chunks
@@ -57,6 +57,9 @@ class PartitionCopier:
         changed = self._table_statistics(ref, table, fresh)
         if not table.partitionKeys:
             return changed
+        # this server derives a Hudi table's basic statistics from its file slices: they are left to it
+        derived = self.target.is_hudi_metastore and HUDI_TABLE_VERSION in (table.parameters or {})
+        ignored = SLICE_STATISTICS if derived else frozenset()
         names = self._names(self.source, ref)
         present = set() if fresh else set(self._names(self.target, ref))
         new = [n for n in names if n not in present]
@@ -64,10 +67,10 @@ class PartitionCopier:
         common = [n for n in names if n in present]
         gone = sorted(present - set(names))
         for batch in chunks(new, self.batch_size):
-            self._add(ref, batch)
+            self._add(ref, batch, ignored)
             changed = True
         for batch in chunks(common, self.batch_size):
-            changed |= self._alter_changed(ref, batch)
+            changed |= self._alter_changed(ref, batch, ignored)
         for batch in chunks(gone, self.batch_size):
             self.target.write(
                 "drop_partitions_req",
@@ -98,10 +101,12 @@ class PartitionCopier:
     def _read(self, side: Endpoint, ref: TableRef, names: Sequence[str]) -> list[Any]:
         return side.read("get_partitions_by_names", ref.qualified_database, ref.name, list(names))
 
-    def _add(self, ref: TableRef, names: Sequence[str]) -> None:
+    def _add(self, ref: TableRef, names: Sequence[str], ignored: frozenset[str]) -> None:
         partitions = self._read(self.source, ref, names)
         for partition in partitions:
             partition.catName = None if ref.catalog == "hive" else ref.catalog
+            for key in ignored:
+                (partition.parameters or {}).pop(key, None)
         try:
             self.target.write("add_partitions", partitions)
             self.report.partitions["added"] += len(partitions)
@@ -120,7 +125,7 @@ class PartitionCopier:
                     self._failed(ref, partition, one)
         # a metastore computes fast statistics (numFiles, totalSize) for partitions whose folders exist: the
         # source's values are put back, so the copy holds what the source does
-        self._alter_changed(ref, names, count=False)
+        self._alter_changed(ref, names, ignored, count=False)
         self.progress.partitions_done(len(partitions))
 
     def _failed(self, ref: TableRef, partition: Any, error: Exception) -> None:
@@ -132,10 +137,10 @@ class PartitionCopier:
             f"{type(error).__name__}: {getattr(error, 'message', error)}",
         )
 
-    def _alter_changed(self, ref: TableRef, names: Sequence[str], count: bool = True) -> bool:
+    def _alter_changed(self, ref: TableRef, names: Sequence[str], ignored: frozenset[str], count: bool = True) -> bool:
         sources = {tuple(p.values): p for p in self._read(self.source, ref, names)}
         targets = {tuple(p.values): p for p in self._read(self.target, ref, names)}
-        changed = [p for values, p in sources.items() if values in targets and not same(p, targets[values])]
+        changed = [p for values, p in sources.items() if values in targets and not same(p, targets[values], ignored)]
         if changed:
             self.target.write(
                 "alter_partitions_with_environment_context", ref.qualified_database, ref.name, changed, KEEP_STATS

@@ -44,10 +44,14 @@ class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     partitions: Counter = field(default_factory=Counter)
     """Partitions ``added``, ``altered``, ``dropped``, ``failed``, and partition ``statistics`` written."""
+    hudi_tables: int = 0
+    """Hudi tables written, whose timeline and file snapshot this server read from storage."""
     differences: list[str] = field(default_factory=list)
     """``--verify``'s findings, one line each: the object, the call, the path, both values."""
     known_differences: list[str] = field(default_factory=list)
     """Differences explained by the two servers' Hive versions (named, not counted as failures)."""
+    notes: list[str] = field(default_factory=list)
+    """What the run could not do that is no fault of an object (printed, not counted)."""
     stopped: str | None = None
     """Why the run stopped before the end, when it did."""
 
@@ -85,11 +89,14 @@ class Report:
             lines.append(f"  {_plural(kind):<12} " + ", ".join(f"{n} {action}" for action, n in sorted(counts.items())))
         if self.partitions:
             lines.append("  partitions   " + ", ".join(f"{n} {what}" for what, n in sorted(self.partitions.items())))
+        if self.hudi_tables:
+            lines.append(f"  hudi tables  {self.hudi_tables}: timeline and file snapshot read from storage by the target")
         for outcome in self.outcomes:
             if outcome.action in (Action.REFUSED, Action.FAILED):
                 lines.append(f"{outcome.action.value}: {outcome.kind} {outcome.name}: {outcome.detail}")
         lines += [f"different: {line}" for line in self.differences]
         lines += [f"known difference: {line}" for line in self.known_differences]
+        lines += [f"note: {line}" for line in self.notes]
         if self.stopped:
             lines.append(f"stopped: {self.stopped}; run the same command again to finish")
         return lines

@@ -37,6 +37,14 @@ def refusal(table: Any) -> str:
     return ""
 
 
+HUDI_INPUT_FORMAT_PREFIX = "org.apache.hudi."
+
+
+def is_hudi(table: Any) -> bool:
+    """A Hudi table, or one of its merge-on-read views (``_ro``, ``_rt``): read through Hudi's input formats."""
+    return ((table.sd.inputFormat if table.sd else None) or "").startswith(HUDI_INPUT_FORMAT_PREFIX)
+
+
 def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])

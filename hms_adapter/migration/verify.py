@@ -18,19 +18,24 @@ from ..idl import hive
 from .constraints import read_constraints
 from .copier import THRIFT_ERRORS, CopyOptions
 from .endpoint import DEFAULT_CATALOG, Endpoint, TableRef, qualified
-from .forms import differences, form
+from .forms import SLICE_STATISTICS, differences, form
+from .selection import is_hudi
 from .partitions import ENGINE
 from .report import Report
 from .selection import chunks, matches, refusal, table_wanted
 
 log = logging.getLogger(__name__)
 
-KNOWN_DIFFERENCES = {
-    "numFiles": "fast statistics Apache Hive Metastore computes from the files as partitions are added",
-    "totalSize": "fast statistics Apache Hive Metastore computes from the files as partitions are added",
+FAST_STATISTICS = {
+    "numFiles": "fast statistics a Hive Metastore computes from the files of a folder it is given",
+    "totalSize": "fast statistics a Hive Metastore computes from the files of a folder it is given",
     "numFilesErasureCoded": "fast statistics Hive 3 and later compute from the files",
 }
-"""Parameters a Hive Metastore writes itself when it is given partitions, by why."""
+"""Parameters a Hive Metastore writes itself when it is given a table or partitions, by why."""
+SLICE_STATISTICS_WHY = (
+    "this server derives a Hudi table's numFiles, totalSize and numRows from its latest file slices (a folder "
+    "listing counts every file version and misses the log files)"
+)
 MAX_LISTED = 20
 """Differences listed per object and call; more are counted."""
 
@@ -39,6 +44,8 @@ class Verifier:
     def __init__(self, source: Endpoint, target: Endpoint, options: CopyOptions, report: Report) -> None:
         self.source, self.target, self.options, self.report = source, target, options, report
         self.objects = 0
+        self.hudi_table = False
+        """The table being compared is a Hudi table (its slice statistics differ as known)."""
 
     def run(self) -> None:
         self.source.open()
@@ -65,7 +72,7 @@ class Verifier:
         self._compare(database, "get_database", lambda side: side.read("get_database", qname))
         tables = sorted(self.source.read("get_all_tables", qname))
         for batch in chunks(tables, 100):
-            for table in self.source.read("get_table_objects_by_name", qname, batch):
+            for table in self.source.tables(catalog, database, batch):
                 if not table_wanted(database, table.tableName, self.options.tables):
                     continue
                 ref = TableRef(catalog, database, table.tableName)
@@ -83,9 +90,16 @@ class Verifier:
             )
 
     def _table(self, ref: TableRef, table: Any) -> None:
+        self.hudi_table = is_hudi(table)
+        try:
+            self._compare_table(ref, table)
+        finally:
+            self.hudi_table = False
+
+    def _compare_table(self, ref: TableRef, table: Any) -> None:
         qdb = ref.qualified_database
         name = ref.display
-        self._compare(name, "get_table", lambda side: side.read("get_table", qdb, ref.name))
+        self._compare(name, "get_table", lambda side: side.table(ref))
         self._compare(name, "constraints", lambda side: read_constraints(side, ref))
         columns = [c.name for c in (table.sd.cols if table.sd else None) or []]
         if columns and table.tableType != "VIRTUAL_VIEW":
@@ -144,7 +158,7 @@ class Verifier:
                 answers.append(form(read(side)))
             except THRIFT_ERRORS as error:
                 answers.append(f"{type(error).__name__}: {getattr(error, 'message', error)}")
-        found = [(line, _known(line)) for line in differences(*answers)]
+        found = [(line, _known(name, call, line, self.hudi_table)) for line in differences(*answers)]
         for kind, listed in (
             ("differences", self.report.differences),
             ("known differences", self.report.known_differences),
@@ -159,12 +173,14 @@ class Verifier:
                 listed.append(f"{name}: {call}: {len(lines) - MAX_LISTED} more {kind}")
 
 
-def _known(line: str) -> str:
+def _known(name: str, call: str, line: str, hudi: bool) -> str:
     path = line.split(":", 1)[0]
-    for key, why in KNOWN_DIFFERENCES.items():
-        if path.endswith(f"parameters.{key}"):
-            return why
-    return ""
+    if call == "get_database" and name == "default" and path == "locationUri":
+        return "every metastore has its own default database; Hive 2.3's alter_database does not move its location"
+    key = path.rsplit("parameters.", 1)[1] if "parameters." in path else ""
+    if hudi and key in SLICE_STATISTICS:
+        return SLICE_STATISTICS_WHY
+    return FAST_STATISTICS.get(key, "")
 
 
 def _filters(table: Any, names: list[str]) -> Iterator[str]:

@@ -1,0 +1,357 @@
+"""``hudi-metastore copy`` between two of this project's servers (real Thrift sockets, real catalogs): what a
+copy carries, re-runs that write only what changed, a run stopped half-way and finished, refusals, the
+dry run, patterns, the event ids and a real Hudi table's timeline. The target runs on every store; copies
+from and to Apache Hive Metastore 2.3.10 and 4.0.1 are ``test_copy_hive.py``."""
+
+from __future__ import annotations
+
+import copy
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from hms_adapter.cli import main
+from hms_adapter.migration.forms import COPY_MARKER
+from hudi_catalog import Catalog
+from hudi_catalog.model import InstantState
+from tests.conftest import RunningServer, hive, hive_wire
+from tests.hudi.tables import TABLES_DIR, unpack
+
+HUDI_TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
+
+
+@pytest.fixture
+def source(tmp_path):
+    catalog = Catalog.open(f"sqlite:///{tmp_path / 'source.db'}", str(tmp_path / "source-warehouse"), **hive_wire())
+    running = RunningServer(catalog)
+    yield running
+    running.stop()
+    catalog.close()
+
+
+@pytest.fixture
+def target(server):
+    """The target: the shared ``server`` fixture, on every store."""
+    return server
+
+
+def run_copy(source, target, *options: str, capsys=None) -> tuple[int, str]:
+    code = main(["copy", "--from", source.uri, "--to", target.uri, *options])
+    out = capsys.readouterr().out if capsys else ""
+    return code, out
+
+
+def _columns():
+    return [hive.FieldSchema(name="id", type="bigint"), hive.FieldSchema(name="name", type="string")]
+
+
+def _table(database: str, name: str, location: str, keys=("day",), parameters=None, table_type="EXTERNAL_TABLE"):
+    sd = hive.StorageDescriptor(
+        cols=_columns(),
+        location=location,
+        inputFormat="org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        serdeInfo=hive.SerDeInfo(
+            serializationLib="org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe", parameters={"a": "b"}
+        ),
+        parameters={},
+    )
+    return hive.Table(
+        tableName=name,
+        dbName=database,
+        owner="alice",
+        sd=sd,
+        partitionKeys=[hive.FieldSchema(name=k, type="string") for k in keys],
+        parameters={"EXTERNAL": "TRUE", **(parameters or {})},
+        tableType=table_type,
+    )
+
+
+def _partitions(table, days):
+    parts = []
+    for day in days:
+        sd = copy.deepcopy(table.sd)
+        sd.location = f"{table.sd.location}/day={day}"
+        parts.append(
+            hive.Partition(
+                values=[day], dbName=table.dbName, tableName=table.tableName, sd=sd, parameters={"numRows": "7"}
+            )
+        )
+    return parts
+
+
+def _long_stats(column: str, high: int):
+    return hive.ColumnStatisticsObj(
+        colName=column,
+        colType="bigint",
+        statsData=hive.ColumnStatisticsData(
+            longStats=hive.LongColumnStatsData(lowValue=0, highValue=high, numNulls=1, numDVs=3)
+        ),
+    )
+
+
+def populate(client, root: str) -> None:
+    """A database with a partitioned table (statistics, a primary key, grants), a view, a function, a role
+    with a member, a transactional table."""
+    client.create_database(
+        hive.Database(
+            name="sales", locationUri=f"{root}/sales.db", parameters={"team": "s"}, ownerName="alice", ownerType=1
+        )
+    )
+    orders = _table("sales", "orders", f"{root}/sales.db/orders", parameters={"comment": "orders"})
+    client.create_table_with_constraints(
+        orders,
+        [
+            hive.SQLPrimaryKey(
+                table_db="sales",
+                table_name="orders",
+                column_name="id",
+                key_seq=1,
+                pk_name="pk_orders",
+                enable_cstr=False,
+                validate_cstr=False,
+                rely_cstr=True,
+            )
+        ],
+        [],
+    )
+    client.add_partitions(_partitions(orders, [f"2024-01-{d:02d}" for d in range(1, 31)]))
+    client.update_table_column_statistics(
+        hive.ColumnStatistics(
+            statsDesc=hive.ColumnStatisticsDesc(isTblLevel=True, dbName="sales", tableName="orders"),
+            statsObj=[_long_stats("id", 99)],
+        )
+    )
+    client.update_partition_column_statistics(
+        hive.ColumnStatistics(
+            statsDesc=hive.ColumnStatisticsDesc(
+                isTblLevel=False, dbName="sales", tableName="orders", partName="day=2024-01-03"
+            ),
+            statsObj=[_long_stats("id", 5)],
+        )
+    )
+    client.create_table(
+        hive.Table(
+            tableName="recent",
+            dbName="sales",
+            owner="alice",
+            sd=hive.StorageDescriptor(cols=_columns(), serdeInfo=hive.SerDeInfo()),
+            partitionKeys=[],
+            viewOriginalText="select * from orders where day > '2024-01-20'",
+            viewExpandedText="select `orders`.`id`, `orders`.`name` from `sales`.`orders` where `orders`.`day` > '2024-01-20'",
+            tableType="VIRTUAL_VIEW",
+            parameters={},
+        )
+    )
+    acid = _table(
+        "sales",
+        "ledger",
+        f"{root}/sales.db/ledger",
+        keys=(),
+        parameters={"transactional": "true"},
+        table_type="MANAGED_TABLE",
+    )
+    acid.parameters.pop("EXTERNAL")
+    acid.sd.inputFormat = "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat"
+    acid.sd.outputFormat = "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat"
+    acid.sd.serdeInfo = hive.SerDeInfo(serializationLib="org.apache.hadoop.hive.ql.io.orc.OrcSerde", parameters={})
+    client.create_table(acid)
+    client.create_function(
+        hive.Function(
+            functionName="mask",
+            dbName="sales",
+            className="com.example.Mask",
+            ownerName="alice",
+            ownerType=1,
+            functionType=1,
+            resourceUris=[hive.ResourceUri(resourceType=1, uri=f"{root}/mask.jar")],
+        )
+    )
+    client.create_role(hive.Role(roleName="analysts"))
+    client.grant_role("analysts", "bob", hive.PrincipalType.USER, "admin", hive.PrincipalType.ROLE, False)
+    table_ref = hive.HiveObjectRef(objectType=hive.HiveObjectType.TABLE, dbName="sales", objectName="orders")
+    client.grant_privileges(
+        hive.PrivilegeBag(
+            privileges=[
+                hive.HiveObjectPrivilege(
+                    hiveObject=table_ref,
+                    principalName="analysts",
+                    principalType=hive.PrincipalType.ROLE,
+                    grantInfo=hive.PrivilegeGrantInfo(
+                        privilege="SELECT", grantor="alice", grantorType=1, grantOption=False
+                    ),
+                )
+            ]
+        )
+    )
+
+
+def test_a_copy_holds_what_the_source_does(source, target, tmp_path, capsys):
+    root = f"file:{tmp_path}/lake"
+    with_source = source.client()
+    populate(with_source, root)
+    source_event = with_source.get_current_notificationEventId().eventId
+    target_before = target.client().get_current_notificationEventId().eventId
+
+    code, out = run_copy(source, target, "--verify", capsys=capsys)
+
+    assert code == 3, out  # everything copied but the transactional table, which is refused with its reason
+    assert "refused: table sales.ledger: a transactional table" in out
+    assert "different:" not in out
+    check = target.client()
+    orders = check.get_table("sales", "orders")
+    assert orders.sd.location == f"{root}/sales.db/orders"
+    assert orders.parameters["comment"] == "orders" and COPY_MARKER not in orders.parameters
+    assert len(check.get_partition_names("sales", "orders", -1)) == 30
+    assert (
+        check.get_partition("sales", "orders", ["2024-01-07"]).sd.location == f"{root}/sales.db/orders/day=2024-01-07"
+    )
+    assert check.get_table("sales", "recent").viewExpandedText.startswith("select `orders`.`id`")
+    assert [
+        k.column_name
+        for k in check.get_primary_keys(hive.PrimaryKeysRequest(db_name="sales", tbl_name="orders")).primaryKeys
+    ] == ["id"]
+    stats = check.get_partitions_statistics_req(
+        hive.PartitionsStatsRequest(dbName="sales", tblName="orders", colNames=["id"], partNames=["day=2024-01-03"])
+    )
+    assert stats.partStats["day=2024-01-03"][0].statsData.longStats.highValue == 5
+    assert check.get_function("sales", "mask").className == "com.example.Mask"
+    members = check.get_principals_in_role(hive.GetPrincipalsInRoleRequest(roleName="analysts")).principalGrants
+    assert [m.principalName for m in members] == ["bob"]
+    grants = check.list_privileges(
+        None, None, hive.HiveObjectRef(objectType=hive.HiveObjectType.TABLE, dbName="sales", objectName="orders")
+    )
+    assert ("analysts", "SELECT") in {(g.principalName, g.grantInfo.privilege) for g in grants}
+    with pytest.raises(hive.NoSuchObjectException):
+        check.get_table("sales", "ledger")
+    # the copy's writes logged no events, and the ids continue after the source's
+    assert check.get_current_notificationEventId().eventId == max(source_event, target_before)
+    events = check.get_next_notification(hive.NotificationEventRequest(lastEvent=target_before, maxEvents=1000)).events
+    assert events == []
+
+
+def test_a_rerun_writes_only_what_changed(source, target, tmp_path, capsys):
+    root = f"file:{tmp_path}/lake"
+    with_source = source.client()
+    populate(with_source, root)
+    run_copy(source, target, capsys=capsys)
+
+    code, out = run_copy(source, target, capsys=capsys)
+    assert code == 3, out
+    assert (
+        "partitions" not in out and "created" not in out and "updated" not in out.replace("events       1 updated", "")
+    )
+
+    orders = with_source.get_table("sales", "orders")
+    with_source.add_partitions(_partitions(orders, ["2024-02-01"]))
+    with_source.drop_partition("sales", "orders", ["2024-01-01"], False)
+    changed = with_source.get_partition("sales", "orders", ["2024-01-02"])
+    changed.parameters["numRows"] = "70"
+    with_source.alter_partition("sales", "orders", changed)
+    orders.parameters["comment"] = "all orders"
+    with_source.alter_table("sales", "orders", orders)
+    with_source.update_table_column_statistics(
+        hive.ColumnStatistics(
+            statsDesc=hive.ColumnStatisticsDesc(isTblLevel=True, dbName="sales", tableName="orders"),
+            statsObj=[_long_stats("id", 500)],
+        )
+    )
+
+    code, out = run_copy(source, target, "--verify", capsys=capsys)
+    assert code == 3, out
+    assert "partitions   1 added, 1 altered, 1 dropped" in out
+    assert "different:" not in out
+    check = target.client()
+    assert check.get_table("sales", "orders").parameters["comment"] == "all orders"
+    assert check.get_partition("sales", "orders", ["2024-01-02"]).parameters["numRows"] == "70"
+    # a dropped partition's files are not the copy's to delete
+    assert "day=2024-01-01" not in check.get_partition_names("sales", "orders", -1)
+    stats = check.get_table_statistics_req(hive.TableStatsRequest(dbName="sales", tblName="orders", colNames=["id"]))
+    assert stats.tableStats[0].statsData.longStats.highValue == 500
+
+
+def test_a_table_left_half_copied_is_marked_and_finished(source, target, tmp_path, capsys):
+    """A run stopped after a table was created and some of its partitions added: the table keeps the marker
+    (and answers as incomplete), and the next run adds the rest and removes it."""
+    root = f"file:{tmp_path}/lake"
+    with_source = source.client()
+    populate(with_source, root)
+    orders = with_source.get_table("sales", "orders")
+    half = target.client()
+    half.create_database(with_source.get_database("sales"))
+    marked = copy.deepcopy(orders)
+    marked.parameters[COPY_MARKER] = "true"
+    half.create_table(marked)
+    half.add_partitions(with_source.get_partitions_by_names("sales", "orders", ["day=2024-01-01", "day=2024-01-02"]))
+
+    code, out = run_copy(source, target, "--verify", capsys=capsys)
+
+    assert code == 3, out
+    assert "table sales.orders" not in out.split("refused:")[0] or "different:" not in out
+    check = target.client()
+    assert COPY_MARKER not in check.get_table("sales", "orders").parameters
+    assert len(check.get_partition_names("sales", "orders", -1)) == 30
+
+
+def test_a_dry_run_writes_nothing_and_says_what_it_would(source, target, tmp_path, capsys):
+    populate(source.client(), f"file:{tmp_path}/lake")
+    before = target.client().get_all_databases()
+
+    code, out = run_copy(source, target, "--dry-run", capsys=capsys)
+
+    assert code == 3, out
+    assert "would copy (dry run):" in out
+    assert "partitions   30 added" in out
+    assert "refused: table sales.ledger" in out
+    assert target.client().get_all_databases() == before
+
+
+def test_patterns_choose_databases_and_tables(source, target, tmp_path, capsys):
+    populate(source.client(), f"file:{tmp_path}/lake")
+    code, out = run_copy(source, target, "--databases", "sales", "--tables", "sales.ord*", "--no-grants", capsys=capsys)
+    assert code == 0, out
+    check = target.client()
+    assert check.get_all_tables("sales") == ["orders"]
+    assert check.get_role_names() == [r for r in check.get_role_names() if r != "analysts"]
+
+
+def test_an_unreachable_metastore_stops_the_run(source, capsys):
+    code, out = run_copy(source, SimpleNamespace(uri="thrift://127.0.0.1:1"), capsys=capsys)
+    assert code == 1
+    assert "stopped: the target thrift://127.0.0.1:1 cannot be reached" in out
+
+
+def test_the_source_held_to_a_call_rate(source, target, tmp_path, capsys):
+    populate(source.client(), f"file:{tmp_path}/lake")
+    started = time.monotonic()
+    code, out = run_copy(source, target, "--max-calls-per-second", "10", "--no-grants", capsys=capsys)
+    elapsed = time.monotonic() - started
+    assert code == 3, out
+    calls = int(out.rsplit("calls: ", 1)[1].split(" ")[0])
+    assert calls > 10
+    assert elapsed >= (calls - 1) / 10  # spaced out: never faster than the limit, however idle the machine
+
+
+@pytest.mark.skipif(not (TABLES_DIR / f"{HUDI_TABLE}.zip").exists(), reason=f"no Hudi tables in {TABLES_DIR}")
+def test_a_hudi_table_arrives_with_its_timeline(source, target, db_url, tmp_path, capsys):
+    """A Hudi table registered on the source is followed on the target once copied: its timeline and file
+    snapshot are read from storage, equal to the source's."""
+    base = str(unpack(HUDI_TABLE, tmp_path / "tables"))
+    source.catalog.import_table(base, "lake", "trips")
+
+    code, out = run_copy(source, target, "--verify", capsys=capsys)
+
+    assert code == 0, out
+    assert "hudi tables  1: timeline and file snapshot read from storage by the target" in out
+    completed = [
+        i.requested_time for i in source.catalog.timeline.instants("lake", "trips") if i.state is InstantState.COMPLETED
+    ]
+    assert completed
+    assert [
+        i.requested_time for i in target.catalog.timeline.instants("lake", "trips") if i.state is InstantState.COMPLETED
+    ] == completed
+    for partition in source.catalog.snapshot.partition_paths("lake", "trips"):
+        assert target.catalog.snapshot.live_files("lake", "trips", partition) == source.catalog.snapshot.live_files(
+            "lake", "trips", partition
+        )
