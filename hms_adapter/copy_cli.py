@@ -74,7 +74,8 @@ def add_commands(commands) -> dict:
         "--no-events",
         dest="continue_events",
         action="store_false",
-        help="leave the target's notification event ids where they are (by default this server continues after the source's)",
+        help="leave the target's notification event ids where they are (by default this server's continue after "
+        "the source's)",
     )
     copy.add_argument(
         "--batch-size", type=_positive_int, default=1000, help="partitions per call (default %(default)s)"

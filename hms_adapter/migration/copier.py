@@ -204,7 +204,9 @@ class Copier:
                     self.progress.table_done()
                     continue
                 ref = TableRef(catalog, database, name)
-                self._guarded("table", ref.display, lambda t=table, r=ref: self._copy_table(r, t, targets.get(r.name)))
+                self._guarded(
+                    "table", ref.display, lambda t=table, r=ref, o=targets.get(name): self._copy_table(r, t, o)
+                )
                 self.progress.table_done()
         if self.options.drop_missing:
             for name in sorted(on_target - set(self.source.read("get_all_tables", qname))):
@@ -223,6 +225,8 @@ class Copier:
         if ref.catalog != DEFAULT_CATALOG:
             source.hive3CatName = ref.catalog
         source.catName = None
+        if not self.target.is_hudi_metastore:
+            _lower_column_names(source)
         created = target is None
         if self.options.dry_run:
             changed = created or not same(source, target)
@@ -235,7 +239,14 @@ class Copier:
             marked = _with_marker(source)
             self.target.write("create_table_with_environment_context", marked, KEEP_STATS)
         incomplete = created or COPY_MARKER in ((target.parameters or {}) if target else {})
+        failed_before = self.report.partitions["failed"]
         changed_partitions = self.partitions.copy(ref, source, fresh=created)
+        failed = self.report.partitions["failed"] - failed_before
+        if failed:
+            self.report.add(
+                "table", ref.display, Action.FAILED, f"{failed} partitions not copied: it keeps {COPY_MARKER}"
+            )
+            return
         changed = incomplete or changed_partitions or not same(source, target)
         if changed:
             # the source's exact definition: removes the marker; on this server, follows a Hudi table's timeline
@@ -339,6 +350,13 @@ class Copier:
             self.report.add(kind, name, Action.FAILED, str(error))
             for endpoint in (self.source, self.target):
                 endpoint.open()  # EndpointDown from here stops the run
+
+
+def _lower_column_names(table: Any) -> None:
+    """Apache Hive Metastore keeps column names in lower case (this server as they are given): the names it
+    will store, so that the alter after the create keeps the partition keys it has."""
+    for column in [*(table.partitionKeys or []), *((table.sd.cols if table.sd else None) or [])]:
+        column.name = column.name.lower() if column.name else column.name
 
 
 def _with_marker(table: Any) -> Any:

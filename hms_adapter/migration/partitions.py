@@ -47,9 +47,9 @@ class PartitionCopier:
         if not table.partitionKeys:
             return
         names = self._names(self.source, ref)
-        present = set(self._names(self.target, ref)) if exists else set()
-        self.report.partitions["added"] += sum(n not in present for n in names)
-        self.report.partitions["dropped"] += len(present - set(names))
+        present = self._names(self.target, ref) if exists else {}
+        self.report.partitions["added"] += sum(key not in present for key in names)
+        self.report.partitions["dropped"] += sum(key not in names for key in present)
 
     def copy(self, ref: TableRef, table: Any, fresh: bool) -> bool:
         """Bring the target's partitions and statistics of the table to the source's; whether anything was
@@ -61,16 +61,15 @@ class PartitionCopier:
         derived = self.target.is_hudi_metastore and HUDI_TABLE_VERSION in (table.parameters or {})
         ignored = SLICE_STATISTICS if derived else frozenset()
         names = self._names(self.source, ref)
-        present = set() if fresh else set(self._names(self.target, ref))
-        new = [n for n in names if n not in present]
-        added = set(new)
-        common = [n for n in names if n in present]
-        gone = sorted(present - set(names))
+        present = {} if fresh else self._names(self.target, ref)
+        new = [name for key, name in names.items() if key not in present]
+        common = [(name, present[key]) for key, name in names.items() if key in present]
+        gone = sorted(name for key, name in present.items() if key not in names)
         for batch in chunks(new, self.batch_size):
             self._add(ref, batch, ignored)
             changed = True
-        for batch in chunks(common, self.batch_size):
-            changed |= self._alter_changed(ref, batch, ignored)
+        for pairs in chunks(common, self.batch_size):
+            changed |= self._alter_changed(ref, pairs, ignored)
         for batch in chunks(gone, self.batch_size):
             self.target.write(
                 "drop_partitions_req",
@@ -87,16 +86,23 @@ class PartitionCopier:
             changed = True
         columns = [c.name for c in table.sd.cols or []]
         if columns:
-            for batch in chunks(names, self.batch_size):
-                changed |= self._partition_statistics(
-                    ref, columns, batch, fresh=fresh or all(n in added for n in batch)
-                )
+            pairs = [*((name, self._target_name(name)) for name in new), *common]
+            added = set(new)
+            for batch in chunks(pairs, self.batch_size):
+                fresh_batch = fresh or all(name in added for name, _ in batch)
+                changed |= self._partition_statistics(ref, columns, batch, fresh_batch)
         return changed
 
     # -- partitions -----------------------------------------------------------------------------------
 
-    def _names(self, side: Endpoint, ref: TableRef) -> list[str]:
-        return side.read("get_partition_names", ref.qualified_database, ref.name, -1)
+    def _names(self, side: Endpoint, ref: TableRef) -> dict[str, str]:
+        """The side's partition names by their ``name_key``."""
+        return {name_key(n): n for n in side.read("get_partition_names", ref.qualified_database, ref.name, -1)}
+
+    def _target_name(self, source_name: str) -> str:
+        """The name the target gives a partition added under ``source_name``: Apache Hive Metastore writes the
+        keys in lower case, this server as the table has them."""
+        return source_name if self.target.is_hudi_metastore else name_key(source_name)
 
     def _read(self, side: Endpoint, ref: TableRef, names: Sequence[str]) -> list[Any]:
         return side.read("get_partitions_by_names", ref.qualified_database, ref.name, list(names))
@@ -125,7 +131,7 @@ class PartitionCopier:
                     self._failed(ref, partition, one)
         # a metastore computes fast statistics (numFiles, totalSize) for partitions whose folders exist: the
         # source's values are put back, so the copy holds what the source does
-        self._alter_changed(ref, names, ignored, count=False)
+        self._alter_changed(ref, [(n, self._target_name(n)) for n in names], ignored, count=False)
         self.progress.partitions_done(len(partitions))
 
     def _failed(self, ref: TableRef, partition: Any, error: Exception) -> None:
@@ -137,9 +143,12 @@ class PartitionCopier:
             f"{type(error).__name__}: {getattr(error, 'message', error)}",
         )
 
-    def _alter_changed(self, ref: TableRef, names: Sequence[str], ignored: frozenset[str], count: bool = True) -> bool:
-        sources = {tuple(p.values): p for p in self._read(self.source, ref, names)}
-        targets = {tuple(p.values): p for p in self._read(self.target, ref, names)}
+    def _alter_changed(
+        self, ref: TableRef, pairs: Sequence[tuple[str, str]], ignored: frozenset[str], count: bool = True
+    ) -> bool:
+        """Alter the partitions of ``pairs`` (source name, target name) that differ on the target."""
+        sources = {tuple(p.values): p for p in self._read(self.source, ref, [s for s, _ in pairs])}
+        targets = {tuple(p.values): p for p in self._read(self.target, ref, [t for _, t in pairs])}
         changed = [p for values, p in sources.items() if values in targets and not same(p, targets[values], ignored)]
         if changed:
             self.target.write(
@@ -148,7 +157,7 @@ class PartitionCopier:
             if count:
                 self.report.partitions["altered"] += len(changed)
         if count:
-            self.progress.partitions_done(len(names))
+            self.progress.partitions_done(len(pairs))
         return bool(changed)
 
     # -- column statistics ------------------------------------------------------------------------------
@@ -172,24 +181,31 @@ class PartitionCopier:
         )
         return True
 
-    def _partition_statistics(self, ref: TableRef, columns: list[str], names: list[str], fresh: bool) -> bool:
-        request = hive.PartitionsStatsRequest(
-            dbName=ref.qualified_database, tblName=ref.name, colNames=columns, partNames=names, engine=ENGINE
-        )
-        source = self.source.read("get_partitions_statistics_req", request).partStats or {}
+    def _partition_statistics(
+        self, ref: TableRef, columns: list[str], pairs: Sequence[tuple[str, str]], fresh: bool
+    ) -> bool:
+        """Write the column statistics of the partitions of ``pairs`` (source name, target name) that differ."""
+        source = self._statistics(self.source, ref, columns, [s for s, _ in pairs])
         if not source:
             return False
-        target = {} if fresh else self.target.read("get_partitions_statistics_req", request).partStats or {}
+        target = (
+            {}
+            if fresh
+            else {name_key(k): v for k, v in self._statistics(self.target, ref, columns, [t for _, t in pairs]).items()}
+        )
+        target_names = dict(pairs)
         changed = [
             hive.ColumnStatistics(
                 statsDesc=hive.ColumnStatisticsDesc(
-                    isTblLevel=False, dbName=ref.qualified_database, tableName=ref.name, partName=name
+                    isTblLevel=False, dbName=ref.qualified_database, tableName=ref.name, partName=target_names[name]
                 ),
                 statsObj=stats,
                 engine=ENGINE,
             )
             for name, stats in sorted(source.items())
-            if stats and not same(_by_column(stats), _by_column(target.get(name) or []))
+            if stats
+            and name in target_names
+            and not same(_by_column(stats), _by_column(target.get(name_key(name)) or []))
         ]
         if not changed:
             return False
@@ -199,6 +215,19 @@ class PartitionCopier:
         self.report.partitions["statistics"] += len(changed)
         return True
 
+    @staticmethod
+    def _statistics(side: Endpoint, ref: TableRef, columns: list[str], names: list[str]) -> dict[str, list[Any]]:
+        request = hive.PartitionsStatsRequest(
+            dbName=ref.qualified_database, tblName=ref.name, colNames=columns, partNames=names, engine=ENGINE
+        )
+        return side.read("get_partitions_statistics_req", request).partStats or {}
+
 
 def _by_column(stats: Sequence[Any]) -> dict[str, Any]:
     return {s.colName.lower(): s for s in stats}
+
+
+def name_key(name: str) -> str:
+    """A partition name as both sides can be matched on: keys in lower case (Apache Hive Metastore writes them
+    so, this server as the table has them), values as they are."""
+    return "/".join(f"{key.lower()}={value}" for key, _, value in (part.partition("=") for part in name.split("/")))

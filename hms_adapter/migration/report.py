@@ -90,7 +90,9 @@ class Report:
         if self.partitions:
             lines.append("  partitions   " + ", ".join(f"{n} {what}" for what, n in sorted(self.partitions.items())))
         if self.hudi_tables:
-            lines.append(f"  hudi tables  {self.hudi_tables}: timeline and file snapshot read from storage by the target")
+            lines.append(
+                f"  hudi tables  {self.hudi_tables}: timeline and file snapshot read from storage by the target"
+            )
         for outcome in self.outcomes:
             if outcome.action in (Action.REFUSED, Action.FAILED):
                 lines.append(f"{outcome.action.value}: {outcome.kind} {outcome.name}: {outcome.detail}")

@@ -19,10 +19,9 @@ from .constraints import read_constraints
 from .copier import THRIFT_ERRORS, CopyOptions
 from .endpoint import DEFAULT_CATALOG, Endpoint, TableRef, qualified
 from .forms import SLICE_STATISTICS, differences, form
-from .selection import is_hudi
 from .partitions import ENGINE
 from .report import Report
-from .selection import chunks, matches, refusal, table_wanted
+from .selection import chunks, is_hudi, matches, refusal, table_wanted
 
 log = logging.getLogger(__name__)
 
@@ -177,10 +176,20 @@ def _known(name: str, call: str, line: str, hudi: bool) -> str:
     path = line.split(":", 1)[0]
     if call == "get_database" and name == "default" and path == "locationUri":
         return "every metastore has its own default database; Hive 2.3's alter_database does not move its location"
+    if path in ("ownerName", "ownerType") and line.split(": ", 1)[1].startswith("None != "):
+        return "Hive 4 makes the calling user the owner of a database or function created without one"
+    if path.endswith(".name") and _case_only(line):
+        return "Apache Hive Metastore keeps column names in lower case, this server as they are given"
     key = path.rsplit("parameters.", 1)[1] if "parameters." in path else ""
     if hudi and key in SLICE_STATISTICS:
         return SLICE_STATISTICS_WHY
     return FAST_STATISTICS.get(key, "")
+
+
+def _case_only(line: str) -> bool:
+    """Whether a difference line's two values differ only in case."""
+    values = line.split(": ", 1)[1].split(" != ")
+    return len(values) == 2 and values[0] != values[1] and values[0].lower() == values[1].lower()
 
 
 def _filters(table: Any, names: list[str]) -> Iterator[str]:

@@ -11,6 +11,11 @@ Example:
     ['2024/01/31']
     >>> partition_values("10/300", ["byteField", "shortField"])
     ['10', '300']
+    >>> partition_values("byteField=10/shortField=300", ["bytefield", "shortfield"])
+    ['10', '300']
+
+Key names match in any case, as Hive's column names do: a table registered in Apache Hive Metastore has its
+partition keys in lower case, while Hudi writes the paths with its partition fields as they are.
 """
 
 from __future__ import annotations
@@ -31,4 +36,4 @@ def partition_values(path: str, keys: list[str]) -> list[str]:
 
 def _value_of(segment: str, key: str) -> str:
     name, equals, value = segment.partition("=")
-    return value if equals and name == key else segment
+    return value if equals and name.lower() == key.lower() else segment

@@ -6,28 +6,48 @@ from and to Apache Hive Metastore 2.3.10 and 4.0.1 are ``test_copy_hive.py``."""
 from __future__ import annotations
 
 import copy
+import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 import pytest
 
 from hms_adapter.cli import main
+from hms_adapter.client import Security, connect
 from hms_adapter.migration.forms import COPY_MARKER
 from hudi_catalog import Catalog
 from hudi_catalog.model import InstantState
 from tests.conftest import RunningServer, hive, hive_wire
 from tests.hudi.tables import TABLES_DIR, unpack
+from tests.support.servers import free_port, serve_command, wait_for_port, write_passwords
 
 HUDI_TABLE = "sample_table_cow_v8_complexkeygen_hivestyle"
 
 
+@contextmanager
+def _sqlite_server(tmp_path, name: str) -> Iterator[RunningServer]:
+    catalog = Catalog.open(f"sqlite:///{tmp_path / f'{name}.db'}", str(tmp_path / f"{name}-warehouse"), **hive_wire())
+    running = RunningServer(catalog)
+    try:
+        yield running
+    finally:
+        running.stop()
+        catalog.close()
+
+
 @pytest.fixture
 def source(tmp_path):
-    catalog = Catalog.open(f"sqlite:///{tmp_path / 'source.db'}", str(tmp_path / "source-warehouse"), **hive_wire())
-    running = RunningServer(catalog)
-    yield running
-    running.stop()
-    catalog.close()
+    with _sqlite_server(tmp_path, "source") as running:
+        yield running
+
+
+@pytest.fixture
+def sqlite_target(tmp_path):
+    """A target on SQLite alone, for what does not depend on the target's store."""
+    with _sqlite_server(tmp_path, "target") as running:
+        yield running
 
 
 @pytest.fixture
@@ -307,13 +327,15 @@ def test_a_dry_run_writes_nothing_and_says_what_it_would(source, target, tmp_pat
     assert target.client().get_all_databases() == before
 
 
-def test_patterns_choose_databases_and_tables(source, target, tmp_path, capsys):
+def test_patterns_choose_databases_and_tables(source, sqlite_target, tmp_path, capsys):
     populate(source.client(), f"file:{tmp_path}/lake")
-    code, out = run_copy(source, target, "--databases", "sales", "--tables", "sales.ord*", "--no-grants", capsys=capsys)
+    code, out = run_copy(
+        source, sqlite_target, "--databases", "sales", "--tables", "sales.ord*", "--no-grants", capsys=capsys
+    )
     assert code == 0, out
-    check = target.client()
+    check = sqlite_target.client()
     assert check.get_all_tables("sales") == ["orders"]
-    assert check.get_role_names() == [r for r in check.get_role_names() if r != "analysts"]
+    assert "analysts" not in check.get_role_names()  # --no-grants
 
 
 def test_an_unreachable_metastore_stops_the_run(source, capsys):
@@ -322,10 +344,10 @@ def test_an_unreachable_metastore_stops_the_run(source, capsys):
     assert "stopped: the target thrift://127.0.0.1:1 cannot be reached" in out
 
 
-def test_the_source_held_to_a_call_rate(source, target, tmp_path, capsys):
+def test_the_source_held_to_a_call_rate(source, sqlite_target, tmp_path, capsys):
     populate(source.client(), f"file:{tmp_path}/lake")
     started = time.monotonic()
-    code, out = run_copy(source, target, "--max-calls-per-second", "10", "--no-grants", capsys=capsys)
+    code, out = run_copy(source, sqlite_target, "--max-calls-per-second", "10", "--no-grants", capsys=capsys)
     elapsed = time.monotonic() - started
     assert code == 3, out
     calls = int(out.rsplit("calls: ", 1)[1].split(" ")[0])
@@ -355,3 +377,36 @@ def test_a_hudi_table_arrives_with_its_timeline(source, target, db_url, tmp_path
         assert target.catalog.snapshot.live_files("lake", "trips", partition) == source.catalog.snapshot.live_files(
             "lake", "trips", partition
         )
+
+
+def test_a_source_behind_password_authentication(sqlite_target, tmp_path, capsys, monkeypatch):
+    """The copy logs in to a source started with ``--auth password`` (SASL PLAIN), the password taken from
+    ``HUDI_METASTORE_FROM_PASSWORD``; a wrong password stops the run before anything is written."""
+    passwords = tmp_path / "passwords"
+    write_passwords(passwords, {"etl": "s3cret"})
+    port, log = free_port(), tmp_path / "source.log"
+    options = ["--auth", "password", "--password-file", str(passwords), "--allow-plaintext-passwords"]
+    command = serve_command(port, db_url=f"sqlite:///{tmp_path / 'auth.db'}", warehouse=tmp_path / "wh", extra=options)
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, process, log=log)
+        uri = f"thrift://127.0.0.1:{port}"
+        with connect(uri, Security(auth="password", user="etl", password="s3cret")) as client:
+            client.create_database(
+                hive.Database(name="secured", locationUri=f"file:{tmp_path}/secured.db", parameters={})
+            )
+        login = ["--from-auth", "password", "--from-user", "etl"]
+
+        monkeypatch.setenv("HUDI_METASTORE_FROM_PASSWORD", "wrong")
+        code, out = run_copy(SimpleNamespace(uri=uri), sqlite_target, *login, capsys=capsys)
+        assert code == 1 and "cannot be reached" in out and "wrong" not in out
+        assert "secured" not in sqlite_target.client().get_all_databases()
+
+        monkeypatch.setenv("HUDI_METASTORE_FROM_PASSWORD", "s3cret")
+        code, out = run_copy(SimpleNamespace(uri=uri), sqlite_target, *login, capsys=capsys)
+        assert code == 0, out
+        assert sqlite_target.client().get_database("secured").locationUri == f"file:{tmp_path}/secured.db"
+    finally:
+        process.terminate()
+        process.wait(30)
