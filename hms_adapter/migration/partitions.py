@@ -131,7 +131,7 @@ class PartitionCopier:
                     self._failed(ref, partition, one)
         # a metastore computes fast statistics (numFiles, totalSize) for partitions whose folders exist: the
         # source's values are put back, so the copy holds what the source does
-        self._alter_changed(ref, [(n, self._target_name(n)) for n in names], ignored, count=False)
+        self._alter_differing(ref, partitions, [self._target_name(n) for n in names], ignored)
         self.progress.partitions_done(len(partitions))
 
     def _failed(self, ref: TableRef, partition: Any, error: Exception) -> None:
@@ -143,22 +143,26 @@ class PartitionCopier:
             f"{type(error).__name__}: {getattr(error, 'message', error)}",
         )
 
-    def _alter_changed(
-        self, ref: TableRef, pairs: Sequence[tuple[str, str]], ignored: frozenset[str], count: bool = True
-    ) -> bool:
+    def _alter_changed(self, ref: TableRef, pairs: Sequence[tuple[str, str]], ignored: frozenset[str]) -> bool:
         """Alter the partitions of ``pairs`` (source name, target name) that differ on the target."""
-        sources = {tuple(p.values): p for p in self._read(self.source, ref, [s for s, _ in pairs])}
-        targets = {tuple(p.values): p for p in self._read(self.target, ref, [t for _, t in pairs])}
-        changed = [p for values, p in sources.items() if values in targets and not same(p, targets[values], ignored)]
+        sources = self._read(self.source, ref, [s for s, _ in pairs])
+        altered = self._alter_differing(ref, sources, [t for _, t in pairs], ignored)
+        if altered:
+            self.report.partitions["altered"] += altered
+        self.progress.partitions_done(len(pairs))
+        return bool(altered)
+
+    def _alter_differing(
+        self, ref: TableRef, sources: Sequence[Any], target_names: Sequence[str], ignored: frozenset[str]
+    ) -> int:
+        """Alter to ``sources`` the partitions the target holds differently (read by ``target_names``); how many."""
+        targets = {tuple(p.values): p for p in self._read(self.target, ref, target_names)}
+        changed = [p for p in sources if tuple(p.values) in targets and not same(p, targets[tuple(p.values)], ignored)]
         if changed:
             self.target.write(
                 "alter_partitions_with_environment_context", ref.qualified_database, ref.name, changed, KEEP_STATS
             )
-            if count:
-                self.report.partitions["altered"] += len(changed)
-        if count:
-            self.progress.partitions_done(len(pairs))
-        return bool(changed)
+        return len(changed)
 
     # -- column statistics ------------------------------------------------------------------------------
 
