@@ -247,13 +247,15 @@ def running_peer(
     jvm_options: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     version: str = HIVE_2_3,
+    keep_database: bool = False,
 ) -> Iterator[Peer]:
     """Hive Metastore ``version`` (2.3.10 or 4.0.1) on 127.0.0.1 (a free port unless ``port``) on a fresh
     database ``db_url``, once it accepts connections; stopped (SIGTERM) on exit. Its log is
     ``<log_dir>/hive.log`` (2.3.10) or ``<log_dir>/stdout.log``; the temporary ``work_dir`` (configuration,
     warehouse, logs) is deleted after a clean exit only. ``settings`` add to its configuration,
     ``core-site`` makes a ``core-site.xml`` (Hadoop's security settings), ``jvm_options`` and ``env`` go to
-    its JVM (a Kerberized peer needs all four)."""
+    its JVM (a Kerberized peer needs all four). ``keep_database``: serve ``db_url`` as it is (a database the
+    caller loaded, Hive 2.3.10's schema and data), neither dropped nor made."""
     if version not in PEER_VERSIONS:
         raise SystemExit(f"Hive Metastore {version} is not one of {', '.join(PEER_VERSIONS)}")
     if shutil.which("java") is None:
@@ -269,11 +271,13 @@ def running_peer(
         metastore = hive4.install()
         configuration = {**metastore_site(db_url, f"file:{warehouse}"), **(settings or {})}
         conf_dir = write_conf(work / "conf", configuration, "metastore-site.xml").parent
-        recreate_database(db_url, metastore.mysql_schema.read_text())
+        if not keep_database:
+            recreate_database(db_url, metastore.mysql_schema.read_text())
         classpath, logging = metastore.classpath, [f"-Dmetastore.log.dir={log_dir}"]
     else:
         conf_dir = write_conf(work / "conf", {**hive_site(db_url, f"file:{warehouse}"), **(settings or {})}).parent
-        recreate_database(db_url)
+        if not keep_database:
+            recreate_database(db_url)
         classpath = f"{JARS}/*"
         logging = [f"-Dhive.log.dir={log_dir}", f"-Dhive.log.level={log_level}", "-Dhive.root.logger=DRFA"]
     if core_site:

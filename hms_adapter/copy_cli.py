@@ -78,6 +78,12 @@ def add_commands(commands) -> dict:
         "the source's)",
     )
     copy.add_argument(
+        "--parallel",
+        type=_positive_int,
+        default=4,
+        help="tables copied at once, each on its own connections to both sides (default %(default)s)",
+    )
+    copy.add_argument(
         "--batch-size", type=_positive_int, default=1000, help="partitions per call (default %(default)s)"
     )
     copy.add_argument(
@@ -154,6 +160,7 @@ def _copy(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         grants=args.grants,
         continue_events=args.continue_events,
+        parallel=args.parallel,
     )
     source = Endpoint("source", args.source, _security(args, "from"), args.timeout, args.max_calls_per_second)
     target = Endpoint("target", args.target, _security(args, "to"), args.timeout)

@@ -21,7 +21,9 @@ dropped with ``deleteData=false``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +71,8 @@ class CopyOptions:
     """Partitions read, added or altered per call."""
     grants: bool = True
     continue_events: bool = True
+    parallel: int = 4
+    """Tables copied at once, each thread on its own connections to both sides."""
 
 
 @dataclass
@@ -86,17 +90,44 @@ class _Plan:
     tables: list[_CopiedTable] = field(default_factory=list)
 
 
+class _Worker:
+    """What one thread copies tables with: its own connections to both sides."""
+
+    def __init__(self, source: Endpoint, target: Endpoint, copier: Copier) -> None:
+        self.source, self.target = source, target
+        options = copier.options
+        self.partitions = PartitionCopier(
+            source, target, copier.report, options.batch_size, options.dry_run, copier.progress
+        )
+        self.grants = GrantCopier(source, target, copier.report, options.dry_run)
+
+    def reconnect(self) -> None:
+        """Open both connections again; ``EndpointDown`` when a side cannot be reached (the run stops)."""
+        self.source.open()
+        self.target.open()
+
+    def close(self) -> None:
+        self.source.close()
+        self.target.close()
+
+
 class Copier:
     """Copies ``source`` into ``target`` as ``options`` say; ``run`` answers what it did."""
 
     def __init__(self, source: Endpoint, target: Endpoint, options: CopyOptions, progress: CopyProgress) -> None:
         self.source, self.target, self.options, self.progress = source, target, options, progress
         self.report = Report(dry_run=options.dry_run)
-        self.partitions = PartitionCopier(source, target, self.report, options.batch_size, options.dry_run, progress)
-        self.grants = GrantCopier(source, target, self.report, options.dry_run)
+        self.main = _Worker(source, target, self)
+        self.partitions, self.grants = self.main.partitions, self.main.grants
         self.plan = _Plan()
+        self._pool: ThreadPoolExecutor | None = None
+        self._local = threading.local()
+        self._workers: list[_Worker] = []
+        self._workers_guard = threading.Lock()
 
     def run(self) -> Report:
+        if self.options.parallel > 1:
+            self._pool = ThreadPoolExecutor(self.options.parallel, thread_name_prefix="copy")
         try:
             self.source.open()
             self.target.open()
@@ -115,10 +146,23 @@ class Copier:
         except EndpointDown as error:
             self.report.stopped = str(error)
         finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
             self.progress.close()
-            self.source.close()
-            self.target.close()
+            for worker in [self.main, *self._workers]:
+                worker.close()
         return self.report
+
+    def _worker(self) -> _Worker:
+        """The calling thread's worker: the main one, or one with connections of its own."""
+        if threading.current_thread() is threading.main_thread() or self._pool is None:
+            return self.main
+        worker = getattr(self._local, "worker", None)
+        if worker is None:
+            worker = self._local.worker = _Worker(self.source.clone(), self.target.clone(), self)
+            with self._workers_guard:
+                self._workers.append(worker)
+        return worker
 
     # -- catalogs and databases ------------------------------------------------------------------------
 
@@ -194,20 +238,20 @@ class Copier:
         )
         on_target = set(self.target.read("get_all_tables", qname)) if exists else set()
         self.progress.add_tables(len(names))
+        jobs: list[Future] = []
         for batch in chunks(names, TABLE_BATCH):
             sources = {t.tableName: t for t in self.source.tables(catalog, database, batch)}
             present = [n for n in batch if n in on_target]
             targets = {t.tableName: t for t in self.target.tables(catalog, database, present)} if present else {}
             for name in batch:
-                table = sources.get(name)
-                if table is None:  # dropped on the source since it was listed
-                    self.progress.table_done()
-                    continue
-                ref = TableRef(catalog, database, name)
-                self._guarded(
-                    "table", ref.display, lambda t=table, r=ref, o=targets.get(name): self._copy_table(r, t, o)
-                )
-                self.progress.table_done()
+                table = sources.get(name)  # None: dropped on the source since it was listed
+                job = (TableRef(catalog, database, name), table, targets.get(name))
+                if self._pool is None:
+                    self._table_job(*job)
+                else:
+                    jobs.append(self._pool.submit(self._table_job, *job))
+        for job in jobs:
+            job.result()  # EndpointDown from a thread stops the run
         if self.options.drop_missing:
             for name in sorted(on_target - set(self.source.read("get_all_tables", qname))):
                 if table_wanted(database, name, self.options.tables):
@@ -217,7 +261,13 @@ class Copier:
                         lambda n=name: self._drop_table(qname, catalog, database, n),
                     )
 
-    def _copy_table(self, ref: TableRef, source: Any, target: Any | None) -> None:
+    def _table_job(self, ref: TableRef, source: Any | None, target: Any | None) -> None:
+        if source is not None:
+            worker = self._worker()
+            self._guarded("table", ref.display, lambda: self._copy_table(worker, ref, source, target), worker)
+        self.progress.table_done()
+
+    def _copy_table(self, worker: _Worker, ref: TableRef, source: Any, target: Any | None) -> None:
         reason = refusal(source)
         if reason:
             self.report.add("table", ref.display, Action.REFUSED, reason)
@@ -225,23 +275,22 @@ class Copier:
         if ref.catalog != DEFAULT_CATALOG:
             source.hive3CatName = ref.catalog
         source.catName = None
-        if not self.target.is_hudi_metastore:
+        if not worker.target.is_hudi_metastore:
             _lower_column_names(source)
         created = target is None
         if self.options.dry_run:
             changed = created or not same(source, target)
-            self.partitions.plan(ref, source, exists=not created)
+            worker.partitions.plan(ref, source, exists=not created)
             self.report.add(
                 "table", ref.display, Action.CREATED if created else Action.UPDATED if changed else Action.UNCHANGED
             )
             return
         if created:
             marked = _with_marker(source)
-            self.target.write("create_table_with_environment_context", marked, KEEP_STATS)
+            worker.target.write("create_table_with_environment_context", marked, KEEP_STATS)
         incomplete = created or COPY_MARKER in ((target.parameters or {}) if target else {})
-        failed_before = self.report.partitions["failed"]
-        changed_partitions = self.partitions.copy(ref, source, fresh=created)
-        failed = self.report.partitions["failed"] - failed_before
+        changed_partitions = worker.partitions.copy(ref, source, fresh=created)
+        failed = worker.partitions.failed
         if failed:
             self.report.add(
                 "table", ref.display, Action.FAILED, f"{failed} partitions not copied: it keeps {COPY_MARKER}"
@@ -250,7 +299,7 @@ class Copier:
         changed = incomplete or changed_partitions or not same(source, target)
         if changed:
             # the source's exact definition: removes the marker; on this server, follows a Hudi table's timeline
-            self.target.write(
+            worker.target.write(
                 "alter_table_with_environment_context",
                 qualified(ref.catalog, ref.database),
                 ref.name,
@@ -258,14 +307,14 @@ class Copier:
                 KEEP_STATS,
             )
         if self.options.grants:
-            self.grants.copy_table(ref)
+            worker.grants.copy_table(ref)
         self.plan.tables.append(_CopiedTable(ref, source))
         detail = ""
         if changed and is_hudi(source) and not source.tableName.endswith(MERGE_ON_READ_VIEWS):
             detail = "a Hudi table"
-            if self.target.is_hudi_metastore:
+            if worker.target.is_hudi_metastore:
                 detail += ": its timeline and file snapshot were read from storage"
-                self.report.hudi_tables += 1
+                self.report.hudi_table_followed()
         self.report.add(
             "table", ref.display, Action.CREATED if created else Action.UPDATED if changed else Action.UNCHANGED, detail
         )
@@ -339,17 +388,16 @@ class Copier:
 
     # -- one object at a time ----------------------------------------------------------------------------
 
-    def _guarded(self, kind: str, name: str, copy) -> None:
-        """Copy one object; a refusal by either metastore is that object's failure and the run goes on. A
-        broken connection is tried once more on a new one; one that cannot be made stops the run."""
+    def _guarded(self, kind: str, name: str, copy, worker: _Worker | None = None) -> None:
+        """Copy one object; a refusal by either metastore is that object's failure and the run goes on. After
+        a broken connection both are opened again; one that cannot be made stops the run."""
         try:
             copy()
         except THRIFT_ERRORS as error:
             self.report.add(kind, name, Action.FAILED, _message(error))
         except EndpointDown as error:
             self.report.add(kind, name, Action.FAILED, str(error))
-            for endpoint in (self.source, self.target):
-                endpoint.open()  # EndpointDown from here stops the run
+            (worker or self.main).reconnect()
 
 
 def _lower_column_names(table: Any) -> None:

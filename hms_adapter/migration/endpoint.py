@@ -55,6 +55,16 @@ class RateLimit:
             time.sleep(start - now)
 
 
+class _CallCount:
+    def __init__(self) -> None:
+        self.value = 0
+        self._guard = threading.Lock()
+
+    def add(self) -> None:
+        with self._guard:
+            self.value += 1
+
+
 class Endpoint:
     """A metastore one side of the copy talks to. ``name`` says which (``source``, ``target``) in messages."""
 
@@ -68,11 +78,24 @@ class Endpoint:
     ) -> None:
         self.name, self.uri, self.security, self.timeout = name, uri, security or Security(), timeout
         self.rate = RateLimit(max_calls_per_second)
-        self.calls = 0
+        self._calls = _CallCount()
         self._served: dict[str, bool] = {}
         self._client: Any = None
         self._stack: ExitStack | None = None
         self._on_connect: list[Callable[[Any], None]] = []
+
+    def clone(self) -> Endpoint:
+        """Another connection to the same metastore, for another thread: the rate limit, the call count, what
+        the server serves and the per-connection settings are shared."""
+        twin = Endpoint(self.name, self.uri, self.security, self.timeout)
+        twin.rate, twin._calls, twin._served = self.rate, self._calls, self._served
+        twin._on_connect = list(self._on_connect)
+        return twin
+
+    @property
+    def calls(self) -> int:
+        """Calls made, by this endpoint and its clones."""
+        return self._calls.value
 
     # -- the connection ----------------------------------------------------------------------------------
 
@@ -123,7 +146,7 @@ class Endpoint:
         if self._client is None:
             self.open()
         self.rate.wait()
-        self.calls += 1
+        self._calls.add()
         try:
             return getattr(self._client, method)(*args)
         except BROKEN_CONNECTION as error:

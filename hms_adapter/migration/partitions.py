@@ -41,6 +41,8 @@ class PartitionCopier:
     ) -> None:
         self.source, self.target, self.report = source, target, report
         self.batch_size, self.dry_run, self.progress = batch_size, dry_run, progress
+        self.failed = 0
+        """Partitions of the table copied last that the target refused."""
 
     def plan(self, ref: TableRef, table: Any, exists: bool) -> None:
         """Count what a copy of the table's partitions would do (names only)."""
@@ -48,12 +50,13 @@ class PartitionCopier:
             return
         names = self._names(self.source, ref)
         present = self._names(self.target, ref) if exists else {}
-        self.report.partitions["added"] += sum(key not in present for key in names)
-        self.report.partitions["dropped"] += sum(key not in names for key in present)
+        self.report.tally("added", sum(key not in present for key in names))
+        self.report.tally("dropped", sum(key not in names for key in present))
 
     def copy(self, ref: TableRef, table: Any, fresh: bool) -> bool:
         """Bring the target's partitions and statistics of the table to the source's; whether anything was
         written. ``fresh``: the target's table was just created (nothing to compare)."""
+        self.failed = 0
         changed = self._table_statistics(ref, table, fresh)
         if not table.partitionKeys:
             return changed
@@ -82,7 +85,7 @@ class PartitionCopier:
                     needResult=False,
                 ),
             )
-            self.report.partitions["dropped"] += len(batch)
+            self.report.tally("dropped", len(batch))
             changed = True
         columns = [c.name for c in table.sd.cols or []]
         if columns:
@@ -115,7 +118,7 @@ class PartitionCopier:
                 (partition.parameters or {}).pop(key, None)
         try:
             self.target.write("add_partitions", partitions)
-            self.report.partitions["added"] += len(partitions)
+            self.report.tally("added", len(partitions))
         except (hive.MetaException, hive.InvalidObjectException, hive.AlreadyExistsException) as error:
             if len(partitions) == 1:
                 self._failed(ref, partitions[0], error)
@@ -126,7 +129,7 @@ class PartitionCopier:
             for partition in partitions:
                 try:
                     self.target.write("add_partitions", [partition])
-                    self.report.partitions["added"] += 1
+                    self.report.tally("added", 1)
                 except (hive.MetaException, hive.InvalidObjectException, hive.AlreadyExistsException) as one:
                     self._failed(ref, partition, one)
         # a metastore computes fast statistics (numFiles, totalSize) for partitions whose folders exist: the
@@ -135,7 +138,8 @@ class PartitionCopier:
         self.progress.partitions_done(len(partitions))
 
     def _failed(self, ref: TableRef, partition: Any, error: Exception) -> None:
-        self.report.partitions["failed"] += 1
+        self.failed += 1
+        self.report.tally("failed", 1)
         self.report.add(
             "partition",
             f"{ref.display} {partition.values}",
@@ -147,8 +151,7 @@ class PartitionCopier:
         """Alter the partitions of ``pairs`` (source name, target name) that differ on the target."""
         sources = self._read(self.source, ref, [s for s, _ in pairs])
         altered = self._alter_differing(ref, sources, [t for _, t in pairs], ignored)
-        if altered:
-            self.report.partitions["altered"] += altered
+        self.report.tally("altered", altered)
         self.progress.partitions_done(len(pairs))
         return bool(altered)
 
@@ -216,7 +219,7 @@ class PartitionCopier:
         self.target.write(
             "set_aggr_stats_for", hive.SetPartitionsStatsRequest(colStats=changed, needMerge=False, engine=ENGINE)
         )
-        self.report.partitions["statistics"] += len(changed)
+        self.report.tally("statistics", len(changed))
         return True
 
     @staticmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 
 from rich.console import Console
@@ -18,6 +19,7 @@ class CopyProgress:
     def __init__(self, interval: float = 10.0, terminal: bool | None = None) -> None:
         self.tables_total = self.tables_done = self.partitions = 0
         self.interval = interval
+        self._guard = threading.Lock()
         self.started = self._logged = time.monotonic()
         draw = sys.stderr.isatty() if terminal is None else terminal
         self._bar: Progress | None = None
@@ -35,16 +37,19 @@ class CopyProgress:
             self._bar.start()
 
     def add_tables(self, count: int) -> None:
-        self.tables_total += count
-        self._update()
+        with self._guard:
+            self.tables_total += count
+            self._update()
 
     def table_done(self) -> None:
-        self.tables_done += 1
-        self._update()
+        with self._guard:
+            self.tables_done += 1
+            self._update()
 
     def partitions_done(self, count: int) -> None:
-        self.partitions += count
-        self._update()
+        with self._guard:
+            self.partitions += count
+            self._update()
 
     def _update(self) -> None:
         if self._bar is not None:

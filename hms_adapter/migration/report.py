@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -54,6 +55,18 @@ class Report:
     """What the run could not do that is no fault of an object (printed, not counted)."""
     stopped: str | None = None
     """Why the run stopped before the end, when it did."""
+
+    _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def tally(self, what: str, count: int = 1) -> None:
+        """Count ``count`` partitions ``what`` (``added`` ...); the copy's threads share the report."""
+        if count:
+            with self._guard:
+                self.partitions[what] += count
+
+    def hudi_table_followed(self) -> None:
+        with self._guard:
+            self.hudi_tables += 1
 
     def add(self, kind: str, name: str, action: Action, detail: str = "") -> Outcome:
         outcome = Outcome(kind, name, action, detail)
