@@ -19,6 +19,8 @@ COPY_MARKER = "hudi_metastore.copy.incomplete"
 DDL_TIME = "transient_lastDdlTime"
 SLICE_STATISTICS = frozenset({"numFiles", "totalSize", "numRows"})
 """The basic statistics this server derives from a Hudi table's latest file slices, whatever it is given."""
+FAST_STATISTICS = frozenset({"numFiles", "totalSize", "numFilesErasureCoded"})
+"""What a Hive Metastore computes from a folder's files when it is given a table or partition without them."""
 HUDI_TABLE_VERSION = "hoodie.table.version"
 """Among a table's parameters on this server: its statistics derive from its file slices."""
 """The time of the last DDL, set by every metastore on every write: never compared."""
@@ -94,3 +96,10 @@ def differences(source: Any, target: Any, path: str = "") -> Iterator[str]:
 def _short(value: Any, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def computed_by_target(source: Any, target: Any) -> frozenset[str]:
+    """The fast statistics the target added to an object the source has without them (it listed the folder,
+    as Hive Metastore does): not a difference a copy writes back, so that a re-run does not alter them again."""
+    source_params, target_params = source.parameters or {}, target.parameters or {}
+    return frozenset(k for k in FAST_STATISTICS if k in target_params and k not in source_params)

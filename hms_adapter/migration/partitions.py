@@ -17,7 +17,7 @@ from typing import Any
 
 from ..idl import hive
 from .endpoint import Endpoint, TableRef
-from .forms import HUDI_TABLE_VERSION, SLICE_STATISTICS, same
+from .forms import HUDI_TABLE_VERSION, SLICE_STATISTICS, computed_by_target, same
 from .progress import CopyProgress
 from .report import Action, Report
 from .selection import chunks
@@ -160,7 +160,11 @@ class PartitionCopier:
     ) -> int:
         """Alter to ``sources`` the partitions the target holds differently (read by ``target_names``); how many."""
         targets = {tuple(p.values): p for p in self._read(self.target, ref, target_names)}
-        changed = [p for p in sources if tuple(p.values) in targets and not same(p, targets[tuple(p.values)], ignored)]
+        changed = []
+        for partition in sources:
+            target = targets.get(tuple(partition.values))
+            if target is not None and not same(partition, target, ignored | computed_by_target(partition, target)):
+                changed.append(partition)
         if changed:
             self.target.write(
                 "alter_partitions_with_environment_context", ref.qualified_database, ref.name, changed, KEEP_STATS

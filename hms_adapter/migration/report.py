@@ -49,8 +49,9 @@ class Report:
     """Hudi tables written, whose timeline and file snapshot this server read from storage."""
     differences: list[str] = field(default_factory=list)
     """``--verify``'s findings, one line each: the object, the call, the path, both values."""
-    known_differences: list[str] = field(default_factory=list)
-    """Differences explained by the two servers' Hive versions (named, not counted as failures)."""
+    known_differences: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Differences the two servers' Hive versions explain (not failures): by the reason, how many and the
+    first one."""
     notes: list[str] = field(default_factory=list)
     """What the run could not do that is no fault of an object (printed, not counted)."""
     stopped: str | None = None
@@ -67,6 +68,10 @@ class Report:
     def hudi_table_followed(self) -> None:
         with self._guard:
             self.hudi_tables += 1
+
+    def known_difference(self, why: str, example: str) -> None:
+        count, first = self.known_differences.get(why, (0, example))
+        self.known_differences[why] = (count + 1, first)
 
     def add(self, kind: str, name: str, action: Action, detail: str = "") -> Outcome:
         outcome = Outcome(kind, name, action, detail)
@@ -110,7 +115,10 @@ class Report:
             if outcome.action in (Action.REFUSED, Action.FAILED):
                 lines.append(f"{outcome.action.value}: {outcome.kind} {outcome.name}: {outcome.detail}")
         lines += [f"different: {line}" for line in self.differences]
-        lines += [f"known difference: {line}" for line in self.known_differences]
+        lines += [
+            f"known difference ({count}): {why}; the first: {first}"
+            for why, (count, first) in self.known_differences.items()
+        ]
         lines += [f"note: {line}" for line in self.notes]
         if self.stopped:
             lines.append(f"stopped: {self.stopped}; run the same command again to finish")

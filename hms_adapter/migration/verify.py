@@ -18,19 +18,14 @@ from ..idl import hive
 from .constraints import read_constraints
 from .copier import THRIFT_ERRORS, CopyOptions
 from .endpoint import DEFAULT_CATALOG, Endpoint, TableRef, qualified
-from .forms import SLICE_STATISTICS, differences, form
+from .forms import FAST_STATISTICS, SLICE_STATISTICS, differences, form
 from .partitions import ENGINE
 from .report import Report
 from .selection import chunks, is_hudi, matches, refusal, table_wanted
 
 log = logging.getLogger(__name__)
 
-FAST_STATISTICS = {
-    "numFiles": "fast statistics a Hive Metastore computes from the files of a folder it is given",
-    "totalSize": "fast statistics a Hive Metastore computes from the files of a folder it is given",
-    "numFilesErasureCoded": "fast statistics Hive 3 and later compute from the files",
-}
-"""Parameters a Hive Metastore writes itself when it is given a table or partitions, by why."""
+FAST_STATISTICS_WHY = "fast statistics a Hive Metastore computes from the files of a folder it is given"
 SLICE_STATISTICS_WHY = (
     "this server derives a Hudi table's numFiles, totalSize and numRows from its latest file slices (a folder "
     "listing counts every file version and misses the log files)"
@@ -157,19 +152,16 @@ class Verifier:
                 answers.append(form(read(side)))
             except THRIFT_ERRORS as error:
                 answers.append(f"{type(error).__name__}: {getattr(error, 'message', error)}")
-        found = [(line, _known(name, call, line, self.hudi_table)) for line in differences(*answers)]
-        for kind, listed in (
-            ("differences", self.report.differences),
-            ("known differences", self.report.known_differences),
-        ):
-            lines = [
-                f"{line} ({known})" if known else line
-                for line, known in found
-                if bool(known) == (listed is self.report.known_differences)
-            ]
-            listed.extend(f"{name}: {call}: {line}" for line in lines[:MAX_LISTED])
-            if len(lines) > MAX_LISTED:
-                listed.append(f"{name}: {call}: {len(lines) - MAX_LISTED} more {kind}")
+        unknown = []
+        for line in differences(*answers):
+            known = _known(name, call, line, self.hudi_table)
+            if known:
+                self.report.known_difference(known, f"{name}: {call}: {line}")
+            else:
+                unknown.append(line)
+        self.report.differences.extend(f"{name}: {call}: {line}" for line in unknown[:MAX_LISTED])
+        if len(unknown) > MAX_LISTED:
+            self.report.differences.append(f"{name}: {call}: {len(unknown) - MAX_LISTED} more differences")
 
 
 def _known(name: str, call: str, line: str, hudi: bool) -> str:
@@ -183,7 +175,7 @@ def _known(name: str, call: str, line: str, hudi: bool) -> str:
     key = path.rsplit("parameters.", 1)[1] if "parameters." in path else ""
     if hudi and key in SLICE_STATISTICS:
         return SLICE_STATISTICS_WHY
-    return FAST_STATISTICS.get(key, "")
+    return FAST_STATISTICS_WHY if key in FAST_STATISTICS else ""
 
 
 def _case_only(line: str) -> bool:
