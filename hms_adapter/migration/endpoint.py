@@ -149,7 +149,7 @@ class Endpoint:
         self._calls.add()
         try:
             return getattr(self._client, method)(*args)
-        except BROKEN_CONNECTION as error:
+        except (*BROKEN_CONNECTION, ClientError) as error:  # ClientError: the server closed the connection
             self.close()
             raise EndpointDown(f"the {self.name} {self.uri} went away during {method}: {error}") from error
 

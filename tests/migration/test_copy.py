@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -409,4 +410,86 @@ def test_a_source_behind_password_authentication(sqlite_target, tmp_path, capsys
         assert sqlite_target.client().get_database("secured").locationUri == f"file:{tmp_path}/secured.db"
     finally:
         process.terminate()
+        process.wait(30)
+
+
+def test_a_catalog_besides_hive_is_copied_with_its_databases(source, sqlite_target, tmp_path, capsys):
+    with_source = source.client()
+    with_source.create_catalog(
+        hive.CreateCatalogRequest(catalog=hive.Catalog(name="sandbox", locationUri=f"file:{tmp_path}/sandbox"))
+    )
+    with_source.create_database(
+        hive.Database(name="scratch", catalogName="sandbox", locationUri=f"file:{tmp_path}/sandbox/scratch.db")
+    )
+    table = _table("@sandbox#scratch", "notes", f"file:{tmp_path}/sandbox/scratch.db/notes")
+    table.dbName, table.hive3CatName = "scratch", "sandbox"
+    with_source.create_table(table)
+    with_source.add_partitions(
+        [hive.Partition(**{**vars(p), "catName": "sandbox"}) for p in _partitions(table, ["2024-05-01"])]
+    )
+
+    code, out = run_copy(source, sqlite_target, "--verify", capsys=capsys)
+
+    assert code == 0, out
+    check = sqlite_target.client()
+    assert "sandbox" in check.get_catalogs().names
+    assert check.get_databases("@sandbox#*") == ["default", "scratch"]  # create_catalog makes its default
+    assert check.get_partition_names("@sandbox#scratch", "notes", -1) == ["day=2024-05-01"]
+    assert "scratch" not in check.get_all_databases()  # not in the default catalog
+
+
+def _has_tables(server, database: str) -> bool:
+    client = server.client()
+    return database in client.get_all_databases() and bool(client.get_all_tables(database))
+
+
+def test_a_source_gone_mid_copy_stops_the_run_and_a_rerun_finishes(sqlite_target, tmp_path, capsys):
+    """The source is killed while the copy runs (its calls held to 20 a second): the run stops with exit 1
+    and says to run again; once the source is back, the same command completes every table."""
+    db_url = f"sqlite:///{tmp_path / 'killed.db'}"
+
+    def start():
+        port = free_port()
+        command = serve_command(port, db_url=db_url, warehouse=tmp_path / "wh")
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        wait_for_port(port, process)
+        return process, f"thrift://127.0.0.1:{port}"
+
+    process, uri = start()
+    try:
+        with connect(uri) as client:
+            client.create_database(hive.Database(name="many", locationUri=f"file:{tmp_path}/many.db", parameters={}))
+            for n in range(12):
+                table = _table("many", f"t{n}", f"file:{tmp_path}/many.db/t{n}")
+                client.create_table(table)
+                client.add_partitions(_partitions(table, [f"2024-01-{d:02d}" for d in range(1, 11)]))
+        result: dict = {}
+        copying = threading.Thread(
+            target=lambda: result.update(
+                code=main(["copy", "--from", uri, "--to", sqlite_target.uri, "--max-calls-per-second", "20"])
+            )
+        )
+        copying.start()
+        deadline = time.monotonic() + 300
+        while not _has_tables(sqlite_target, "many"):  # the copy is under way
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        process.kill()
+        process.wait(30)
+        copying.join(600)
+        out = capsys.readouterr().out
+        assert result["code"] == 1, out
+        assert "stopped: the source" in out and "run the same command again to finish" in out
+        assert len(sqlite_target.client().get_all_tables("many")) < 12
+
+        process, uri = start()
+        code, out = run_copy(SimpleNamespace(uri=uri), sqlite_target, "--verify", capsys=capsys)
+        assert code == 0, out
+        check = sqlite_target.client()
+        assert len(check.get_all_tables("many")) == 12
+        for n in range(12):
+            assert COPY_MARKER not in check.get_table("many", f"t{n}").parameters
+            assert len(check.get_partition_names("many", f"t{n}", -1)) == 10
+    finally:
+        process.kill()
         process.wait(30)
