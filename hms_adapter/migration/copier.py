@@ -31,7 +31,7 @@ from thriftpy2.thrift import TApplicationException
 
 from ..idl import hive
 from .constraints import copy_constraints
-from .endpoint import DEFAULT_CATALOG, Endpoint, EndpointDown, TableRef, qualified
+from .endpoint import DEFAULT_CATALOG, KEEP_STATS, Endpoint, EndpointDown, TableRef, qualified
 from .forms import COPY_MARKER, same
 from .grants import GrantCopier
 from .partitions import PartitionCopier
@@ -42,9 +42,7 @@ from .selection import chunks, is_hudi, matches, refusal, table_wanted
 log = logging.getLogger(__name__)
 
 TABLE_BATCH = 100
-"""Tables read with one ``get_table_objects_by_name``."""
-KEEP_STATS = hive.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
-"""Tells a metastore to keep the parameters it is given instead of computing fast statistics."""
+"""Tables read with one ``get_table_objects_by_name_req``."""
 MERGE_ON_READ_VIEWS = ("_ro", "_rt")
 THRIFT_ERRORS = (
     hive.MetaException,
@@ -76,18 +74,12 @@ class CopyOptions:
 
 
 @dataclass
-class _CopiedTable:
-    ref: TableRef
-    table: Any
-    constraints_checked: bool = False
-
-
-@dataclass
 class _Plan:
-    """The objects a run found on the source, for the passes after the tables."""
+    """The objects a run copied, for the passes after the tables."""
 
     databases: list[tuple[str, str]] = field(default_factory=list)
-    tables: list[_CopiedTable] = field(default_factory=list)
+    """(catalog, database)"""
+    tables: list[TableRef] = field(default_factory=list)
 
 
 class _Worker:
@@ -96,9 +88,7 @@ class _Worker:
     def __init__(self, source: Endpoint, target: Endpoint, copier: Copier) -> None:
         self.source, self.target = source, target
         options = copier.options
-        self.partitions = PartitionCopier(
-            source, target, copier.report, options.batch_size, options.dry_run, copier.progress
-        )
+        self.partitions = PartitionCopier(source, target, copier.report, options.batch_size, copier.progress)
         self.grants = GrantCopier(source, target, copier.report, options.dry_run)
 
     def reconnect(self) -> None:
@@ -118,7 +108,7 @@ class Copier:
         self.source, self.target, self.options, self.progress = source, target, options, progress
         self.report = Report(dry_run=options.dry_run)
         self.main = _Worker(source, target, self)
-        self.partitions, self.grants = self.main.partitions, self.main.grants
+        self.grants = self.main.grants
         self.plan = _Plan()
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
@@ -308,7 +298,7 @@ class Copier:
             )
         if self.options.grants:
             worker.grants.copy_table(ref)
-        self.plan.tables.append(_CopiedTable(ref, source))
+        self.plan.tables.append(ref)
         detail = ""
         if changed and is_hudi(source) and not source.tableName.endswith(MERGE_ON_READ_VIEWS):
             detail = "a Hudi table"
@@ -329,11 +319,11 @@ class Copier:
     # -- after the tables --------------------------------------------------------------------------------
 
     def _copy_constraints(self) -> None:
-        for copied in self.plan.tables:
+        for ref in self.plan.tables:
             self._guarded(
                 "constraints",
-                copied.ref.display,
-                lambda c=copied: copy_constraints(self.source, self.target, c.ref, self.report, self.options.dry_run),
+                ref.display,
+                lambda r=ref: copy_constraints(self.source, self.target, r, self.report, self.options.dry_run),
             )
 
     def _copy_functions(self) -> None:

@@ -28,6 +28,8 @@ from ..idl import hive
 log = logging.getLogger(__name__)
 
 DEFAULT_CATALOG = "hive"
+KEEP_STATS = hive.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
+"""Tells a metastore to keep the parameters a write gives instead of computing fast statistics."""
 BROKEN_CONNECTION = (TTransportException, OSError, EOFError, socket.timeout)
 """What a call raises when the connection, not the server's answer, failed."""
 
@@ -175,7 +177,7 @@ class Endpoint:
 
     @property
     def is_hudi_metastore(self) -> bool:
-        """This project's server: it takes ``hudi_record_events`` (Apache HMS answers ``UNKNOWN_METHOD``)."""
+        """This project's server: it serves ``hudi_continue_events_after`` (Apache HMS answers ``UNKNOWN_METHOD``)."""
         return self.serves("hudi_continue_events_after", lambda: self.read("hudi_continue_events_after", 0))
 
     def table(self, ref: TableRef) -> Any:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..idl import hive
-from .endpoint import Endpoint, TableRef
+from .endpoint import KEEP_STATS, Endpoint, TableRef
 from .forms import HUDI_TABLE_VERSION, SLICE_STATISTICS, computed_by_target, same
 from .progress import CopyProgress
 from .report import Action, Report
@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 
 ENGINE = "hive"
 """The engine column statistics are kept for (Hive 4 keeps them per engine; older servers ignore it)."""
-KEEP_STATS = hive.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
 
 
 class PartitionCopier:
@@ -36,11 +35,10 @@ class PartitionCopier:
         target: Endpoint,
         report: Report,
         batch_size: int,
-        dry_run: bool,
         progress: CopyProgress,
     ) -> None:
         self.source, self.target, self.report = source, target, report
-        self.batch_size, self.dry_run, self.progress = batch_size, dry_run, progress
+        self.batch_size, self.progress = batch_size, progress
         self.failed = 0
         """Partitions of the table copied last that the target refused."""
 
