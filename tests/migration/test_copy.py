@@ -493,3 +493,27 @@ def test_a_source_gone_mid_copy_stops_the_run_and_a_rerun_finishes(sqlite_target
     finally:
         process.kill()
         process.wait(30)
+
+
+def test_drop_missing_drops_only_tables_gone_from_the_source_and_keeps_their_files(
+    source, sqlite_target, tmp_path, capsys
+):
+    root = tmp_path / "lake"
+    with_source = source.client()
+    with_source.create_database(hive.Database(name="ops", locationUri=f"file:{root}/ops.db", parameters={}))
+    for name in ("kept", "gone"):
+        with_source.create_table(_table("ops", name, f"file:{root}/ops.db/{name}", keys=()))
+    (root / "ops.db" / "gone").mkdir(parents=True, exist_ok=True)
+    (root / "ops.db" / "gone" / "part-0.parquet").write_bytes(b"data")
+    run_copy(source, sqlite_target, capsys=capsys)
+    with_source.drop_table("ops", "gone", False)
+
+    code, out = run_copy(source, sqlite_target, capsys=capsys)
+    assert code == 0, out
+    assert sorted(sqlite_target.client().get_all_tables("ops")) == ["gone", "kept"]  # not without --drop-missing
+
+    code, out = run_copy(source, sqlite_target, "--drop-missing", capsys=capsys)
+    assert code == 0, out
+    assert "1 dropped" in out
+    assert sqlite_target.client().get_all_tables("ops") == ["kept"]
+    assert (root / "ops.db" / "gone" / "part-0.parquet").read_bytes() == b"data"
