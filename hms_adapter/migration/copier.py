@@ -123,7 +123,14 @@ class Copier:
             self.target.open()
             source_event = self._source_event_id()
             if self.target.is_hudi_metastore and not self.options.dry_run:
-                self.target.on_connect(lambda client: client.hudi_record_events(False))
+                try:
+                    self.target.on_connect(lambda client: client.hudi_record_events(False))
+                except THRIFT_ERRORS as error:
+                    self.report.stopped = (
+                        f"the target refused to write without notification events ({_message(error)}): copy as "
+                        "one of its admins (serve --admin)"
+                    )
+                    return self.report
             if self.options.grants:
                 self.grants.copy_roles()
             for catalog in self._catalogs():

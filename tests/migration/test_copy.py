@@ -517,3 +517,33 @@ def test_drop_missing_drops_only_tables_gone_from_the_source_and_keeps_their_fil
     assert "1 dropped" in out
     assert sqlite_target.client().get_all_tables("ops") == ["kept"]
     assert (root / "ops.db" / "gone" / "part-0.parquet").read_bytes() == b"data"
+
+
+def test_a_target_that_authorizes_needs_an_admin(source, tmp_path, capsys, monkeypatch):
+    """Writing without notification events is an admin's call: a copy into a server with ``--authorization``
+    as one of its other users stops before writing anything, and says so; as an admin it copies."""
+    passwords = tmp_path / "passwords"
+    write_passwords(passwords, {"etl": "e", "ops": "o"})
+    port, log = free_port(), tmp_path / "target.log"
+    options = ["--auth", "password", "--password-file", str(passwords), "--allow-plaintext-passwords"]
+    options += ["--authorization", "owner", "--admin", "ops"]
+    command = serve_command(port, db_url=f"sqlite:///{tmp_path / 'authz.db'}", warehouse=tmp_path / "wh", extra=options)
+    source.client().create_database(hive.Database(name="fin", locationUri=f"file:{tmp_path}/fin.db", parameters={}))
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, process, log=log)
+        target = SimpleNamespace(uri=f"thrift://127.0.0.1:{port}")
+
+        monkeypatch.setenv("HUDI_METASTORE_TO_PASSWORD", "e")
+        code, out = run_copy(source, target, "--to-auth", "password", "--to-user", "etl", capsys=capsys)
+        assert code == 1, out
+        assert "copy as one of its admins" in out
+
+        monkeypatch.setenv("HUDI_METASTORE_TO_PASSWORD", "o")
+        code, out = run_copy(source, target, "--to-auth", "password", "--to-user", "ops", capsys=capsys)
+        assert code == 0, out
+        assert "databases    1 created" in out
+    finally:
+        process.terminate()
+        process.wait(30)
