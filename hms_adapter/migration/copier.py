@@ -242,11 +242,11 @@ class Copier:
             targets = {t.tableName: t for t in self.target.tables(catalog, database, present)} if present else {}
             for name in batch:
                 table = sources.get(name)  # None: dropped on the source since it was listed
-                job = (TableRef(catalog, database, name), table, targets.get(name))
+                ref = TableRef(catalog, database, name)
                 if self._pool is None:
-                    self._table_job(*job)
+                    self._table_job(ref, table, targets.get(name))
                 else:
-                    jobs.append(self._pool.submit(self._table_job, *job))
+                    jobs.append(self._pool.submit(self._table_job, ref, table, targets.get(name)))
         for job in jobs:
             job.result()  # EndpointDown from a thread stops the run
         if self.options.drop_missing:

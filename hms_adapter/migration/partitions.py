@@ -89,9 +89,9 @@ class PartitionCopier:
         if columns:
             pairs = [*((name, self._target_name(name)) for name in new), *common]
             added = set(new)
-            for batch in chunks(pairs, self.batch_size):
-                fresh_batch = fresh or all(name in added for name, _ in batch)
-                changed |= self._partition_statistics(ref, columns, batch, fresh_batch)
+            for pair_batch in chunks(pairs, self.batch_size):
+                fresh_batch = fresh or all(name in added for name, _ in pair_batch)
+                changed |= self._partition_statistics(ref, columns, pair_batch, fresh_batch)
         return changed
 
     # -- partitions -----------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def matches(name: str, patterns: Iterable[str]) -> bool:
@@ -45,6 +47,6 @@ def is_hudi(table: Any) -> bool:
     return ((table.sd.inputFormat if table.sd else None) or "").startswith(HUDI_INPUT_FORMAT_PREFIX)
 
 
-def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+def chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
