@@ -133,7 +133,7 @@ class Copier:
                     return self.report
             if self.options.grants:
                 self.grants.copy_roles()
-            for catalog in self._catalogs():
+            for catalog in self.source.catalogs():
                 self._copy_catalog(catalog)
             self._copy_constraints()
             if self.options.grants:
@@ -163,12 +163,6 @@ class Copier:
 
     # -- catalogs and databases ------------------------------------------------------------------------
 
-    def _catalogs(self) -> list[str]:
-        if not self.source.has_catalogs:
-            return [DEFAULT_CATALOG]
-        names = self.source.read("get_catalogs").names or [DEFAULT_CATALOG]
-        return sorted(names, key=lambda name: (name != DEFAULT_CATALOG, name))
-
     def _copy_catalog(self, catalog: str) -> None:
         if catalog != DEFAULT_CATALOG:
             if not self.target.has_catalogs:
@@ -176,11 +170,7 @@ class Copier:
                 return
             if not self._ensure_catalog(catalog):
                 return
-        names = (
-            self.source.read("get_all_databases")
-            if catalog == DEFAULT_CATALOG
-            else self.source.read("get_databases", f"@{catalog}#*")
-        )
+        names = self.source.databases(catalog)
         for database in sorted(n for n in names if matches(n, self.options.databases)):
             self._guarded("database", _display(catalog, database), lambda d=database: self._copy_database(catalog, d))
 

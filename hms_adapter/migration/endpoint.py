@@ -180,6 +180,19 @@ class Endpoint:
         """This project's server: it serves ``hudi_continue_events_after`` (Apache HMS answers ``UNKNOWN_METHOD``)."""
         return self.serves("hudi_continue_events_after", lambda: self.read("hudi_continue_events_after", 0))
 
+    def catalogs(self) -> list[str]:
+        """The server's catalogs, the default one first (only it before Hive 3)."""
+        if not self.has_catalogs:
+            return [DEFAULT_CATALOG]
+        names = self.read("get_catalogs").names or [DEFAULT_CATALOG]
+        return sorted(names, key=lambda name: (name != DEFAULT_CATALOG, name))
+
+    def databases(self, catalog: str) -> list[str]:
+        """The names of the catalog's databases (``@catalog#*`` outside the default one)."""
+        if catalog == DEFAULT_CATALOG:
+            return self.read("get_all_databases")
+        return self.read("get_databases", f"@{catalog}#*")
+
     def table(self, ref: TableRef) -> Any:
         """``get_table_req`` where the server has it (Hive 4 has no ``get_table``), else ``get_table``."""
         probe = hive.GetTableRequest(dbName="default", tblName="_copy_probe")

@@ -45,15 +45,10 @@ class Verifier:
         self.source.open()
         self.target.open()
         try:
-            catalogs = self.source.read("get_catalogs").names if self.source.has_catalogs else [DEFAULT_CATALOG]
-            for catalog in catalogs or [DEFAULT_CATALOG]:
+            for catalog in self.source.catalogs():
                 if catalog != DEFAULT_CATALOG and not self.target.has_catalogs:
                     continue
-                names = (
-                    self.source.read("get_all_databases")
-                    if catalog == DEFAULT_CATALOG
-                    else self.source.read("get_databases", f"@{catalog}#*")
-                )
+                names = self.source.databases(catalog)
                 for database in sorted(n for n in names if matches(n, self.options.databases)):
                     self._database(catalog, database)
         finally:
