@@ -86,6 +86,11 @@ class InvalidFilterError(CatalogError):
     """A partition or table filter could not be parsed or does not fit the table."""
 
 
+class UnsupportedExpressionError(InvalidFilterError):
+    """A serialized Hive expression this server cannot evaluate exactly: a class it cannot read, a function it
+    does not translate, or bytes that are not an expression. Hive's clients then prune partitions themselves."""
+
+
 class HudiMetadataError(CatalogError):
     """Hudi metadata (an instant file, ``hoodie.properties``) could not be decoded."""
 
