@@ -248,6 +248,7 @@ def running_peer(
     env: dict[str, str] | None = None,
     version: str = HIVE_2_3,
     keep_database: bool = False,
+    extra_classpath: tuple[str, ...] = (),
 ) -> Iterator[Peer]:
     """Hive Metastore ``version`` (2.3.10 or 4.0.1) on 127.0.0.1 (a free port unless ``port``) on a fresh
     database ``db_url``, once it accepts connections; stopped (SIGTERM) on exit. Its log is
@@ -255,7 +256,9 @@ def running_peer(
     warehouse, logs) is deleted after a clean exit only. ``settings`` add to its configuration,
     ``core-site`` makes a ``core-site.xml`` (Hadoop's security settings), ``jvm_options`` and ``env`` go to
     its JVM (a Kerberized peer needs all four). ``keep_database``: serve ``db_url`` as it is (a database the
-    caller loaded, Hive 2.3.10's schema and data), neither dropped nor made."""
+    caller loaded, Hive 2.3.10's schema and data), neither dropped nor made. ``extra_classpath``: jars after
+    the server's own (Hive 4's ``hive-exec``, with which it evaluates serialized expressions as a Hive
+    distribution's metastore does)."""
     if version not in PEER_VERSIONS:
         raise SystemExit(f"Hive Metastore {version} is not one of {', '.join(PEER_VERSIONS)}")
     if shutil.which("java") is None:
@@ -289,7 +292,7 @@ def running_peer(
         f"-Djava.io.tmpdir={work}",
         *jvm_options,
         "-cp",
-        f"{conf_dir}:{jar}:{classpath}",
+        ":".join([str(conf_dir), str(jar), classpath, *extra_classpath]),
         "org.apache.hadoop.hive.metastore.HiveMetaStore",
         "-p",
         str(port),

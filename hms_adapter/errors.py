@@ -101,6 +101,8 @@ def to_thrift_error(error: Exception, declared: dict[type, str], preferences: Er
 
     Returns ``(field name, exception)`` for a declared slot, or ``(None, TApplicationException)``.
     """
+    if isinstance(error, TApplicationException):
+        return None, error  # a handler's own answer (``UNKNOWN_METHOD`` to make a client fall back)
     message = client_message(error)
     for declared_type, slot in declared.items():
         if isinstance(error, declared_type):

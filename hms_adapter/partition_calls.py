@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import ObjectType, Operation
-from hudi_catalog.errors import AlreadyExistsError, InvalidObjectError, InvalidPartitionValueError, NoSuchObjectError
+from hudi_catalog.errors import (
+    AlreadyExistsError,
+    InvalidObjectError,
+    InvalidPartitionValueError,
+    NoSuchObjectError,
+    UnsupportedExpressionError,
+)
 from hudi_catalog.partition_names import check_partition_values
 
 from .access_rules import access
@@ -164,18 +170,24 @@ class PartitionCalls:
 
     @access(Operation.DELETE, ObjectType.TABLE)
     def drop_partitions_req(self, req):
+        """By names, or by Hive's serialized expressions (``ALTER TABLE ... DROP PARTITION (k < v)`` through
+        HiveServer2), each of which must be evaluated exactly or nothing is dropped."""
         parts = req.parts
-        if parts is None or parts.names is None:
-            raise hive.MetaException(
-                message="Partition expressions cannot be evaluated by this metastore; drop partitions by name"
+        delete_data, if_exists = req.deleteData is not False, req.ifExists is not False
+        if parts is not None and parts.exprs is not None and parts.names is None:
+            try:
+                filters = [self.catalog.partitions.expression(e.expr or b"") for e in parts.exprs]
+                dropped = self.catalog.partitions.drop_matching(
+                    bare_db(req.dbName), req.tblName, filters, delete_data=delete_data, if_exists=if_exists
+                )
+            except UnsupportedExpressionError as error:
+                raise hive.MetaException(message=str(error)) from error
+        elif parts is None or parts.names is None:
+            raise hive.MetaException(message="Drop partitions request names no partitions")
+        else:
+            dropped = self.catalog.partitions.drop_by_names(
+                bare_db(req.dbName), req.tblName, list(parts.names), delete_data=delete_data, if_exists=if_exists
             )
-        dropped = self.catalog.partitions.drop_by_names(
-            bare_db(req.dbName),
-            req.tblName,
-            list(parts.names),
-            delete_data=req.deleteData is not False,
-            if_exists=req.ifExists is not False,
-        )
         if req.needResult is False:
             return hive.DropPartitionsResult()
         return hive.DropPartitionsResult(partitions=[to_thrift_partition(p) for p in dropped])

@@ -7,10 +7,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from thriftpy2.thrift import TApplicationException
+
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import ObjectType, Operation
 from hudi_catalog.catalog_scope import current_catalog
-from hudi_catalog.errors import CatalogError, InvalidFilterError, NoSuchTableError
+from hudi_catalog.errors import CatalogError, InvalidFilterError, NoSuchTableError, UnsupportedExpressionError
 from hudi_catalog.model import TableKeys
 
 from .access_rules import access
@@ -161,6 +163,56 @@ class PartitionReadCalls:
             to_thrift_partition(trim_partition(p, req.skipColumnSchemaForPartition, include, exclude)) for p in found
         ]
         return parts if wrapper is None else wrapper(partitions=parts)
+
+    # Hive's serialized expressions (hudi_catalog.pruning.hive_expressions). An expression this server cannot
+    # evaluate exactly is answered as a metastore without the call: Hive's client then lists the partitions
+    # and prunes them itself, as it does against a metastore that cannot read its expressions.
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_by_expr(self, req):
+        chosen = self._exact_expression(req, "listPartitionsByExpr")
+        wrapper, most = hive.PartitionsByExprResult, _limit(req.maxParts)
+        return self._requested(req.dbName, req.tblName, req, wrapper, filter_text=chosen, max_parts=most)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partitions_spec_by_expr(self, req):
+        chosen = self._exact_expression(req, "listPartitionsSpecByExpr")
+        db_name = bare_db(req.dbName)
+        found = self.catalog.partitions.read(db_name, req.tblName, filter_text=chosen, max_parts=_limit(req.maxParts))
+        include, exclude = key_pattern(req.includeParamKeyPattern), key_pattern(req.excludeParamKeyPattern)
+        parts = [trim_partition(p, bool(req.skipColumnSchemaForPartition), include, exclude) for p in found]
+        table = self.catalog.tables.get(db_name, req.tblName)
+        spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)
+        return hive.PartitionsSpecByExprResult(partitionsSpec=[spec], hasUnknownPartitions=False)
+
+    @access(Operation.READ, ObjectType.TABLE)
+    def get_partition_names_req(self, req):
+        """Hive 4's ``SHOW PARTITIONS ... WHERE``: its client has no fallback, so an expression this server
+        cannot evaluate exactly is refused with a ``MetaException`` that says why."""
+        chosen = self._expression(req)
+        if not chosen.exact:
+            raise hive.MetaException(message=f"This metastore cannot evaluate {chosen.text} on partitions exactly")
+        return self.catalog.partitions.names_matching(bare_db(req.dbName), req.tblName, chosen, _limit(req.maxParts))
+
+    def _expression(self, req):
+        try:
+            return self.catalog.partitions.expression(req.expr or b"", req.defaultPartitionName)
+        except UnsupportedExpressionError as error:
+            raise hive.MetaException(message=str(error)) from error
+
+    def _exact_expression(self, req, client_call: str):
+        """The request's expression as a filter, or Thrift's ``UNKNOWN_METHOD`` (which Hive's ``client_call``
+        turns into its fallback) for one this server cannot evaluate exactly."""
+        try:
+            chosen = self.catalog.partitions.expression(req.expr or b"", req.defaultPartitionName)
+        except UnsupportedExpressionError as error:
+            reason = str(error)
+        else:
+            if chosen.exact:
+                return chosen
+            reason = f"{chosen.text} cannot be evaluated exactly here"
+        log.info("%s of %s.%s: the client prunes: %s", client_call, req.dbName, req.tblName, reason)
+        raise TApplicationException(TApplicationException.UNKNOWN_METHOD, f"{client_call}: {reason}")
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partition_names(self, db_name, tbl_name, max_parts):

@@ -1593,6 +1593,11 @@ struct PartitionsByExprResult {
   2: required bool hasUnknownPartitions
 }
 
+struct PartitionsSpecByExprResult {  // hive4
+  1: required list<PartitionSpec> partitionsSpec,
+  2: required bool hasUnknownPartitions
+}
+
 struct PartitionsRequest {  // hive3/4
   1: optional string catName,
   2: required string dbName,
@@ -1965,6 +1970,8 @@ service ThriftHiveMetastore extends fb303.FacebookService {
   list<PartitionSpec> get_part_specs_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i32 max_parts = -1)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req)
+      throws (1: MetaException o1, 2: NoSuchObjectException o2)
+  PartitionsSpecByExprResult get_partitions_spec_by_expr(1: PartitionsByExprRequest req)  // hive4
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
   i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)

@@ -51,6 +51,11 @@ def _string_field(field_id: int, text: str) -> bytes:
     return struct.pack(">bhi", TType.STRING, field_id, len(data)) + data
 
 
+_WRAPPER_FIELDS = {hive.PartitionsByExprResult: struct.pack(">bhb", TType.BOOL, 2, 0)}
+"""The fields a wrapper has after its list: ``get_partitions_by_expr``'s ``hasUnknownPartitions = false`` (its
+answers are exact)."""
+
+
 def assemble_partition_list(database: str, table: str, encodings: Sequence[bytes], wrapper: type | None) -> bytes:
     """The ``<method>_result`` struct of a ``list<Partition>`` answer, in one join of the encodings: each
     partition's tail (its table's fields and its stop byte) separates them, the list's head rides on the
@@ -63,7 +68,7 @@ def assemble_partition_list(database: str, table: str, encodings: Sequence[bytes
         head, end = struct.pack(">bhbi", TType.LIST, 0, TType.STRUCT, len(encodings)), _STOP
     else:
         head = struct.pack(">bhbhbi", TType.STRUCT, 0, TType.LIST, 1, TType.STRUCT, len(encodings))
-        end = _STOP + _STOP
+        end = _WRAPPER_FIELDS.get(wrapper, b"") + _STOP + _STOP
     if not encodings:
         return head + end
     tail = _table_tail(database, table)

@@ -24,6 +24,7 @@ from sqlglot import exp
 from ..errors import InvalidFilterError
 from ..java_regex import PatternError, compile_java
 from ..model import Column
+from ..partition_names import DEFAULT_PARTITION_NAME
 from ..store import schema
 from ..typed_keys import type_family, typed_key
 from .comparisons import COMPARISONS, NEGATED, REVERSED
@@ -48,9 +49,13 @@ STRING_KEYS_ONLY = "Filtering is supported only on partition keys of type string
 
 
 class _Translator:
-    def __init__(self, keys: list[Column], tbl_id: int | None, like: LikeTest) -> None:
+    def __init__(
+        self, keys: list[Column], tbl_id: int | None, like: LikeTest, default_partition_name: str, null_default: bool
+    ) -> None:
         self.tbl_id = tbl_id
         self.like = like
+        self.default_partition_name = default_partition_name
+        self.null_default = null_default
         self.index = {c.name.lower(): (i, c.type.lower()) for i, c in enumerate(keys)}
 
     def condition(self, node: exp.Expr) -> ColumnElement[bool]:
@@ -92,6 +97,11 @@ class _Translator:
             if not equalities:
                 return not_(false()) if negated else false()
             return self._combine(and_ if negated else or_, [self.clause(e, negated) for e in equalities])
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            # a key is NULL in the default partition, whose value in the name stands for it
+            key, default = self._key(node.this), self.default_partition_name
+            position = self.index[key][0]
+            return _KeyTest(position, lambda kv: kv.c.key_val != default if negated else kv.c.key_val == default)
         if isinstance(node, exp.Between):
             low = exp.GTE(this=node.this, expression=node.args["low"])
             high = exp.LTE(this=node.this, expression=node.args["high"])
@@ -164,7 +174,8 @@ class _Translator:
         compare, bound = COMPARISONS[op], self._literal(value, key)
         return self._on_key(key, lambda column: compare(column, bound), typed=True)
 
-    def _key_and_literal(self, left: exp.Expr, right: exp.Expr) -> tuple[str, exp.Literal]:
+    def _key(self, left: exp.Expr) -> str:
+        """The partition key ``left`` names, in lower case."""
         while isinstance(left, exp.Paren):
             left = left.this
         if not isinstance(left, exp.Column):
@@ -172,6 +183,10 @@ class _Translator:
         key = left.name.lower()
         if key not in self.index:
             raise InvalidFilterError(f"{left.name} is not a partitioning key")
+        return key
+
+    def _key_and_literal(self, left: exp.Expr, right: exp.Expr) -> tuple[str, exp.Literal]:
+        key = self._key(left)
         negative = isinstance(right, exp.Neg)
         if negative:
             right = right.this
@@ -205,6 +220,9 @@ class _Translator:
         """A test of ``key``'s value: its ``typed_val`` for typed keys when ``typed``, else its text."""
         position, key_type = self.index[key]
         use_typed = typed and type_family(key_type) is not None
+        if self.null_default and not use_typed:  # the default partition's value is NULL: no test holds for it
+            default = self.default_partition_name
+            return _KeyTest(position, lambda kv: and_(predicate(kv.c.key_val), kv.c.key_val != default))
         return _KeyTest(position, lambda kv: predicate(kv.c.typed_val if use_typed else kv.c.key_val))
 
     def _combine(self, combine, parts: list[_Clause]) -> _Clause:
@@ -256,14 +274,23 @@ def _operands(node: exp.Connector) -> list[exp.Expr]:
 
 
 def filter_to_clause(
-    expression: exp.Expr, keys: list[Column], tbl_id: int | None = None, conn: Connection | None = None
+    expression: exp.Expr,
+    keys: list[Column],
+    tbl_id: int | None = None,
+    conn: Connection | None = None,
+    default_partition_name: str = DEFAULT_PARTITION_NAME,
+    null_default: bool = False,
 ) -> ColumnElement[bool]:
     """The condition on the ``partitions`` rows of table ``tbl_id`` that selects those the filter matches.
 
     ``conn`` is the transaction the condition will run in: on MariaDB and PostgreSQL, ``LIKE`` reads the
     key's values through it (``hudi_catalog.pruning.like``). Without it the filter is only checked.
+    ``k IS [NOT] NULL`` tests whether ``k``'s value is ``default_partition_name``. With ``null_default``, that
+    value is NULL for every test of a string key too (as it always is for typed keys): a default partition
+    satisfies neither ``k = 'x'`` nor ``NOT k = 'x'``, as Hive evaluates an expression in memory.
     """
     try:
-        return _Translator(keys, tbl_id, like_test(conn, tbl_id)).condition(expression)
+        translator = _Translator(keys, tbl_id, like_test(conn, tbl_id), default_partition_name, null_default)
+        return translator.condition(expression)
     except RecursionError:
         raise InvalidFilterError("Error parsing partition filter : the filter is nested too deeply") from None

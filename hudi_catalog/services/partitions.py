@@ -19,18 +19,22 @@ from ..errors import (
     AlreadyExistsError,
     BatchTooLargeError,
     CatalogError,
+    InvalidFilterError,
     InvalidObjectError,
     InvalidOperationError,
     NoSuchObjectError,
     NoSuchPartitionError,
     NoSuchTableError,
+    UnsupportedExpressionError,
 )
 from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, VIEW_OF_PARAM, Partition, StorageDescriptor, Table, TableKeys, UnencodedPartition
 from ..names import check_partition_lengths, normalize
 from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
+from ..pruning.expression_filter import ExpressionFilter, expression_filter
 from ..pruning.hive4_like import LikeRule
+from ..pruning.hive_expressions import decode_expression
 from ..read_cache import RevisionCache, digest
 from ..stats import derived_from_slices, keep_slice_stats, should_update, update_fast_stats
 from ..store import databases as db_store
@@ -212,7 +216,7 @@ def _cache_key(table: TableKeys, kind: Hashable, values, names, filter_text, max
     )
 
 
-def _log_answer(table: TableKeys, names, filter_text: str | None, count: int, source: str) -> None:
+def _log_answer(table: TableKeys, names, filter_text: str | ExpressionFilter | None, count: int, source: str) -> None:
     """The DEBUG lines that show what a client's selection came to (operators and the engine tests read
     them to see a query pruned by the metastore): by names, and by filter, answered ``source`` (in SQL,
     from the cache)."""
@@ -467,7 +471,7 @@ class PartitionService:
         *,
         values: Sequence[str] | None = None,
         names: Sequence[str] | None = None,
-        filter_text: str | None = None,
+        filter_text: str | ExpressionFilter | None = None,
         max_parts: int = -1,
     ) -> builtins.list[Partition]:
         """Partitions chosen by partial values, names and a Hive filter together, in name order.
@@ -492,7 +496,7 @@ class PartitionService:
         *,
         values: Sequence[str] | None = None,
         names: Sequence[str] | None = None,
-        filter_text: str | None = None,
+        filter_text: str | ExpressionFilter | None = None,
         max_parts: int = -1,
         assemble: Assemble | None = None,
         assembly: Hashable = None,
@@ -515,7 +519,10 @@ class PartitionService:
         def key_of(table: TableKeys) -> tuple:
             kind = ("encoded", table.database, table.name, assembly if assemble else None)
             # a filter's LIKE patterns mean another thing under the other rule
-            chosen_by = (filter_text, self._hive4_like()) if filter_text else filter_text
+            if isinstance(filter_text, ExpressionFilter):
+                chosen_by: object = filter_text.cache_key
+            else:
+                chosen_by = (filter_text, self._hive4_like()) if filter_text else filter_text
             return _cache_key(table, kind, values, names, chosen_by, max_parts)
 
         table = self._keys(database, table_name)
@@ -573,18 +580,50 @@ class PartitionService:
         *,
         values: Sequence[str] | None = None,
         names: Sequence[str] | None = None,
-        filter_text: str | None = None,
+        filter_text: str | ExpressionFilter | None = None,
         max_parts: int = -1,
     ) -> Select:
         """The selection of the table's partitions that the arguments describe."""
         self._check_partial(table, values)
         where = None
-        if filter_text and filter_text.strip():
+        if isinstance(filter_text, ExpressionFilter):
+            where = self._expression_clause(conn, table, filter_text)
+        elif filter_text and filter_text.strip():
             parsed = parse_partition_filter(filter_text, self.ctx.filter_limits, self._hive4_like())
             where = filter_to_clause(parsed, table.partition_keys, table.id, conn)
         return partition_store.selection(
             table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
         )
+
+    @staticmethod
+    def _expression_clause(conn: Connection, table: TableKeys, chosen: ExpressionFilter):
+        """The condition of a decoded Hive expression; one whose keys or constants do not fit the table is
+        one this server cannot evaluate (``UnsupportedExpressionError``)."""
+        if chosen.tree is None:
+            return None
+        try:
+            return filter_to_clause(
+                chosen.tree,
+                table.partition_keys,
+                table.id,
+                conn,
+                default_partition_name=chosen.default_partition_name,
+                null_default=chosen.null_default,
+            )
+        except UnsupportedExpressionError:
+            raise
+        except InvalidFilterError as error:
+            raise UnsupportedExpressionError(f"{chosen.text}: {error}") from None
+
+    def expression(self, expression: bytes, default_partition_name: str | None = None) -> ExpressionFilter:
+        """A partition expression Hive serialized (``get_partitions_by_expr`` and the calls like it), decoded
+        into a filter for ``read``, ``read_encoded``, ``names_matching`` and ``drop_matching``. It says whether
+        it selects exactly what the expression does (``ExpressionFilter.exact``).
+
+        Raises:
+            UnsupportedExpressionError: the expression is not one this server reads.
+        """
+        return expression_filter(decode_expression(expression, self.ctx.filter_limits), default_partition_name)
 
     def _hive4_like(self) -> bool:
         """Whether this call's partition filters read ``LIKE`` as Hive Metastore 4 does (``LikeRule``)."""
@@ -629,6 +668,16 @@ class PartitionService:
             self._cache.put(key_of(table), table.partitions_revision, found)
         log.debug("partition names of %s matching %s: %d", table.qualified_name, values, found.count)
         return found.value
+
+    def names_matching(
+        self, database: str, table_name: str, chosen: ExpressionFilter, max_parts: int = -1
+    ) -> builtins.list[str]:
+        """Names, in order, of the partitions a Hive expression selects (``get_partition_names_req``)."""
+        with self.ctx.store.read() as conn:
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            names = partition_store.names(conn, self._select(conn, table, filter_text=chosen, max_parts=max_parts))
+        _log_answer(table, None, chosen, len(names), "in SQL")
+        return builtins.list(names)
 
     def _keys(self, database: str, table_name: str) -> TableKeys:
         """The table's keys and partitions revision by one statement without a transaction (``driver_read``):
@@ -881,18 +930,71 @@ class PartitionService:
                 found_names = {self._name(table, p.values) for p in dropped}
                 missing = [n for n in names if n not in found_names]
                 raise NoSuchPartitionError(missing_message or f"Partition doesn't exist. {missing[0]}")
-            claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
-            partition_store.delete_ids(conn, tbl_id, [part_id for part_id, _ in found])
-            self.ctx.events.emit_all(
-                conn,
-                [  # as Hive: one event per partition
-                    CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[p]) for p in dropped
-                ],
-                self.ctx.now(),
-            )
-            data_dirs = directories.approved(conn, self.ctx.warehouse, claims) if claims else []
+            data_dirs = self._delete_found(conn, row, table, found, delete_data)
         self._discard(table, data_dirs)
         return dropped
+
+    def drop_matching(
+        self,
+        database: str,
+        table_name: str,
+        filters: Sequence[ExpressionFilter],
+        delete_data: bool,
+        if_exists: bool,
+    ) -> builtins.list[Partition]:
+        """Drop, in one transaction, the partitions that Hive expressions select (``drop_partitions_req`` by
+        expression); returns them as they were. As Hive Metastore asks, each expression counts for at least one
+        partition unless ``if_exists``.
+
+        Raises:
+            UnsupportedExpressionError: an expression this server cannot evaluate exactly; nothing was dropped.
+            NoSuchPartitionError: fewer partitions than expressions, without ``if_exists``.
+            StorageError: as for ``drop_by_names``.
+        """
+        for chosen in filters:
+            if not chosen.exact:
+                raise UnsupportedExpressionError(
+                    f"Unexpected unknown partitions to drop: this metastore cannot evaluate {chosen.text} exactly"
+                )
+        if delete_data:
+            self._check_data_reachable(database, table_name)
+        with self.ctx.store.write() as conn:
+            row, table = self._table(conn, database, table_name)
+            keys = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            found: dict[int, Partition] = {}
+            matched = 0
+            for chosen in filters:
+                selection = self._select(conn, keys, filter_text=chosen)
+                for part_id, partition in partition_store.read_with_ids(conn, table, row.tbl_id, selection):
+                    found.setdefault(part_id, partition)
+                    matched += 1
+            if matched < len(filters) and not if_exists:
+                raise NoSuchPartitionError("Some partitions to drop are missing")
+            data_dirs = self._delete_found(conn, row, table, list(found.items()), delete_data)
+        self._discard(table, data_dirs)
+        log.debug("dropped %d partitions of %s by %s", len(found), table.qualified_name, list(filters))
+        return builtins.list(found.values())
+
+    def _delete_found(
+        self,
+        conn: Connection,
+        row: TableRecord,
+        table: Table,
+        found: Sequence[tuple[int, Partition]],
+        delete_data: bool,
+    ) -> builtins.list[str]:
+        """Delete the ``(part_id, partition)`` found and log their events, in the drop's transaction; returns
+        the data directories to discard once it commits."""
+        claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
+        partition_store.delete_ids(conn, row.tbl_id, [part_id for part_id, _ in found])
+        self.ctx.events.emit_all(
+            conn,
+            [  # as Hive: one event per partition
+                CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[p]) for _, p in found
+            ],
+            self.ctx.now(),
+        )
+        return directories.approved(conn, self.ctx.warehouse, claims) if claims else []
 
     def _check_data_reachable(self, database: str, table_name: str) -> None:
         """A drop that deletes a managed table's partition data refuses before it starts while the store of

@@ -137,10 +137,16 @@ def hive_metastore_2_3(mysql_server_url: str, port: int | None = None) -> Iterat
 
 @contextmanager
 def hive_metastore(
-    mysql_server_url: str, version: str, port: int | None = None, settings: dict[str, str] | None = None
+    mysql_server_url: str,
+    version: str,
+    port: int | None = None,
+    settings: dict[str, str] | None = None,
+    extra_classpath: tuple[str, ...] = (),
+    jvm_options: tuple[str, ...] = (),
 ) -> Iterator[object]:
     """Apache Hive Metastore ``version`` (``benchmarks/peer.py``: 2.3.10 or 4.0.1) on a fresh MariaDB
-    database of its own, on ``port`` (a free one), with ``settings`` added to its configuration."""
+    database of its own, on ``port`` (a free one), with ``settings`` added to its configuration,
+    ``extra_classpath`` after its jars and ``jvm_options`` on its JVM."""
     peer = importlib.import_module("peer")
     try:
         peer.driver_jar()
@@ -149,7 +155,12 @@ def hive_metastore(
     url = make_url(mysql_server_url).set(database=f"hms_peer_engines_{uuid.uuid4().hex[:12]}")
     try:
         with peer.running_peer(
-            db_url=url.render_as_string(hide_password=False), port=port, version=version, settings=settings
+            db_url=url.render_as_string(hide_password=False),
+            port=port,
+            version=version,
+            settings=settings,
+            extra_classpath=extra_classpath,
+            jvm_options=jvm_options,
         ) as running:
             yield running
     except engines.EngineUnavailable as error:
