@@ -1,12 +1,15 @@
 """Turn a decoded Hive expression (``hive_expressions``) into the pruning's filter: the same sqlglot tree a
 filter string parses into, so both end in the same SQL (``to_sql``).
 
-What translates: comparisons (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, and ``<=>`` with a constant)
+What translates: comparisons (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``; ``<=>`` and ``IS DISTINCT FROM``,
+which hold or fail for NULL but are never NULL themselves)
 of a partition key with a constant of its kind (text for string keys; numbers, dates, timestamps for typed
 keys), ``IN`` lists, ``BETWEEN`` and ``NOT BETWEEN``, ``IS [NOT] NULL`` (the default partition, as Apache
 Hive Metastore rewrites it), ``LIKE`` (Hive's SQL wildcards, ``\\`` escaping, turned into the Java regular
 expression the pruning matches), and ``AND``, ``OR``, ``NOT`` over those. Anything else (a cast of a key, a
-function, a comparison with NULL) does not translate.
+function, a comparison with NULL) does not translate. A comparison with NULL is NULL, and Apache Hive
+Metastore answers a partition whose expression is NULL as one it cannot decide (``hasUnknownPartitions``)
+unless a key of it has the default value: Hive's client, falling back, decides it the same way.
 
 The result says whether it is ``exact``. A part that does not translate is dropped from an ``AND`` (the
 filter then selects more partitions than the expression: a superset), and makes an ``OR`` or a ``NOT`` that
@@ -30,6 +33,7 @@ from .hive_expressions import Call, Column, Constant, Node
 _COMPARISONS: dict[str, type[exp.Binary]] = {
     "=": exp.EQ,
     "<=>": exp.EQ,
+    "is distinct from": exp.EQ,
     "<>": exp.NEQ,
     "<": exp.LT,
     "<=": exp.LTE,
@@ -116,8 +120,17 @@ def _leaf(name: str, args: tuple[Node, ...]) -> exp.Expr | None:  # noqa: PLR091
         if isinstance(left, Constant) and isinstance(right, Column):
             left, right, name = right, left, _MIRRORED.get(name, name)
         if isinstance(left, Column) and isinstance(right, Constant):
+            if right.value is None:  # <=> NULL tests for NULL; other comparisons are NULL (see the docstring)
+                return exp.Is(this=_column(left), expression=exp.Null()) if name == "<=>" else None
             literal = _literal(left, right)
-            return None if literal is None else _COMPARISONS[name](this=_column(left), expression=literal)
+            if literal is None:
+                return None
+            comparison = _COMPARISONS[name](this=_column(left), expression=literal)
+            if name in ("<=>", "is distinct from"):  # null-safe: never NULL, so its negation holds for NULL
+                known = exp.not_(exp.Is(this=_column(left), expression=exp.Null()))
+                same = exp.and_(known, comparison)
+                return same if name == "<=>" else exp.not_(same)
+            return comparison
         return None
     if name == "in" and len(args) > 1 and isinstance(args[0], Column):
         literals = [_literal(args[0], value) if isinstance(value, Constant) else None for value in args[1:]]

@@ -34,6 +34,12 @@ _FAST_DECIMAL = (
 )
 """A ``HiveDecimal``'s digits in three longs, its scale and sign."""
 
+_TIMESTAMP_WRITABLE = (
+    "bytesEmpty:boolean currentBytes:=[B externalBytes:=[B internalBytes:=[B offset:int timestamp:object "
+    "timestampEmpty:boolean"
+)
+"""A timestamp writable's fields (Hive 3's holds a ``java.sql.Timestamp``, Hive 4's a Hive ``Timestamp``)."""
+
 _FIELDS = {
     PLAN + "ExprNodeGenericFuncDesc": "children:object genericUDF:object isSortedExpr:boolean typeInfo:object",
     PLAN + "ExprNodeColumnDesc": (
@@ -109,6 +115,8 @@ _FIELDS = {
     SERDE_IO + "HiveVarcharWritable": "charLength:int value:object",
     SERDE_IO + "HiveCharWritable": "charLength:int value:object",
     SERDE_IO + "DateWritableV2": "date:object",
+    SERDE_IO + "TimestampWritableV2": _TIMESTAMP_WRITABLE,
+    SERDE_IO + "TimestampWritable": _TIMESTAMP_WRITABLE,
     SERDE_IO + "HiveDecimalWritable": _FAST_DECIMAL
     + " internalScratchBuffer:=[B internalScratchLongs:=[J isSet:boolean",
     COMMON + "Date": "localDate:=java.time.LocalDate",

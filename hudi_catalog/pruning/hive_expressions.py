@@ -186,6 +186,8 @@ class _Decoder:
             return self.array_body(class_name)
         if class_name.startswith("java.time."):
             return self.java_time(class_name)
+        if class_name in ("java.sql.Timestamp", "java.sql.Date"):
+            return self.sql_time(class_name)
         layout = self.layouts.get(class_name)
         if layout is None:
             raise UnsupportedExpressionError(_not_read(f"a {class_name}"))
@@ -259,6 +261,15 @@ class _Decoder:
         except ValueError as bad:
             raise KryoFormatError(f"an invalid {class_name} at byte {reader.position}: {bad}") from None
         raise UnsupportedExpressionError(_not_read(f"a {class_name}"))
+
+    def sql_time(self, class_name: str) -> datetime.datetime:
+        """Hive's serializers of ``java.sql`` times: milliseconds since the epoch as a fixed ``long`` (and a
+        timestamp's nanoseconds as a fixed ``int``), in UTC, as Hive 2 and 3 hold such constants."""
+        reader = self.reader
+        millis = reader.fixed_long()
+        nanos = reader.fixed_int() if class_name == "java.sql.Timestamp" else (millis % 1000) * 1_000_000
+        moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=millis // 1000)
+        return moment.replace(microsecond=nanos // 1000)
 
     def _local_time(self) -> datetime.time:
         reader = self.reader

@@ -130,6 +130,14 @@ class KryoReader:
     def char(self) -> str:
         return chr(int(self._fixed(2, "H")))
 
+    def fixed_int(self) -> int:
+        """A 4-byte ``int`` (not variable-length)."""
+        return int(self._fixed(4, "i"))
+
+    def fixed_long(self) -> int:
+        """An 8-byte ``long`` (not variable-length)."""
+        return int(self._fixed(8, "q"))
+
     def float32(self) -> float:
         return float(self._fixed(4, "f"))
 
