@@ -7,7 +7,9 @@ import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
 import org.apache.hadoop.hive.metastore.PartitionDropOptions;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.PartitionSpec;
 import org.apache.hadoop.hive.metastore.api.PartitionsByExprRequest;
+import org.apache.hadoop.hive.metastore.partition.spec.PartitionSpecProxy;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.apache.hadoop.hive.common.type.*;
 import org.apache.hadoop.hive.ql.exec.FunctionRegistry;
@@ -27,9 +29,9 @@ import org.apache.hive.com.esotericsoftware.kryo.io.Output;
  *
  * serialize: prints each expression as Hive's SerializationUtilities writes it (base64), a tab, and Hive's
  *   getExprString of it. Against Hive 4.0.1's jar that is Hive 4's stream; against 3.1.3's, Hive 3's.
- * list|names|drop URI DB TABLE: sends each expression to the metastore at URI through Hive 4's own
- *   HiveMetaStoreClient (listPartitionsByExpr, listPartitionNames by expression, dropPartitions by
- *   expression) and prints the partition names it answers (sorted), "FALLBACK <message>" when the client
+ * list|specs|names|drop URI DB TABLE: sends each expression to the metastore at URI through Hive 4's own
+ *   HiveMetaStoreClient (listPartitionsByExpr, listPartitionsSpecByExpr as HiveServer2 4 prunes,
+ *   listPartitionNames by expression, dropPartitions by expression) and prints the partition names it answers (sorted), "FALLBACK <message>" when the client
  *   throws the IncompatibleMetastoreException on which Hive prunes in its own memory, or "ERROR <class>:
  *   <message>".
  */
@@ -73,6 +75,12 @@ public class HiveExpressions {
       List<Partition> found = new ArrayList<>();
       client.listPartitionsByExpr(db, table, expr, null, (short) -1, found);
       for (Partition p : found) names.add(String.join("/", p.getValues()));
+    } else if (mode.equals("specs")) {
+      PartitionsByExprRequest request = new PartitionsByExprRequest(db, table, ByteBuffer.wrap(expr));
+      List<PartitionSpec> specs = new ArrayList<>();
+      client.listPartitionsSpecByExpr(request, specs);
+      PartitionSpecProxy.PartitionIterator partitions = PartitionSpecProxy.Factory.get(specs).getPartitionIterator();
+      while (partitions.hasNext()) names.add(String.join("/", partitions.next().getValues()));
     } else if (mode.equals("names")) {
       names.addAll(client.listPartitionNames(new PartitionsByExprRequest(db, table, ByteBuffer.wrap(expr))));
     } else if (mode.equals("drop")) {
