@@ -389,3 +389,5 @@ def decode_expression(data: bytes, limits: FilterLimits = FilterLimits()) -> Nod
         return _Decoder(data, limits).root()
     except KryoFormatError as bad:
         raise UnsupportedExpressionError(f"the expression could not be read: {bad}") from None
+    except RecursionError:  # MAX_DEPTH keeps well within Python's limit; a thread with less room ends here
+        raise UnsupportedExpressionError("the expression is nested too deeply for this metastore") from None
