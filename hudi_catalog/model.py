@@ -208,6 +208,8 @@ class TableMeta:
     name: str
     table_type: str
     comment: str | None = None
+    owner: str | None = None
+    owner_type: str | None = None
 
 
 class Action(str, Enum):

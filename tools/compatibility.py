@@ -121,8 +121,8 @@ Java client, `tests/hms_adapter/test_scale_bench.py`.
 ## What `served` means
 
 `served` means `MetastoreHandler` defines the method and the processor dispatches it. A few served methods
-are deliberately partial: `drop_partitions_req` drops by partition names only (Hive's serialized
-expressions answer `MetaException`), `get_partitions_by_filter` and its siblings evaluate comparisons,
+are deliberately partial: the calls that take Hive's serialized expressions evaluate the functions
+[below](#hives-serialized-expressions), `get_partitions_by_filter` and its siblings evaluate comparisons,
 `LIKE`, `IN`, `BETWEEN`, `AND`/`OR`/`NOT` (the full grammar is the partition pruning work; `LIKE` patterns
 are read as the client's Hive version reads them, [pruning.md](pruning.md#like); they,
 name patterns and the partition value whitelist are Java regular expressions matched by RE2 in linear time,
@@ -134,10 +134,36 @@ configuration key ..."); values hold for the connection; `hive.metastore.partiti
 and `hive.metastore.disallow.incompatible.col.type.changes` change what its calls accept, the others are
 kept and answered with no effect here.
 
-`get_partitions_by_expr` answers `UNKNOWN_METHOD` on purpose: its argument is a Kryo-serialized Hive
-expression that cannot be decoded here, and Hive's `HiveMetaStoreClient.listPartitionsByExpr` turns exactly
-that answer into `IncompatibleMetastoreException`, on which Hive falls back to the filter path
-(`get_partitions_by_filter`). `tests/java/test_hive_client.py` checks this with Hive 2.3.10's own client.
+## Hive's serialized expressions
+
+HiveServer2 prunes partitions with the expression its planner made, serialized by Hive's
+`SerializationUtilities` (Kryo 5 with its class for Hive 4, Kryo 3 without for Hive 2 and 3):
+`get_partitions_spec_by_expr` (HiveServer2 4's pruning), `get_partitions_by_expr` (Hive 2/3),
+`get_partition_names_req` (`SHOW PARTITIONS ... WHERE`) and `drop_partitions_req` by expression (`ALTER TABLE
+... DROP PARTITION (k < v)`). This server decodes those trees in Python (`hudi_catalog/pruning/kryo.py`,
+`hive_expressions.py`: the classes' layouts, bounded by `--max-filter-length` in bytes, `--max-filter-terms`
+in nodes, and 128 nested objects) and turns them into the same SQL as filter strings
+(`expression_filter.py`): comparisons, `<=>`, `IN`, `BETWEEN`, `IS [NOT] NULL` (the default partition),
+`LIKE` (Hive's wildcards), `AND`/`OR`/`NOT`, over keys of every primitive type. Where Apache Hive Metastore
+evaluates an expression in memory (one holding `NOT` or `<=>`, which its filter language lacks), a string
+key's default partition is NULL here too, as there.
+
+What it cannot evaluate exactly (another function such as `upper(ds)` or a cast of a key, a comparison with
+NULL, a class it does not read, bytes that are not an expression):
+
+| call | Hive Metastore 4.0.1 (with `hive-exec`) | this server |
+|---|---|---|
+| `get_partitions_by_expr`, `get_partitions_spec_by_expr` | evaluates it with Hive's functions | `TApplicationException` `UNKNOWN_METHOD`: Hive's client turns it into `IncompatibleMetastoreException`, on which HiveServer2 lists the partitions and prunes them itself (same partitions, more transfer) |
+| `get_partition_names_req` | the names | `MetaException` saying what it cannot evaluate: HiveServer2 has no fallback for it |
+| `drop_partitions_req` | drops them | `MetaException`; nothing is dropped (its parts are one transaction) |
+
+`tests/java/test_hive_expressions.py` checks the decoder against Hive's own serializer (Hive 4.0.1 and 3.1.3,
+300 generated expressions each, every key type) and sends generated expressions through Hive 4's
+`HiveMetaStoreClient` (`listPartitionsByExpr`, `listPartitionsSpecByExpr`, `listPartitionNames`,
+`dropPartitions`) to this server on SQLite, MariaDB and PostgreSQL and to Hive Metastore 4.0.1 run, as a
+Hive distribution runs it, with `hive-exec` on its classpath: the answers are the same partitions, and the
+expressions above fall back or are refused as the table says. A standalone Hive Metastore 4.0.1 without
+`hive-exec` cannot decode them at all (its default expression proxy refuses every one).
 
 ## Trino 476 beside Hive Metastore 2.3.10
 
@@ -191,7 +217,6 @@ but for these:
 | `get_table` | `TApplicationException` `UNKNOWN_METHOD`: Hive 4 removed it | the table | Hive 2 and 3 clients (Spark's, Hudi's, Trino's) call it |
 | `get_table_req` of a missing table | `NoSuchObjectException` "hive.db.t table not found" | "db.t table not found" | Hive 2.3's wording, which clients of both match on its end |
 | `get_database_req` of a database created without an owner | the caller is its owner, `ownerType` `USER` | no owner, `ownerType` `USER` | Hive 2.3.10's behaviour (it stores `USER` when the client gives no type, as for hive sync's databases), kept |
-| `get_table_meta` | `ownerType` `USER` | unset | Hive 2.3's `TableMeta` has no owner; not done yet |
 | `get_table_req` | `catName` unset | `catName` `hive` | the catalog of the table, as Hive 3 answers |
 
 Found by real clients beside 4.0.1 and fixed, each with a test:
@@ -222,19 +247,19 @@ Found by real clients beside 4.0.1 and fixed, each with a test:
 `getTable`, `add_partitions`, `getPartitionsByNames`, `listPartitionsWithAuthInfo`, `listPartitionsByFilter`,
 `getPartitionsWithSpecs`, `alter_table`, `getSchema`, column statistics with `engine`, `dropPartition`,
 `getTableMeta`, a transaction's `addWriteNotificationLog` and `addWriteNotificationLogInBatch`, drops) against
-both. Besides the owner, `TableMeta` and message differences above, its answers differ in:
+both. Besides the owner and message differences above, its answers differ in (a table's `writeId` 0, an
+unset `temporary` and `TableMeta`'s owner are now answered as 4.0.1 answers them):
 
 | call | Hive Metastore 4.0.1 | this server |
 |---|---|---|
-| `getTable` of a table outside transactions | `writeId` 0, no `temporary` | `writeId` -1, `temporary` false |
 | `get_partitions_with_specs` | the shared-descriptor form (`PartitionSpecWithSharedSD`, paths relative to the table) | the composing form (`PartitionListComposingSpec`, whole partitions), which Hive's `PartitionSpecProxy` reads as well, with whole partitions whatever the projection's field list; a `BY_NAMES` filter is applied here, while 4.0.1 answered every partition |
 | `add_write_notification_log` of a missing partition | `TApplicationException` "Internal error processing add_write_notification_log" | `TApplicationException` naming the partition |
 | the `ACID_WRITE` events of write notifications | none: 4.0.1's standalone server has no `DbNotificationListener` (it ships with HCatalog) | one per write, in the transaction of the call, which Hive 4's `JSONMessageDeserializer` reads (`getAcidWriteMessage`: database, table, partition, transaction, write id, files, the table and partition objects) |
 
-HiveServer2 4 drops partitions (`ALTER TABLE ... DROP PARTITION`) with `drop_partitions_req` whose parts are
-Kryo-serialized Hive expressions; this server answers those with `MetaException` (it drops by partition
-names, the other form of the request, which Hive 4's Java client has no method for), so that statement
-fails through HiveServer2 4. Not solved here: decoding Hive's Kryo expression trees.
+HiveServer2 4's partition drops (`drop_partitions_req` by serialized expressions) and pruning
+(`get_partitions_spec_by_expr`) are served: see [Hive's serialized expressions](#hives-serialized-expressions).
+`get_partitions_with_specs` answers in the composing form, where 4.0.1 answers in the shared-descriptor form:
+Hive's `PartitionSpecProxy`, through which every Hive client reads it, gives the same partitions from both.
 
 ### Locks, transactions, roles and grants
 
@@ -294,10 +319,6 @@ client ([performance.md](performance.md)).
 
 # why a method is not served, by method name (exact) or by a word in it; the first match wins
 NOT_SERVED_REASONS: list[tuple[tuple[str, ...], str]] = [
-    (
-        ("get_partitions_by_expr", "get_partitions_spec_by_expr", "get_partition_names_req"),
-        "takes a Kryo-serialized Hive expression, which cannot be read here; Hive's clients fall back to filters",
-    ),
     (("get_metastore_db_uuid",), "no database UUID is stored yet"),
     (
         ("refresh_privileges",),

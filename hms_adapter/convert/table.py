@@ -124,8 +124,9 @@ def to_thrift_table(t: Table) -> ThriftStruct:
         viewOriginalText=t.view_original_text,
         viewExpandedText=t.view_expanded_text,
         tableType=t.table_type,
-        temporary=t.temporary,
+        temporary=t.temporary or None,  # unset unless true, as Hive 3 and 4 answer
         rewriteEnabled=t.rewrite_enabled,
+        writeId=0,  # no write of a transaction has altered the table: Hive 3 and 4 answer 0
         catName=current_catalog(),
         hive3CatName=current_catalog(),
         ownerType=owner_type_value(t.owner_type),
@@ -140,4 +141,6 @@ def to_thrift_table_meta(meta: TableMeta):
         tableType=meta.table_type,
         comments=meta.comment,
         catName=current_catalog(),
+        ownerName=meta.owner,
+        ownerType=owner_type_value(meta.owner_type),
     )

@@ -353,16 +353,16 @@ def has_tables(conn: Connection, db_id: int) -> bool:
 
 
 def metas(conn: Connection) -> list[TableMeta]:
-    """Database, name, type and comment of every table, in one query."""
+    """Database, name, type, comment and owner of every table, in one query."""
     p = schema.tbl_params.c
     comment = select(p.param_value).where(p.tbl_id == _t.tbl_id, p.param_key == COMMENT_PARAM).scalar_subquery()
     rows = conn.execute(
-        select(_d.name, _t.name, _t.tbl_type, comment.label("comment"))
+        select(_d.name, _t.name, _t.tbl_type, comment.label("comment"), _t.owner_name, _t.owner_type)
         .join(schema.db, _d.db_id == _t.db_id)
         .where(in_scope())
         .order_by(_d.name, _t.name)
     )
-    return [TableMeta(r[0], r[1], r[2], r[3]) for r in rows]
+    return [TableMeta(*r) for r in rows]
 
 
 def with_timeline(conn: Connection) -> list[tuple[str, str, str, str | None]]:

@@ -7,8 +7,9 @@ import org.apache.hadoop.hive.metastore.IMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.Partition;
 
 /**
- * Hive 2.3.10's own metastore client against hudi-metastore: listPartitionsByExpr must raise
- * IncompatibleMetastoreException (what Hive catches to fall back), then the filter path must answer.
+ * Hive 2.3.10's own metastore client against hudi-metastore: listPartitionsByExpr of bytes that are no
+ * expression the server can read must raise IncompatibleMetastoreException (what Hive catches to prune in
+ * its own memory), then the filter path must answer.
  * Arguments: metastore URI, database, table, filter. Prints one line per outcome.
  */
 public class ExprFallback {

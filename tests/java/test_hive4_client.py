@@ -24,9 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.mysql, pytest.mark.timeout(1800)]
 SOURCE = Path(__file__).with_name("Hive4Session.java")
 DIFFERENT = {
     "getDatabase": "Hive 4 makes the caller the owner of a database created without one",
-    "getTable": "Hive 4 answers writeId 0 and no temporary flag for a table outside transactions",
     "getPartitionsWithSpecs": "Hive 4 answers in the shared-descriptor form, this server in the composing form",
-    "getTableMeta": "Hive 4's TableMeta carries the owner type",
     "getTable of a dropped table": "Hive 4 names the catalog in the message",
     "addWriteNotificationLog of a missing partition": "both answer TApplicationException; Hive 4's message "
     "hides the cause ('Internal error processing ...'), this server names the partition",
