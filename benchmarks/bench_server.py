@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pymysql
-from bench_base import HIVE_2_3, PEER_VERSIONS, free_port, wait_for_listening
+from bench_base import HIVE_2_3, HIVE_4, PEER_VERSIONS, free_port, wait_for_listening
 from sqlalchemy.engine import make_url
 
 
@@ -131,10 +131,16 @@ def ours(db_url: str, options: list[str], warehouse: str) -> Iterator[Target]:
 
 @contextmanager
 def hms(db_url: str, heap: str, version: str = HIVE_2_3) -> Iterator[Target]:
-    """Apache Hive Metastore ``version`` (``peer.py``) on a fresh ``db_url``."""
+    """Apache Hive Metastore ``version`` (``peer.py``) on a fresh ``db_url``; 4.0.1 with ``hive-exec``, as a
+    Hive distribution runs it, so that it evaluates serialized partition expressions."""
+    import hive4
+    from maven_artifacts import fetch
     from peer import running_peer
 
-    with running_peer(db_url, heap=heap, version=version) as peer:
+    evaluator: dict = {}
+    if version == HIVE_4:
+        evaluator = {"extra_classpath": (str(fetch(hive4.HIVE_EXEC)),), "jvm_options": hive4.HIVE_EXEC_JVM_OPTIONS}
+    with running_peer(db_url, heap=heap, version=version, **evaluator) as peer:
         yield Target("hms", peer.host, peer.port, peer.process.pid)
 
 

@@ -29,6 +29,13 @@ DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"
 HADOOP_HDFS = f"hadoop-hdfs:{HADOOP_VERSION}"
 NAME = "hive-metastore-4"
 """The name of Hive Metastore 4 for ``engines.py fetch``."""
+HIVE_EXEC = f"hive-exec:{VERSION}"
+"""Hive's query engine jar (pinned), which a Hive distribution's metastore has on its classpath to evaluate
+serialized partition expressions, and which serializes them (``java/HiveExpressions.java``)."""
+HIVE_EXEC_JVM_OPTIONS = tuple(
+    f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in ("java.net", "java.lang", "java.util", "java.time")
+)
+"""What ``hive-exec`` 4.0.1 reflects into on Java 17 (its string interning, Kryo's field access)."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ names, :func:`partition_item`, :func:`table_item`, or the database name), or ``e
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
@@ -26,8 +27,10 @@ from pathlib import Path
 import hive4
 import pyspark
 from bench_base import HIVE_4
+from maven_artifacts import fetch
 
 SOURCE = Path(__file__).parent / "java" / "HmsCallTimer.java"
+EXPRESSIONS = Path(__file__).parent / "java" / "HiveExpressions.java"
 JARS = Path(pyspark.__file__).parent / "jars"
 WHEEL_CLASSPATH = f"{JARS}/*"
 """Hive 2.3.10's jars in the pyspark wheel: the default client."""
@@ -167,6 +170,35 @@ def get_partitions_by_names(db: str, table: str, names: Sequence[str]) -> Call:
 
 def get_partition(db: str, table: str, values: Sequence[str]) -> Call:
     return ["get_partition", db, table, *values]
+
+
+def get_partitions_by_expr(db: str, table: str, expression: bytes) -> Call:
+    """``get_partitions_by_expr`` of a Hive-serialized expression (:func:`serialize_expressions`)."""
+    return ["get_partitions_by_expr", db, table, base64.b64encode(expression).decode()]
+
+
+def serialize_expressions(specs: Sequence[str]) -> list[bytes]:
+    """Partition expressions in ``java/HiveExpressions.java``'s prefix form (``(= (col dt string) (const
+    string "2020-01-01"))``), each as Hive 4.0.1 serializes it for ``get_partitions_by_expr``."""
+    classpath = f"{hive4.install().classpath}:{fetch(hive4.HIVE_EXEC)}"
+    out = Path(tempfile.mkdtemp(prefix="hive-expressions-"))
+    try:
+        compile_command = ["javac", "-nowarn", "-cp", classpath, "-d", str(out), str(EXPRESSIONS)]
+        subprocess.run(compile_command, check=True, timeout=300)
+        done = subprocess.run(
+            ["java", *hive4.HIVE_EXEC_JVM_OPTIONS, "-cp", f"{out}:{classpath}", "HiveExpressions", "serialize"],
+            input="".join(spec + "\n" for spec in specs),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    lines = done.stdout.splitlines()
+    if len(lines) != len(specs) or any(line.startswith("ERROR") for line in lines):
+        raise RuntimeError(f"HiveExpressions could not serialize {specs}: {done.stdout[-2000:]}")
+    return [base64.b64decode(line.split("\t", 1)[0]) for line in lines]
 
 
 # -- calls: changes (the benchmark table: external, Parquet, columns id bigint, name string, amount double,

@@ -33,6 +33,7 @@ import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.NotificationEvent;
 import org.apache.hadoop.hive.metastore.api.NotificationEventRequest;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.PartitionsByExprRequest;
 import org.apache.hadoop.hive.metastore.api.PartitionsStatsRequest;
 import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
@@ -442,6 +443,9 @@ public final class HmsCallTimer {
         return c.get_partition_by_name(a[1], a[2], a[3]);
       case "get_partition":
         return c.get_partition(a[1], a[2], values(a, 3));
+      case "get_partitions_by_expr":
+        return c.get_partitions_by_expr(new PartitionsByExprRequest(a[1], a[2],
+            ByteBuffer.wrap(java.util.Base64.getDecoder().decode(a[3])))).getPartitions();
       case "create_database":
         c.create_database(new Database(a[1], "hmsbench", a[2], new HashMap<>()));
         return null;

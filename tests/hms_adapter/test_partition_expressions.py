@@ -1,6 +1,6 @@
 """The calls that take Hive's serialized partition expressions, on every store, through a Thrift socket.
 
-The expressions are bytes Hive 4.0.1's ``SerializationUtilities`` wrote (``tests/java/HiveExpressions.java``
+The expressions are bytes Hive 4.0.1's ``SerializationUtilities`` wrote (``benchmarks/java/HiveExpressions.java``
 prints them); ``tests/java/test_hive_expressions.py`` checks these calls against Apache Hive Metastore 4.0.1
 through Hive 4's own client. Here: what each call answers, and what bad or unsupported expressions get.
 """

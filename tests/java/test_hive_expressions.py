@@ -1,4 +1,4 @@
-"""Hive's serialized partition expressions, made by Hive's own classes (``HiveExpressions.java``).
+"""Hive's serialized partition expressions, made by Hive's own classes (``benchmarks/java/HiveExpressions.java``).
 
 - The decoder reads what Hive 4.0.1 (Kryo 5) and Hive 3.1.3 (Kryo 3) serialize, on generated expressions of
   every partition key type, each decoding to the tree it was built from.

@@ -27,7 +27,11 @@ OPERATIONS = {
 }
 
 
-@pytest.mark.parametrize("options", [[], ["--ours-option=--workers=2"]], ids=["one-process", "two-workers"])
+@pytest.mark.parametrize(
+    "options",
+    [[], ["--ours-option=--workers=2"], ["--peer-version=4.0.1"]],
+    ids=["one-process", "two-workers", "hive4-client"],
+)
 def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
     require_module("pyspark")  # the Java client runs from the jars of the pyspark wheel
     if shutil.which("javac") is None:
@@ -65,6 +69,10 @@ def test_the_workload_answers_correctly(mysql_server_url, tmp_path, options):
     (run,) = json.loads(out.read_text())["servers"]["ours"].values()
     assert run["errors"] == []
     assert OPERATIONS <= set(run["ops"])
+    by_expression = {"getPartitionsByExpr (1 partition)", "getPartitionsByExpr (10% range)"}
+    assert (
+        by_expression <= set(run["ops"]) if options == ["--peer-version=4.0.1"] else not by_expression & set(run["ops"])
+    )
     assert {c["threads"] for c in run["concurrency"].values()} == {2}
     # the reads were made in two rounds of one call each (after each round's warm-up call)
     assert run["ops"]["getTable"]["samples"] == run["ops"]["alterPartition"]["samples"] == 2

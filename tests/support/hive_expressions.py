@@ -1,4 +1,4 @@
-"""Hive partition expressions for tests: random ones, written in the prefix form ``tests/java/HiveExpressions.java``
+"""Hive partition expressions for tests: random ones, written in the prefix form ``benchmarks/java/HiveExpressions.java``
 builds with Hive's own classes, each with the tree ``hudi_catalog.pruning.hive_expressions`` should decode
 from Hive's serialization of it; and the program itself, compiled against Hive 4.0.1's or 3.1.3's jars.
 
@@ -23,10 +23,8 @@ from hudi_catalog.pruning.hive_expressions import Call, Column, Constant, Node
 from tests.conftest import skip_or_fail
 from tests.support.sql_engines import engines
 
-SOURCE = Path(__file__).parents[1] / "java" / "HiveExpressions.java"
-JVM_OPENS = tuple(
-    f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in ("java.net", "java.lang", "java.util", "java.time")
-)
+SOURCE = Path(__file__).parents[2] / "benchmarks" / "java" / "HiveExpressions.java"
+JVM_OPENS = importlib.import_module("hive4").HIVE_EXEC_JVM_OPTIONS
 """What Hive's serializer reflects into on Java 17 (Hive 4.0.1 runs so; 3.1.3 asks for Java 8)."""
 
 KEY_TYPES = {
