@@ -170,20 +170,27 @@ class PartitionReadCalls:
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partitions_by_expr(self, req):
-        chosen = self._exact_expression(req, "listPartitionsByExpr")
         wrapper, most = hive.PartitionsByExprResult, _limit(req.maxParts)
-        return self._requested(req.dbName, req.tblName, req, wrapper, filter_text=chosen, max_parts=most)
+        return self._pruned(
+            req,
+            "listPartitionsByExpr",
+            lambda chosen: self._requested(req.dbName, req.tblName, req, wrapper, filter_text=chosen, max_parts=most),
+        )
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partitions_spec_by_expr(self, req):
-        chosen = self._exact_expression(req, "listPartitionsSpecByExpr")
-        db_name = bare_db(req.dbName)
-        found = self.catalog.partitions.read(db_name, req.tblName, filter_text=chosen, max_parts=_limit(req.maxParts))
-        include, exclude = key_pattern(req.includeParamKeyPattern), key_pattern(req.excludeParamKeyPattern)
-        parts = [trim_partition(p, bool(req.skipColumnSchemaForPartition), include, exclude) for p in found]
-        table = self.catalog.tables.get(db_name, req.tblName)
-        spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)
-        return hive.PartitionsSpecByExprResult(partitionsSpec=[spec], hasUnknownPartitions=False)
+        """HiveServer2 4's pruning: the partitions as one ``PartitionSpec`` (the composing form)."""
+
+        def answer(chosen):
+            db_name, most = bare_db(req.dbName), _limit(req.maxParts)
+            found = self.catalog.partitions.read(db_name, req.tblName, filter_text=chosen, max_parts=most)
+            include, exclude = key_pattern(req.includeParamKeyPattern), key_pattern(req.excludeParamKeyPattern)
+            parts = [trim_partition(p, bool(req.skipColumnSchemaForPartition), include, exclude) for p in found]
+            table = self.catalog.tables.get(db_name, req.tblName)
+            spec = to_thrift_partition_spec(table.database, table.name, table.sd.location, parts)
+            return hive.PartitionsSpecByExprResult(partitionsSpec=[spec], hasUnknownPartitions=False)
+
+        return self._pruned(req, "listPartitionsSpecByExpr", answer)
 
     @access(Operation.READ, ObjectType.TABLE)
     def get_partition_names_req(self, req):
@@ -200,17 +207,16 @@ class PartitionReadCalls:
         except UnsupportedExpressionError as error:
             raise hive.MetaException(message=str(error)) from error
 
-    def _exact_expression(self, req, client_call: str):
-        """The request's expression as a filter, or Thrift's ``UNKNOWN_METHOD`` (which Hive's ``client_call``
-        turns into its fallback) for one this server cannot evaluate exactly."""
+    def _pruned(self, req, client_call: str, answer):
+        """``answer(filter)`` for the request's expression, or Thrift's ``UNKNOWN_METHOD`` (which Hive's
+        ``client_call`` turns into its fallback) for one this server cannot evaluate exactly."""
         try:
             chosen = self.catalog.partitions.expression(req.expr or b"", req.defaultPartitionName)
+            if chosen.exact:
+                return answer(chosen)
+            reason = f"{chosen.text} cannot be evaluated exactly here"
         except UnsupportedExpressionError as error:
             reason = str(error)
-        else:
-            if chosen.exact:
-                return chosen
-            reason = f"{chosen.text} cannot be evaluated exactly here"
         log.info("%s of %s.%s: the client prunes: %s", client_call, req.dbName, req.tblName, reason)
         raise TApplicationException(TApplicationException.UNKNOWN_METHOD, f"{client_call}: {reason}")
 
