@@ -24,10 +24,11 @@ What was found about the packages (docs/testing.md has the figures):
 
 - **Hive Metastore 4.0.1**, the second reference server: assembled by ``hive4.py``.
 - **Flink 1.20.0** with its Hive catalog on Hive 3.1.3's client: assembled by ``flink.py``.
+- **HiveServer2 4.0.1** (and its JDBC driver) on a metastore given by URI: assembled by ``hiveserver2.py``.
 
 Fetch everything ahead of a run (``.ci/run`` does)::
 
-    python benchmarks/engines.py fetch [trino] [presto] [spark-writers] [hive-metastore-4] [flink]
+    python benchmarks/engines.py fetch [trino] [presto] [spark-writers] [hive-metastore-4] [flink] [hiveserver2]
 """
 
 from __future__ import annotations
@@ -215,8 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     fetch_parser = sub.add_parser("fetch", help="fetch, verify and unpack engines (all by default)")
     import flink  # the assembled engines, loaded only for this command
     import hive4
+    import hiveserver2
 
-    assembled = {hive4.NAME: (hive4.install, HUDI_SPARK_JAVA), flink.NAME: (flink.install, flink.JAVA)}
+    assembled = {
+        hive4.NAME: (hive4.install, HUDI_SPARK_JAVA),
+        flink.NAME: (flink.install, flink.JAVA),
+        hiveserver2.NAME: (hiveserver2.install, hiveserver2.JAVA),
+    }
     known = [*PACKAGES, SPARK_WRITERS, *assembled]
     fetch_parser.add_argument("engines", nargs="*", metavar="ENGINE", help=f"of {', '.join(known)}")
     args = parser.parse_args(argv)

@@ -72,6 +72,7 @@ org.apache.hadoop:hadoop-hdfs:3.3.6:jar      075fc48fd4ae299a58a9f26fb5296718546
 org.apache.flink:flink-connector-hive_2.12:1.20.0:jar 0a8177e5d9a5181a32450efd4d4a18c7f4616708b2e41ff5f994b8bc692ab40e
 org.apache.hive:hive-exec:3.1.3:jar          de86f70a73d05070c01f902ed1293b5dfbc4c0fb4d2232d9e218dc7d13ff8d6a
 org.apache.hive:hive-exec:4.0.1:jar          dd5e22aed78a7e62d8351e314fb438d90219f5c10014391448d30878c3ed3b03
+org.apache.hive:hive-jdbc:4.0.1:jar:standalone 5d74bb0130aae6a8a2fad9cf5ffa1608974a55f1013464334490f7e06311959e
 org.apache.thrift:libfb303:0.9.3:jar         23fc397a42181b17bb7d0fada2213735ed8db38cfbf038d12b9c00ea7419e11b
 org.antlr:antlr-runtime:3.5.2:jar            ce3fc8ecb10f39e9a3cddcbb2ce350d272d9cd3d0b1e18e6fe73c3b9389c8734
 org.apache.hadoop:hadoop-aws:3.3.4:jar       53f9ae03c681a30a50aa17524bd9790ab596b28481858e54efd989a826ed3a4a
