@@ -40,6 +40,14 @@ UPPER_DS_IS_B = base64.b64decode(
     "ZG9vcC5pby5Cb29sZWFuV3JpdGFibOUBAAABAwEBYm9vbGVh7g=="
 )
 """``upper(ds) = 'B'``: a function this server does not evaluate."""
+DATA_COLUMN = base64.b64decode(
+    "AQBvcmcuYXBhY2hlLmhhZG9vcC5oaXZlLnFsLnBsYW4uRXhwck5vZGVHZW5lcmljRnVuY0Rlc+MBAQFqYXZhLnV0aWwuQXJyYXlMaXP0AQMBAm9y"
+    "Zy5hcGFjaGUuaGFkb29wLmhpdmUucWwucGxhbi5FeHByTm9kZUNvbHVtbkRlc+MBAW5hbeUBAAGCdAEDb3JnLmFwYWNoZS5oYWRvb3AuaGl2ZS5z"
+    "ZXJkZTIudHlwZWluZm8uUHJpbWl0aXZlVHlwZUluZu8BAXN0cmlu5wEEb3JnLmFwYWNoZS5oYWRvb3AuaGl2ZS5xbC5wbGFuLkV4cHJOb2RlQ29u"
+    "c3RhbnREZXPjAQEDBwMBgngBBW9yZy5hcGFjaGUuaGFkb29wLmhpdmUucWwudWRmLmdlbmVyaWMuR2VuZXJpY1VERk9QRXF1YewBAAECAYI9AUVR"
+    "VUHMAQZvcmcuYXBhY2hlLmhhZG9vcC5pby5Cb29sZWFuV3JpdGFibOUBAAABAwEBYm9vbGVh7g=="
+)
+"""``name = 'x'``: a data column, which no partition key is."""
 NOT_AN_EXPRESSION = [b"", b"\x01", b"\x01\x00not a class name", DS_IS_B[:-3], DS_IS_B + b"\x00", bytes(range(256))]
 
 VALUES = [[ds, n] for ds in ("a", "b", "__HIVE_DEFAULT_PARTITION__") for n in ("1", "3", "10")]
@@ -111,7 +119,7 @@ def test_expressions_choose_partitions_in_every_call(table):
         )
 
 
-@pytest.mark.parametrize("expr", [UPPER_DS_IS_B, *NOT_AN_EXPRESSION])
+@pytest.mark.parametrize("expr", [UPPER_DS_IS_B, DATA_COLUMN, *NOT_AN_EXPRESSION])
 def test_what_cannot_be_evaluated_makes_readers_fall_back_and_drops_refuse(table, expr):
     """Reads answer ``UNKNOWN_METHOD``, on which Hive's client prunes in its own memory; a list of names and a
     drop have no such fallback and are refused with a ``MetaException``; nothing is dropped."""
