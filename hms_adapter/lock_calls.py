@@ -65,6 +65,12 @@ class LockCalls:
         held = self.catalog.locks.show(rqst.dbname, rqst.tablename, rqst.partname, rqst.txnid)
         return hive.ShowLocksResponse(locks=[to_thrift_show_locks_element(h) for h in held])
 
+    @access(Operation.READ, ObjectType.GLOBAL)
+    def show_compact(self, rqst):
+        """``SHOW COMPACTIONS``: none, ever. This server has no compactor and queues no compaction (``compact``
+        is not served), so the queue Hive's shows is empty."""
+        return hive.ShowCompactResponse(compacts=[])
+
     # -- transactions -----------------------------------------------------------------------------------
 
     @access(Operation.READ, ObjectType.GLOBAL)

@@ -15,6 +15,10 @@ from .idl import hive
 
 PARTITION_PATTERN_KEY = "hive.metastore.partition.name.whitelist.pattern"
 DISALLOW_INCOMPATIBLE_KEY = "hive.metastore.disallow.incompatible.col.type.changes"
+EXPRESSION_PROXY_KEY = "hive.metastore.expression.proxy"
+MSCK_EXPRESSION_PROXY = "org.apache.hadoop.hive.metastore.MsckPartitionExpressionProxy"
+"""The expression proxy HiveServer2's ``MSCK REPAIR TABLE`` sets on its connection before it drops partitions:
+their "expressions" are then partition specs as text (``msck_partition_names``)."""
 DEFAULTS = {
     "hive.metastore.try.direct.sql": "true",
     "hive.metastore.try.direct.sql.ddl": "true",
@@ -22,8 +26,12 @@ DEFAULTS = {
     PARTITION_PATTERN_KEY: "",
     "hive.metastore.client.capability.check": "true",
     DISALLOW_INCOMPATIBLE_KEY: "true",
+    "hive.metastore.partition.order.expr": "false",
+    EXPRESSION_PROXY_KEY: "org.apache.hadoop.hive.ql.optimizer.ppr.PartitionExpressionForMetastore",
 }
-"""The keys Hive 2.3 lets a connection change, with this server's values."""
+"""The keys Hive lets a connection change (2.3's six, and 4's two more), with this server's values."""
+ALIASES = {key.removeprefix("hive."): key for key in DEFAULTS}
+"""Hive 3 and 4 name each key without ``hive.`` too (``metastore.expression.proxy``), and take either."""
 
 
 class ConnectionMetaConf:
@@ -31,6 +39,7 @@ class ConnectionMetaConf:
 
     @staticmethod
     def _check(key: str | None) -> str:
+        key = ALIASES.get(key or "", key)
         if key not in DEFAULTS:
             raise hive.MetaException(message=f"Invalid configuration key {key}")
         return key

@@ -13,13 +13,13 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     UnsupportedExpressionError,
 )
-from hudi_catalog.partition_names import check_partition_values
+from hudi_catalog.partition_names import check_partition_values, make_partition_name, unescape_path_name
 
 from .access_rules import access
 from .call_helpers import bare_db, env_properties
 from .convert.partition import from_thrift_partition, to_thrift_partition
 from .idl import hive
-from .meta_conf import ConnectionMetaConf
+from .meta_conf import EXPRESSION_PROXY_KEY, MSCK_EXPRESSION_PROXY, ConnectionMetaConf
 
 
 class PartitionCalls:
@@ -174,7 +174,12 @@ class PartitionCalls:
         HiveServer2), each of which must be evaluated exactly or nothing is dropped."""
         parts = req.parts
         delete_data, if_exists = req.deleteData is not False, req.ifExists is not False
-        if parts is not None and parts.exprs is not None and parts.names is None:
+        if parts is not None and parts.exprs is not None and self._msck_connection():
+            names = [name for e in parts.exprs for name in msck_partition_names(e.expr or b"")]
+            dropped = self.catalog.partitions.drop_by_names(
+                bare_db(req.dbName), req.tblName, names, delete_data=delete_data, if_exists=if_exists
+            )
+        elif parts is not None and parts.exprs is not None and parts.names is None:
             try:
                 filters = [self.catalog.partitions.expression(e.expr or b"") for e in parts.exprs]
                 dropped = self.catalog.partitions.drop_matching(
@@ -191,6 +196,10 @@ class PartitionCalls:
         if req.needResult is False:
             return hive.DropPartitionsResult()
         return hive.DropPartitionsResult(partitions=[to_thrift_partition(p) for p in dropped])
+
+    def _msck_connection(self) -> bool:
+        """Whether the connection set ``MsckPartitionExpressionProxy`` (``msck_partition_names``)."""
+        return self.meta_conf.get(EXPRESSION_PROXY_KEY) == MSCK_EXPRESSION_PROXY
 
     @access(Operation.DELETE, ObjectType.TABLE)
     def drop_partition_req(self, dropPartitionReq):
@@ -223,3 +232,23 @@ class PartitionCalls:
             return self.catalog.partitions.name_to_spec(part_name or "")
         except InvalidObjectError as e:
             raise hive.MetaException(message=str(e)) from e
+
+
+def msck_partition_names(expression: bytes) -> list[str]:
+    """The partitions an ``MSCK REPAIR TABLE`` drop names: with ``MsckPartitionExpressionProxy`` set on the
+    connection, HiveServer2 sends specs as text, ``(k1='v1' AND k2='v2') OR (...)``, values escaped as in
+    paths, in place of serialized expressions. Raises ``MetaException`` for text of another shape."""
+    names = []
+    try:
+        for spec in expression.decode("utf-8").split(" OR "):
+            keys, values = [], []
+            for term in spec.strip().removeprefix("(").removesuffix(")").split(" AND "):
+                key, value = term.split("=", 1)
+                if len(value) < 2 or value[0] != value[-1] or value[0] not in "'\"":
+                    raise ValueError(term)
+                keys.append(unescape_path_name(key.strip()))
+                values.append(unescape_path_name(value[1:-1]))
+            names.append(make_partition_name(keys, values))
+    except ValueError as bad:  # UnicodeDecodeError too
+        raise hive.MetaException(message=f"Invalid partition specification for MSCK: {bad}") from None
+    return names

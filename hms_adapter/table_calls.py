@@ -47,7 +47,12 @@ class TableCalls:
 
     @access(Operation.READ, ObjectType.DATABASE)
     def get_table_objects_by_name_req(self, req):
-        tables = self._tables_by_name(req.dbName, req.tblNames)
+        """By names, or (Hive 4, without names) every table matching ``tablesPattern``: HiveServer2 4's ``DROP
+        DATABASE ... CASCADE`` lists them so. The tables are whole whatever the projection's field list."""
+        names = req.tblNames
+        if names is None and req.tablesPattern is not None and req.dbName:
+            names = self.catalog.tables.names(bare_db(req.dbName), req.tablesPattern)
+        tables = self._tables_by_name(req.dbName, names)
         return hive.GetTablesResult(tables=[to_thrift_table(t) for t in tables])
 
     def _tables_by_name(self, dbname, names):

@@ -1593,6 +1593,17 @@ struct PartitionsByExprResult {
   2: required bool hasUnknownPartitions
 }
 
+struct RuntimeStat {  // hive4
+  1: optional i32 createTime,
+  2: required i32 weight,
+  3: required binary payload
+}
+
+struct GetRuntimeStatsRequest {  // hive4
+  1: required i32 maxWeight,
+  2: required i32 maxCreateTime
+}
+
 struct PartitionsSpecByExprResult {  // hive4
   1: required list<PartitionSpec> partitionsSpec,
   2: required bool hasUnknownPartitions
@@ -2155,6 +2166,7 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: MetaException o1)
   TruncateTableResponse truncate_table_req(1: TruncateTableRequest req)
       throws (1: MetaException o1)
+  list<RuntimeStat> get_runtime_stats(1: GetRuntimeStatsRequest rqst) throws (1: MetaException o1)  // hive4
   list<Table> get_all_materialized_view_objects_for_rewriting()
       throws (1: MetaException o1)
   list<string> get_materialized_views_for_rewriting(1: string db_name)

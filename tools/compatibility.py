@@ -129,10 +129,14 @@ name patterns and the partition value whitelist are Java regular expressions mat
 so backreferences, lookaround, atomic groups and possessive quantifiers answer `MetaException`: see
 [pruning.md](pruning.md#where-re2-differs-from-java)), `shutdown` and
 `reinitialize` are accepted and ignored, and the fb303 counters and options are empty. `setMetaConf` and
-`getMetaConf` take the six keys Hive lets a connection change (others: `MetaException` "Invalid
-configuration key ..."); values hold for the connection; `hive.metastore.partition.name.whitelist.pattern`
-and `hive.metastore.disallow.incompatible.col.type.changes` change what its calls accept, the others are
-kept and answered with no effect here.
+`getMetaConf` take the eight keys Hive 4 lets a connection change, each with or without its `hive.` prefix
+(others: `MetaException` "Invalid configuration key ..."); values hold for the connection;
+`hive.metastore.partition.name.whitelist.pattern` and `hive.metastore.disallow.incompatible.col.type.changes`
+change what its calls accept, and `metastore.expression.proxy` set to `MsckPartitionExpressionProxy` (as
+HiveServer2's `MSCK REPAIR TABLE` does) makes `drop_partitions_req` read its expressions as the partition
+specs MSCK writes; the others are kept and answered with no effect here. `show_compact` answers an empty
+queue (no compactor here), `get_runtime_stats` and `get_all_materialized_view_objects_for_rewriting` empty
+lists (HiveServer2 4 asks both as it starts).
 
 ## Hive's serialized expressions
 

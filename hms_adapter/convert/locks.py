@@ -114,19 +114,36 @@ def to_thrift_table_write_ids(ids: TableWriteIds):
 
 
 def from_valid_txn_list(text: str | None) -> OpenTxns | None:
-    """Hive 3's ``ValidReadTxnList`` string, ``<high water mark>:<min open>:<open ids>:<aborted ids>``.
+    """Hive 3's ``ValidReadTxnList`` string, ``<high water mark>:<min open>:<open ids>:<aborted ids>``; Hive 4
+    writes runs of consecutive ids as ranges (``1-5,7``).
 
     Example:
         >>> from_valid_txn_list("12:9:9,11:10")
         OpenTxns(high_water_mark=12, open=[9, 11], aborted=[10])
+        >>> from_valid_txn_list("10:9223372036854775807::1-3,7")
+        OpenTxns(high_water_mark=10, open=[], aborted=[1, 2, 3, 7])
     """
     if not text:
         return None
     parts = text.split(":")
     try:
         high_water_mark = int(parts[0])
-        open_ids = [int(v) for v in parts[2].split(",") if v] if len(parts) > 2 else []
-        aborted = [int(v) for v in parts[3].split(",") if v] if len(parts) > 3 else []
+        open_ids = _txn_ids(parts[2], high_water_mark) if len(parts) > 2 else []
+        aborted = _txn_ids(parts[3], high_water_mark) if len(parts) > 3 else []
     except ValueError:
         raise InvalidObjectError(f"Invalid transaction list: {text[:200]}") from None
     return OpenTxns(high_water_mark, open_ids, aborted)
+
+
+def _txn_ids(text: str, high_water_mark: int) -> list[int]:
+    """Ids and ranges of ids, none above the high water mark (a range cannot ask for more)."""
+    ids: list[int] = []
+    for item in text.split(","):
+        first, _, last = item.partition("-")
+        if not first:
+            continue
+        start, end = int(first), int(last or first)
+        if not 0 < start <= end <= high_water_mark:
+            raise ValueError(item)
+        ids.extend(range(start, end + 1))
+    return ids

@@ -193,3 +193,20 @@ def test_empty_parameter_key_patterns_are_no_patterns(client, tmp_path):
         hive.GetPartitionsByFilterRequest(dbName="kp", tblName="t", filter='k = "a"', includeParamKeyPattern="numR%")
     )
     assert trimmed.parameters == {"numRows": "7"}
+
+
+def test_what_hiveserver2_4_asks_as_it_starts_and_drops_a_database(client):
+    """No runtime statistics, no materialized views to rewrite with, no compactions; and the tables of a
+    database by pattern (``DROP DATABASE ... CASCADE``)."""
+    assert client.get_runtime_stats(hive.GetRuntimeStatsRequest(maxWeight=10, maxCreateTime=0)) == []
+    assert client.get_all_materialized_view_objects_for_rewriting() == []
+    assert client.show_compact(hive.ShowCompactRequest()).compacts == []
+    client.create_database(hive.Database(name="hs2"))
+    for name in ("a1", "a2", "b1"):
+        client.create_table(make_table("hs2", name))
+    found = client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2", tablesPattern="a*"))
+    assert sorted(t.tableName for t in found.tables) == ["a1", "a2"]
+    everything = client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2", tablesPattern="*"))
+    assert len(everything.tables) == 3
+    with pytest.raises(hive.InvalidOperationException, match="cannot find null tables"):
+        client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2"))

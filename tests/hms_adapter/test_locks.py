@@ -156,6 +156,13 @@ def test_write_ids_over_the_wire(client):
     )
     with pytest.raises(hive.TxnAbortedException):
         client.allocate_table_write_ids(hive.AllocateTableWriteIdsRequest(dbName="db", tableName="t", txnIds=[t2]))
+    # Hive 4 writes consecutive ids as a range; one reaching past the high water mark is refused
+    [ranged] = client.get_valid_write_ids(
+        hive.GetValidWriteIdsRequest(fullTableNames=["db.t"], validTxnList=f"2:9223372036854775807::{t1}-{t2}")
+    ).tblValidWriteIds
+    assert (ranged.writeIdHighWaterMark, ranged.invalidWriteIds) == (2, [1, 2])
+    with pytest.raises(hive.MetaException, match="Invalid transaction list"):
+        client.get_valid_write_ids(hive.GetValidWriteIdsRequest(fullTableNames=["db.t"], validTxnList="2:5::1-9"))
 
 
 def _cas_table(client, location):

@@ -47,3 +47,16 @@ def test_settings_are_per_connection_and_apply_to_its_calls(server, client):
     fresh = server.client()  # a new connection starts from the server's values
     assert fresh.getMetaConf(PATTERN) == ""
     fresh.close()
+
+
+def test_hive4_keys_and_their_short_names(client):
+    """Hive 3 and 4 take each key without its ``hive.`` prefix too, and 4 added two: HiveServer2's ``MSCK
+    REPAIR TABLE`` sets ``metastore.expression.proxy`` before it drops partitions."""
+    proxy = "org.apache.hadoop.hive.metastore.MsckPartitionExpressionProxy"
+    assert client.getMetaConf("metastore.partition.order.expr") == "false"
+    client.setMetaConf("metastore.expression.proxy", proxy)
+    assert client.getMetaConf("hive.metastore.expression.proxy") == proxy
+    client.setMetaConf("metastore.partition.name.whitelist.pattern", "[a-z]*")
+    assert client.getMetaConf(PATTERN) == "[a-z]*"
+    with pytest.raises(hive.MetaException, match="Invalid configuration key metastore.thrift.uris"):
+        client.getMetaConf("metastore.thrift.uris")

@@ -143,3 +143,26 @@ def test_what_cannot_be_evaluated_makes_readers_fall_back_and_drops_refuse(table
 def test_an_expression_on_a_missing_table_is_no_such_object(table):
     with pytest.raises(hive.NoSuchObjectException):
         table.get_partitions_by_expr(hive.PartitionsByExprRequest(dbName="px", tblName="nope", expr=DS_IS_B))
+
+
+def test_msck_drops_the_partitions_its_specs_name(table):
+    """With ``MsckPartitionExpressionProxy`` set on the connection, HiveServer2's ``MSCK REPAIR TABLE`` sends
+    partition specs as text in place of expressions; they are dropped by name, in one transaction."""
+    table.setMetaConf("metastore.expression.proxy", "org.apache.hadoop.hive.metastore.MsckPartitionExpressionProxy")
+    specs = [b"(ds='a' AND n='1') OR (ds='b' AND n='3')", b"(ds='__HIVE_DEFAULT_PARTITION__' AND n='10')"]
+    request = hive.DropPartitionsRequest(
+        dbName="px",
+        tblName="t",
+        parts=hive.RequestPartsSpec(exprs=[hive.DropPartitionsExpr(expr=spec) for spec in specs]),
+        deleteData=False,
+    )
+    dropped = table.drop_partitions_req(request)
+    assert sorted(p.values for p in dropped.partitions) == [
+        ["__HIVE_DEFAULT_PARTITION__", "10"],
+        ["a", "1"],
+        ["b", "3"],
+    ]
+    assert len(table.get_partition_names("px", "t", -1)) == len(VALUES) - 3
+    request.parts = hive.RequestPartsSpec(exprs=[hive.DropPartitionsExpr(expr=b"ds=a")])
+    with pytest.raises(hive.MetaException, match="Invalid partition specification"):
+        table.drop_partitions_req(request)
