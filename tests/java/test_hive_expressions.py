@@ -61,7 +61,20 @@ def test_decoder_reads_every_expression_hive_serializes(tool):
             decode_expression(whole[:cut])
 
 
-def _populate(uri: str, location: str) -> None:
+@pytest.fixture(scope="module")
+def hive4_tool(tmp_path_factory) -> ExpressionTool:
+    return ExpressionTool("4.0.1", tmp_path_factory.mktemp("hive4-expressions"))
+
+
+@pytest.fixture(scope="module")
+def reference(hive4_tool, mysql_server_url, tmp_path_factory):
+    """Apache Hive Metastore 4.0.1 with ``hive-exec`` (which evaluates expressions), started once: its URI."""
+    hive_exec = hive4_tool.classpath.rsplit(":", 1)[1]
+    with hive_metastore(mysql_server_url, "4.0.1", extra_classpath=(hive_exec,), jvm_options=JVM_OPENS) as running:
+        yield f"thrift://{running.host}:{running.port}"
+
+
+def _populate(uri: str, location: str, db: str = "px") -> None:
     host, port = uri.removeprefix("thrift://").rsplit(":", 1)
     client = make_client(hive.ThriftHiveMetastore, host, int(port), timeout=120_000)
     serde = hive.SerDeInfo(serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={})
@@ -69,19 +82,19 @@ def _populate(uri: str, location: str) -> None:
     def descriptor(path: str) -> hive.StorageDescriptor:
         return hive.StorageDescriptor(
             cols=[hive.FieldSchema(name="v", type="string")],
-            location=f"file:{location}/px.db/{path}",
+            location=f"file:{location}/{db}.db/{path}",
             inputFormat="org.apache.hadoop.mapred.TextInputFormat",
             outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
             serdeInfo=serde,
             parameters={},
         )
 
-    client.create_database(hive.Database(name="px", locationUri=f"file:{location}/px.db", parameters={}))
+    client.create_database(hive.Database(name=db, locationUri=f"file:{location}/{db}.db", parameters={}))
     keys = [hive.FieldSchema(name=name, type=kind) for name, kind in (("ds", "string"), ("n", "int"), ("d", "date"))]
     client.create_table(
         hive.Table(
             tableName="t",
-            dbName="px",
+            dbName=db,
             owner="hive",
             partitionKeys=keys,
             sd=descriptor("t"),
@@ -90,7 +103,7 @@ def _populate(uri: str, location: str) -> None:
         )
     )
     parts = [
-        hive.Partition(values=[ds, n, d], dbName="px", tableName="t", sd=descriptor(f"t/ds={ds}/n={n}/d={d}"))
+        hive.Partition(values=[ds, n, d], dbName=db, tableName="t", sd=descriptor(f"t/ds={ds}/n={n}/d={d}"))
         for ds in VALUES["ds"]
         for n in VALUES["n"]
         for d in VALUES["d"]
@@ -116,18 +129,12 @@ def _compared_expressions() -> tuple[list[str], set[str]]:
 @pytest.mark.mysql
 @pytest.mark.timeout(1800)
 def test_hive4_client_gets_the_partitions_hive_metastore_4_gets(
-    tmp_path, mysql_server_url, mysql_catalog_db_url, postgresql_catalog_db_url
+    hive4_tool, reference, tmp_path, mysql_catalog_db_url, postgresql_catalog_db_url
 ):
-    hive4_tool = ExpressionTool("4.0.1", tmp_path / "classes")
-    hive_exec = hive4_tool.classpath.rsplit(":", 1)[1]
     specs, inexact = _compared_expressions()
+    _populate(reference, str(tmp_path / "reference"))
+    expected = {mode: hive4_tool.run(specs, mode, reference, "px", "t") for mode in MODES}
     with ExitStack() as stack:
-        reference = stack.enter_context(
-            hive_metastore(mysql_server_url, "4.0.1", extra_classpath=(hive_exec,), jvm_options=JVM_OPENS)
-        )
-        reference_uri = f"thrift://{reference.host}:{reference.port}"
-        _populate(reference_uri, str(tmp_path / "reference"))
-        expected = {mode: hive4_tool.run(specs, mode, reference_uri, "px", "t") for mode in MODES}
         stores = {
             "sqlite": f"sqlite:///{tmp_path}/catalog.db",
             "mysql": mysql_catalog_db_url,
@@ -151,9 +158,7 @@ def test_hive4_client_gets_the_partitions_hive_metastore_4_gets(
 @pytest.mark.slow
 @pytest.mark.mysql
 @pytest.mark.timeout(1800)
-def test_drops_by_expression_drop_what_hive_metastore_4_drops(tmp_path, mysql_server_url):
-    hive4_tool = ExpressionTool("4.0.1", tmp_path / "classes")
-    hive_exec = hive4_tool.classpath.rsplit(":", 1)[1]
+def test_drops_by_expression_drop_what_hive_metastore_4_drops(hive4_tool, reference, tmp_path):
     drops = [
         call("=", column("ds"), constant("string", "b"))[0],
         call("<", column("n"), constant("int", 3))[0],
@@ -163,17 +168,13 @@ def test_drops_by_expression_drop_what_hive_metastore_4_drops(tmp_path, mysql_se
     unsupported = [call("=", call("upper", column("ds"), type_name="string"), constant("string", "2024-01-01"))[0]]
     everything = ["(isnotnull (col d date))"]
     outcomes = {}
-    with ExitStack() as stack:
-        reference = stack.enter_context(
-            hive_metastore(mysql_server_url, "4.0.1", extra_classpath=(hive_exec,), jvm_options=JVM_OPENS)
-        )
-        ours = stack.enter_context(served_metastore(tmp_path / "ours", f"sqlite:///{tmp_path}/catalog.db"))
-        for name, uri in (("reference", f"thrift://{reference.host}:{reference.port}"), ("ours", ours.uri)):
-            _populate(uri, str(tmp_path / name))
-            dropped = hive4_tool.run(drops, "drop", uri, "px", "t")
-            left = hive4_tool.run(everything, "names", uri, "px", "t")
-            refused = hive4_tool.run(unsupported, "drop", uri, "px", "t")
-            outcomes[name] = (dropped, left, refused, hive4_tool.run(everything, "names", uri, "px", "t"))
+    with served_metastore(tmp_path / "ours", f"sqlite:///{tmp_path}/catalog.db") as ours:
+        for name, uri in (("reference", reference), ("ours", ours.uri)):
+            _populate(uri, str(tmp_path / name), "pd")
+            dropped = hive4_tool.run(drops, "drop", uri, "pd", "t")
+            left = hive4_tool.run(everything, "names", uri, "pd", "t")
+            refused = hive4_tool.run(unsupported, "drop", uri, "pd", "t")
+            outcomes[name] = (dropped, left, refused, hive4_tool.run(everything, "names", uri, "pd", "t"))
     (dropped, left, refused, after), (our_dropped, our_left, our_refused, our_after) = outcomes.values()
     assert our_dropped == dropped and our_left == left
     assert dropped[2].startswith("ERROR NoSuchObjectException") and left[0].count("ds=") == 7, (dropped, left)
