@@ -150,10 +150,9 @@ class _Decoder:
         return self.reader.tracked(lambda: self.body(class_name))
 
     def nullable_value_of(self, class_name: str) -> Any:
-        """A field of a final declared type (``writeObjectOrNull``)."""
-        if class_name in self.untracked or class_name in ("java.lang.Boolean", "java.lang.Integer"):
-            primitive = {"java.lang.Boolean": "boolean", "java.lang.Integer": "int"}.get(class_name, class_name)
-            return self.reader.untracked(lambda: self.body(primitive), nullable=True)
+        """A field of a final declared type (``writeObjectOrNull``), or a list element that may be null."""
+        if class_name in self.untracked:
+            return self.reader.untracked(lambda: self.body(class_name), nullable=True)
         return self.reader.tracked(lambda: self.body(class_name))
 
     def body(self, class_name: str) -> Any:
