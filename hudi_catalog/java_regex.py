@@ -227,3 +227,18 @@ def _escape_sequence(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
     if kind == "Z" and not in_class:
         return rf"{_LINE_END}?\z", after
     return pattern[i:after], after
+
+
+def sql_like_to_regex(pattern: str) -> str:
+    """SQL's and Hive's ``LIKE`` pattern (``%`` any run, ``_`` one character, ``\\`` taking the next one as it
+    is) as a Java regular expression matched against the whole value."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out.append(escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else escape(ch))
+        i += 1
+    return "".join(out)

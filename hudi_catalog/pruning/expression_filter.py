@@ -25,7 +25,7 @@ from decimal import Decimal
 
 from sqlglot import exp
 
-from ..java_regex import escape
+from ..java_regex import sql_like_to_regex
 from ..partition_names import DEFAULT_PARTITION_NAME
 from ..typed_keys import type_family
 from .hive_expressions import Call, Column, Constant, Node
@@ -153,7 +153,7 @@ def _leaf(name: str, args: tuple[Node, ...]) -> exp.Expr | None:  # noqa: PLR091
         pattern = args[1].value
         if not isinstance(pattern, str) or type_family(args[0].type_name) is not None:
             return None
-        return exp.Like(this=_column(args[0]), expression=exp.Literal.string(like_to_regex(pattern)))
+        return exp.Like(this=_column(args[0]), expression=exp.Literal.string(sql_like_to_regex(pattern)))
     return None
 
 
@@ -176,21 +176,6 @@ def _literal(key: Column, constant: Constant) -> exp.Expr | None:
     if isinstance(value, (int, float, Decimal)):
         return exp.Literal.number(str(value))
     return None
-
-
-def like_to_regex(pattern: str) -> str:
-    """Hive's ``LIKE`` pattern (``%`` any run, ``_`` one character, ``\\`` taking the next one as it is) as a
-    Java regular expression matched against the whole value."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            out.append(escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else escape(ch))
-        i += 1
-    return "".join(out)
 
 
 def render(node: Node) -> str:

@@ -27,26 +27,12 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from ..errors import InvalidFilterError
-from ..java_regex import escape
+from ..java_regex import sql_like_to_regex
 from ..model import Column
 from .comparisons import COMPARISONS
 from .to_sql import filter_to_clause
 
 _LEADING_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
-
-
-def _like_to_regex(pattern: str) -> str:
-    """SQL ``LIKE`` (``%``, ``_``, backslash escapes) as the Java-style regex the filter language uses."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            out.append(escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else escape(ch))
-        i += 1
-    return "".join(out)
 
 
 class _Pruner:
@@ -78,7 +64,7 @@ class _Pruner:
         if not columns or any(c.name.lower() not in self.names for c in columns):
             return None, False
         if isinstance(node, exp.Like) and isinstance(node.expression, exp.Literal):
-            node = exp.Like(this=node.this, expression=exp.Literal.string(_like_to_regex(node.expression.this)))
+            node = exp.Like(this=node.this, expression=exp.Literal.string(sql_like_to_regex(node.expression.this)))
         elif not isinstance(node, (exp.In, exp.Between, exp.Like, *COMPARISONS)):
             return None, False
         node = node.transform(lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n)
