@@ -180,9 +180,13 @@ class KryoReader:
         return count
 
     def var_int_flag(self) -> tuple[bool, int]:
-        """Kryo 5's count with a flag in the first byte's high bit (six value bits there, then seven a byte)."""
+        """Kryo 5's count with a flag in the first byte's high bit."""
         first = self.byte()
-        flag = bool(first & 0x80)
+        return bool(first & 0x80), self._after_flag(first)
+
+    def _after_flag(self, first: int) -> int:
+        """A count whose first byte keeps its high bit for a flag: six value bits there (0x40: more follow),
+        then seven a byte."""
         result = first & 0x3F
         if first & 0x40:
             shift = 6
@@ -192,7 +196,7 @@ class KryoReader:
                 shift += 7
                 if not b & 0x80 or shift > 34:
                     break
-        return flag, result
+        return result
 
     def string(self) -> str | None:
         """A string: an ASCII run, or null, empty, or modified UTF-8 after its length."""
@@ -204,15 +208,7 @@ class KryoReader:
             raw = bytearray(self.data[start : self.position])
             raw[-1] &= 0x7F
             return raw.decode("ascii")
-        count = first & 0x3F
-        if first & 0x40:
-            shift = 6
-            while True:
-                b = self.byte()
-                count |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80 or shift > 34:
-                    break
+        count = self._after_flag(first)
         if count == 0:
             return None
         return self._utf8(count - 1)
