@@ -66,6 +66,17 @@ class LockCalls:
         return hive.ShowLocksResponse(locks=[to_thrift_show_locks_element(h) for h in held])
 
     @access(Operation.READ, ObjectType.GLOBAL)
+    def add_write_ids_to_min_history(self, txnId, writeIds):
+        """Hive 4's reader notes the lowest write ids it may read, for its cleaner to keep; with no cleaner
+        here (nothing compacts), there is nothing to keep them for. HiveServer2 4 calls it before every read of
+        a transactional table."""
+
+    @access(Operation.READ, ObjectType.GLOBAL)
+    def update_transaction_statistics(self, req):
+        """Hive 4's writer counts the rows a transaction inserted, updated and deleted in a table, which Hive
+        Metastore keeps for the rebuilds of materialized views over it; they are not kept here."""
+
+    @access(Operation.READ, ObjectType.GLOBAL)
     def show_compact(self, rqst):
         """``SHOW COMPACTIONS``: none, ever. This server has no compactor and queues no compaction (``compact``
         is not served), so the queue Hive's shows is empty."""

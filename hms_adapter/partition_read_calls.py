@@ -38,6 +38,21 @@ def _limit(max_parts) -> int:
     return -1 if max_parts is None or max_parts < 0 else max_parts
 
 
+def _partition_order(order: str | None) -> list[tuple[int, bool]]:
+    """HiveServer2 4's ``SHOW PARTITIONS ... ORDER BY``: partition key positions, then one ``+`` or ``-`` each
+    (``"1,0:-+"``), as ``(position, descending)``."""
+    if not order:
+        return []
+    positions, _, directions = order.partition(":")
+    try:
+        keys = [int(p) for p in positions.split(",")]
+    except ValueError:
+        raise hive.MetaException(message=f"Invalid partition order {order!r}") from None
+    if len(keys) != len(directions) or set(directions) - {"+", "-"}:
+        raise hive.MetaException(message=f"Invalid partition order {order!r}")
+    return [(key, direction == "-") for key, direction in zip(keys, directions)]
+
+
 class PartitionReadCalls:
     """Mixed into ``MetastoreHandler``."""
 
@@ -199,7 +214,9 @@ class PartitionReadCalls:
         chosen = self._expression(req)
         if not chosen.exact:
             raise hive.MetaException(message=f"This metastore cannot evaluate {chosen.text} on partitions exactly")
-        return self.catalog.partitions.names_matching(bare_db(req.dbName), req.tblName, chosen, _limit(req.maxParts))
+        return self.catalog.partitions.names_matching(
+            bare_db(req.dbName), req.tblName, chosen, _limit(req.maxParts), _partition_order(req.order)
+        )
 
     def _expression(self, req):
         try:

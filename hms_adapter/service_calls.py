@@ -104,17 +104,12 @@ class ServiceCalls:
     def setMetaConf(self, key, value):
         self.meta_conf.set(key, value)
 
-    # HiveServer2 4 asks these as it starts; none exist here, and answering so keeps errors out of its log
+    # HiveServer2 4 asks this as it starts; none are kept here, and answering so keeps errors out of its log
 
     @access(Operation.READ, ObjectType.GLOBAL)
     def get_runtime_stats(self, rqst):
         """Query runtime statistics kept for re-execution (``hive.query.reexecution.stats.persist.scope`` =
         ``metastore``): none are kept (``add_runtime_stats`` is not served)."""
-        return []
-
-    @access(Operation.READ, ObjectType.GLOBAL)
-    def get_all_materialized_view_objects_for_rewriting(self):
-        """Materialized views are not made here (creating one is refused), so there are none to rewrite with."""
         return []
 
     @access(Operation.READ, ObjectType.GLOBAL)

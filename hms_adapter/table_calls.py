@@ -9,7 +9,7 @@ from collections.abc import Callable
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import ObjectType, Operation
 from hudi_catalog.errors import InvalidFilterError, NoSuchTableError
-from hudi_catalog.model import EXPECTED_KEY, EXPECTED_VALUE
+from hudi_catalog.model import EXPECTED_KEY, EXPECTED_VALUE, MATERIALIZED_VIEW
 
 from .access_rules import access
 from .call_helpers import bare_db, env_properties
@@ -61,6 +61,17 @@ class TableCalls:
         if names is None:
             raise hive.InvalidOperationException(message=f"{dbname} cannot find null tables")
         return self.catalog.tables.get_many(bare_db(dbname), self.visible_tables(dbname, list(names)))
+
+    @access(Operation.READ, ObjectType.GLOBAL)
+    def get_all_materialized_view_objects_for_rewriting(self):
+        """The materialized views that queries may be rewritten to use (rewriting enabled), in every database
+        the caller may see: HiveServer2 4 loads them as it starts, and again from time to time."""
+        views = []
+        metas = self.catalog.tables.metas(None, None, [MATERIALIZED_VIEW])
+        for database in sorted({meta.database for meta in metas}):
+            names = self.visible_tables(database, [meta.name for meta in metas if meta.database == database])
+            views += [t for t in self.catalog.tables.get_many(database, names) if t.rewrite_enabled]
+        return [to_thrift_table(t) for t in views]
 
     @access(Operation.READ, ObjectType.DATABASE)
     def get_tables(self, db_name, pattern):

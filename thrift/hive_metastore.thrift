@@ -1593,6 +1593,13 @@ struct PartitionsByExprResult {
   2: required bool hasUnknownPartitions
 }
 
+struct UpdateTransactionalStatsRequest {  // hive4
+  1: required i64 tableId,
+  2: required i64 insertCount,
+  3: required i64 updatedCount,
+  4: required i64 deletedCount
+}
+
 struct RuntimeStat {  // hive4
   1: optional i32 createTime,
   2: required i32 weight,
@@ -2177,6 +2184,8 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: InvalidOperationException o1, 2: MetaException o2)
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst)
       throws (1: NoSuchTxnException o1, 2: MetaException o2)
+  void add_write_ids_to_min_history(1: i64 txnId, 2: map<string, i64> writeIds) throws (1: MetaException o2)  // hive4
+  void update_transaction_statistics(1: UpdateTransactionalStatsRequest req) throws (1: MetaException o1)  // hive4
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst)
       throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3)
   GetOpenTxnsResponseHive4 get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest)

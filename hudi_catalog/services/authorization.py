@@ -564,10 +564,13 @@ class AuthorizationService:
     def privilege_set(self, target: SecuredObject, user: str | None, groups: Sequence[str]) -> PrivilegeSet:
         """What ``user`` (and ``groups``) hold on ``target`` itself: its own grants, its groups' and those of
         every role it or one of its groups belongs to, each of them listed even when it holds nothing there,
-        as in Hive."""
+        as in Hive. On an object that does not exist they hold nothing, as Hive answers: HiveServer2's SQL
+        standard authorization asks about a table before it is renamed to it."""
         with self.ctx.store.read() as conn:
-            ids = self._ids(conn, target)
-            rows = grant_store.grants(conn, None, ids)
+            try:
+                rows = grant_store.grants(conn, None, self._ids(conn, target))
+            except NoSuchObjectError:  # a database's too
+                rows = []
             roles = self._roles_of(conn, user, groups) if user or groups else set()
         answer = PrivilegeSet(
             users={user: []} if user else {}, groups={g: [] for g in groups}, roles={r: [] for r in sorted(roles)}

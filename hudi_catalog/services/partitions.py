@@ -30,7 +30,13 @@ from ..errors import (
 from ..events import CatalogEvent, EventType
 from ..model import MANAGED_TABLE, VIEW_OF_PARAM, Partition, StorageDescriptor, Table, TableKeys, UnencodedPartition
 from ..names import check_partition_lengths, normalize
-from ..partition_names import check_partition_values, make_partition_name, partition_name_to_spec, values_for_keys
+from ..partition_names import (
+    check_partition_values,
+    make_partition_name,
+    partition_name_to_spec,
+    partition_name_to_values,
+    values_for_keys,
+)
 from ..pruning import filter_to_clause, parse_partition_filter, where_to_filter
 from ..pruning.expression_filter import ExpressionFilter, expression_filter
 from ..pruning.hive4_like import LikeRule
@@ -44,9 +50,11 @@ from ..store import partitions as partition_store
 from ..store import tables as table_store
 from ..store.locations import Spared
 from ..store.tables import TableRecord
+from ..typed_keys import type_family, typed_key
 from ..warehouse import join, qualify
 from . import directories
 from .context import DDL_TIME, ServiceContext
+from .tables import purges_data
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +222,30 @@ def _cache_key(table: TableKeys, kind: Hashable, values, names, filter_text, max
             max_parts,
         ),
     )
+
+
+def _ordered(names: Sequence[str], table: TableKeys, order: Sequence[tuple[int, bool]]) -> builtins.list[str]:
+    """``names`` sorted by the keys of ``order`` (``(key position, descending)``, the first deciding first)."""
+    keys = table.partition_keys
+    if any(not 0 <= position < len(keys) for position, _ in order):
+        raise InvalidObjectError(f"Invalid partition order {list(order)} for {len(keys)} partition keys")
+    values = {name: partition_name_to_values(name) for name in names}
+    ordered = builtins.list(names)
+    for position, descending in reversed(order):  # a stable sort per key, the last key first
+        ordered.sort(key=_sort_value(values, position, keys[position].type, descending), reverse=descending)
+    return ordered
+
+
+def _sort_value(values: Mapping[str, Sequence[str]], position: int, key_type: str, descending: bool):
+    """The sort key of a name by its value at ``position``: typed keys by their typed value, the default
+    partition (no typed value) last whichever the direction."""
+
+    def value_of(name: str) -> tuple[bool, str]:
+        text = values[name][position]
+        typed = typed_key(key_type, text) if type_family(key_type) is not None else text
+        return (typed is None) != descending, typed or ""
+
+    return value_of
 
 
 def _log_answer(table: TableKeys, names, filter_text: str | ExpressionFilter | None, count: int, source: str) -> None:
@@ -670,13 +702,24 @@ class PartitionService:
         return found.value
 
     def names_matching(
-        self, database: str, table_name: str, chosen: ExpressionFilter, max_parts: int = -1
+        self,
+        database: str,
+        table_name: str,
+        chosen: ExpressionFilter,
+        max_parts: int = -1,
+        order: Sequence[tuple[int, bool]] = (),
     ) -> builtins.list[str]:
-        """Names, in order, of the partitions a Hive expression selects (``get_partition_names_req``)."""
+        """Names of the partitions a Hive expression selects (``get_partition_names_req``): in name order, or
+        by the values of the keys ``order`` gives as ``(key position, descending)``, compared as the keys'
+        types compare them (a typed key's default partition last), before ``max_parts`` cuts the list."""
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
-            names = partition_store.names(conn, self._select(conn, table, filter_text=chosen, max_parts=max_parts))
+            most = -1 if order else max_parts
+            names = partition_store.names(conn, self._select(conn, table, filter_text=chosen, max_parts=most))
         _log_answer(table, None, chosen, len(names), "in SQL")
+        if order:
+            names = _ordered(names, table, order)
+            names = names if max_parts < 0 else names[:max_parts]
         return builtins.list(names)
 
     def _keys(self, database: str, table_name: str) -> TableKeys:
@@ -890,11 +933,7 @@ class PartitionService:
             # what a drop's event and its directory claim need: the values (those of the name it was found by)
             # and the location, not the whole partition
             dropped = Partition(table.database, table.name, list(values), sd=StorageDescriptor(location=location))
-            claims = (
-                self._claims(conn, row, table, [(part_id, dropped)])
-                if delete_data and table.table_type == MANAGED_TABLE
-                else []
-            )
+            claims = self._claims(conn, row, table, [(part_id, dropped)]) if delete_data and purges_data(table) else []
             partition_store.delete_ids(conn, row.tbl_id, [part_id])
             self.ctx.events.emit(
                 conn, CatalogEvent(EventType.DROP_PARTITION, table=table, partitions=[dropped]), self.ctx.now()
@@ -985,7 +1024,7 @@ class PartitionService:
     ) -> builtins.list[str]:
         """Delete the ``(part_id, partition)`` found and log their events, in the drop's transaction; returns
         the data directories to discard once it commits."""
-        claims = self._claims(conn, row, table, found) if delete_data and table.table_type == MANAGED_TABLE else []
+        claims = self._claims(conn, row, table, found) if delete_data and purges_data(table) else []
         partition_store.delete_ids(conn, row.tbl_id, [part_id for part_id, _ in found])
         self.ctx.events.emit_all(
             conn,

@@ -108,7 +108,7 @@ def _emptied(params: Mapping[str, str]) -> dict[str, str]:
 
 
 def purges_data(table: Table) -> bool:
-    """Whether a truncate deletes the table's data: a managed table's, or an external one's whose
+    """Whether a truncate or a partition drop deletes the data: a managed table's, or an external one's whose
     ``external.table.purge`` is true (Hive 3+'s external tables whose data goes with them)."""
     return table.table_type == MANAGED_TABLE or table.parameters.get(EXTERNAL_TABLE_PURGE, "").lower() == "true"
 

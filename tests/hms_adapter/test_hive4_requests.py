@@ -196,17 +196,29 @@ def test_empty_parameter_key_patterns_are_no_patterns(client, tmp_path):
 
 
 def test_what_hiveserver2_4_asks_as_it_starts_and_drops_a_database(client):
-    """No runtime statistics, no materialized views to rewrite with, no compactions; and the tables of a
-    database by pattern (``DROP DATABASE ... CASCADE``)."""
+    """No runtime statistics, no compactions; the materialized views to rewrite with; what a reader and a
+    writer of a transactional table report; and the tables of a database by pattern (``DROP DATABASE ...
+    CASCADE``)."""
     assert client.get_runtime_stats(hive.GetRuntimeStatsRequest(maxWeight=10, maxCreateTime=0)) == []
     assert client.get_all_materialized_view_objects_for_rewriting() == []
     assert client.show_compact(hive.ShowCompactRequest()).compacts == []
+    client.add_write_ids_to_min_history(7, {"hs2.t": 3})
+    client.update_transaction_statistics(
+        hive.UpdateTransactionalStatsRequest(tableId=1, insertCount=2, updatedCount=0, deletedCount=0)
+    )
     client.create_database(hive.Database(name="hs2"))
+    view = make_table("hs2", "mv", table_type="MATERIALIZED_VIEW")
+    view.viewOriginalText = view.viewExpandedText = "select 1"
+    client.create_table(view)
+    assert client.get_all_materialized_view_objects_for_rewriting() == []  # rewriting is off
+    view.rewriteEnabled = True
+    client.create_table(view.__class__(**{**view.__dict__, "tableName": "mv2"}))
+    assert [t.tableName for t in client.get_all_materialized_view_objects_for_rewriting()] == ["mv2"]
     for name in ("a1", "a2", "b1"):
         client.create_table(make_table("hs2", name))
     found = client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2", tablesPattern="a*"))
     assert sorted(t.tableName for t in found.tables) == ["a1", "a2"]
     everything = client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2", tablesPattern="*"))
-    assert len(everything.tables) == 3
+    assert len(everything.tables) == 5
     with pytest.raises(hive.InvalidOperationException, match="cannot find null tables"):
         client.get_table_objects_by_name_req(hive.GetTablesRequest(dbName="hs2"))

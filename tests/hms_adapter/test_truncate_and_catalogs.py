@@ -10,7 +10,7 @@ import pytest
 from thrift_files.libraries.thrift_hive_metastore_client import ttypes as hive3
 
 from tests.conftest import hive
-from tests.hms_adapter.helpers import cols, make_table
+from tests.hms_adapter.helpers import cols, make_partition, make_table
 
 
 def _data_file(location: str, name: str) -> Path:
@@ -135,6 +135,33 @@ def test_truncating_an_external_table_that_purges_its_data(client, warehouse, tm
     with pytest.raises(hive.MetaException, match="Cannot truncate non-managed table plain."):
         client.truncate_table("ext", "plain", None)
     assert kept.exists() and plain_data.exists()
+
+
+def test_dropping_partitions_of_an_external_table_that_purges_its_data(client, warehouse):
+    """Its partitions' data goes with them, as a managed table's (HiveServer2 4 makes a managed table so);
+    a plain external table keeps it."""
+    client.create_database(hive.Database(name="ext"))
+    for name, params in (("purged", {"external.table.purge": "TRUE"}), ("plain", {})):
+        table = make_table(
+            "ext",
+            name,
+            columns=cols("id:bigint"),
+            partition_keys=cols("p:string"),
+            table_type="EXTERNAL_TABLE",
+            params=params,
+        )
+        table.sd.location = f"file:{warehouse / 'ext.db' / name}"
+        client.create_table(table)
+        files = []
+        for value in ("a", "b"):
+            location = f"{table.sd.location}/p={value}"
+            client.add_partition(make_partition("ext", name, [value], columns=cols("id:bigint"), location=location))
+            files.append(_data_file(location, "part-0.parquet"))
+        client.drop_partition("ext", name, ["a"], True)
+        client.drop_partitions_req(
+            hive.DropPartitionsRequest(dbName="ext", tblName=name, parts=hive.RequestPartsSpec(names=["p=b"]))
+        )
+        assert [f.exists() for f in files] == ([False, False] if params else [True, True]), name
 
 
 def test_the_one_catalog_and_hive_4_table_lists(client, hive3_metastore):
