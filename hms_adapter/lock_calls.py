@@ -77,6 +77,13 @@ class LockCalls:
         Metastore keeps for the rebuilds of materialized views over it; they are not kept here."""
 
     @access(Operation.READ, ObjectType.GLOBAL)
+    def get_latest_txnid_in_conflict(self, txnId):
+        """The latest transaction whose writes conflict with ``txnId``'s (HiveServer2 4 asks before it makes a
+        materialized view over a transactional table): 0, none, as this server keeps no write sets to compare
+        (writers of one table are kept apart by their locks, [locks.md](locks.md))."""
+        return 0
+
+    @access(Operation.READ, ObjectType.GLOBAL)
     def show_compact(self, rqst):
         """``SHOW COMPACTIONS``: none, ever. This server has no compactor and queues no compaction (``compact``
         is not served), so the queue Hive's shows is empty."""

@@ -2186,6 +2186,7 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: NoSuchTxnException o1, 2: MetaException o2)
   void add_write_ids_to_min_history(1: i64 txnId, 2: map<string, i64> writeIds) throws (1: MetaException o2)  // hive4
   void update_transaction_statistics(1: UpdateTransactionalStatsRequest req) throws (1: MetaException o1)  // hive4
+  i64 get_latest_txnid_in_conflict(1: i64 txnId) throws (1: MetaException o1)  // hive4
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst)
       throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3)
   GetOpenTxnsResponseHive4 get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest)

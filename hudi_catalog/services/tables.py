@@ -79,6 +79,12 @@ def is_view(table: Table) -> bool:
     return table.table_type in (VIRTUAL_VIEW, MATERIALIZED_VIEW)
 
 
+def has_data(table: Table) -> bool:
+    """Whether the table keeps data in a location of its own: all but a plain view (a materialized view does,
+    made and dropped as a managed table's)."""
+    return table.table_type != VIRTUAL_VIEW
+
+
 def _settle_table_type(table: Table) -> str:
     """Hive decides managed or external by the ``EXTERNAL`` parameter as much as by the type."""
     external_param = (table.parameters or {}).get(EXTERNAL_PARAM, "").upper() == "TRUE"
@@ -217,7 +223,7 @@ class TableService:
         if table_store.find_row(conn, table.database, table.name) is not None:
             raise AlreadyExistsError(f"Table {table.name} already exists")
         made_dir = False
-        if not is_view(table):
+        if has_data(table):
             location = table.sd.location or join(db_row.location_uri, table.name)
             table.sd.location = qualify(location)
             directories.check_location(
@@ -367,7 +373,7 @@ class TableService:
             if stats_store.delete_partitions(conn, row.tbl_id, columns=stale):
                 partition_store.all_changed(conn, row.tbl_id)  # readers cache statistics by revision
             new.parameters = with_accurate_columns(new.parameters, removed=stale)
-        if not is_view(new):
+        if has_data(new):
             new.sd.location = qualify(new.sd.location) if new.sd.location else old.sd.location
             if new.sd.location != old.sd.location:
                 directories.check_location(
@@ -472,7 +478,7 @@ class TableService:
             row = table_store.find_row(conn, database, name)
             if row is None:
                 raise NoSuchTableError(f"{database}.{name} table not found")
-            if delete_data and (row.tbl_type == MANAGED_TABLE or purge) and row.location:
+            if delete_data and (row.tbl_type in (MANAGED_TABLE, MATERIALIZED_VIEW) or purge) and row.location:
                 db_row = db_store.get_row(conn, database)
                 claims = table_claims(
                     conn,

@@ -203,6 +203,7 @@ def test_what_hiveserver2_4_asks_as_it_starts_and_drops_a_database(client):
     assert client.get_all_materialized_view_objects_for_rewriting() == []
     assert client.show_compact(hive.ShowCompactRequest()).compacts == []
     client.add_write_ids_to_min_history(7, {"hs2.t": 3})
+    assert client.get_latest_txnid_in_conflict(7) == 0
     client.update_transaction_statistics(
         hive.UpdateTransactionalStatsRequest(tableId=1, insertCount=2, updatedCount=0, deletedCount=0)
     )

@@ -123,6 +123,19 @@ def test_view_has_text_and_no_location(client, db):
     assert client.get_tables_by_type("db", "*", "VIRTUAL_VIEW") == ["v"]
 
 
+def test_materialized_view_has_a_directory_made_and_dropped_as_a_managed_tables(client, db):
+    """HiveServer2 4 creates a materialized view without a location and writes its rows there."""
+    view = make_table("db", "mv", table_type="MATERIALIZED_VIEW")
+    view.sd.location = None
+    view.viewOriginalText = view.viewExpandedText = "select id from t"
+    client.create_table(view)
+    location = client.get_table("db", "mv").sd.location
+    assert location.endswith("/db.db/mv") and (db / "mv").is_dir()
+    (db / "mv" / "000000_0").write_text("1")
+    client.drop_table("db", "mv", True)
+    assert not (db / "mv").exists()
+
+
 def test_storage_descriptor_round_trip(client, db):
     table = make_table(
         "db",
