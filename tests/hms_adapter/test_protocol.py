@@ -86,7 +86,7 @@ def test_get_config_value_refuses_other_keys(client, key):
 @pytest.mark.parametrize(
     "method, args",
     [
-        ("show_compact", (hive.ShowCompactRequest(),)),
+        ("compact", (hive.CompactionRequest(dbname="default", tablename="t", type=hive.CompactionType.MAJOR),)),
         ("get_index_names", ("default", "t", -1)),
         ("get_type", ("t",)),
     ],
@@ -179,7 +179,7 @@ def test_other_transports_and_protocols(catalog, warehouse, transport, protocol)
         with pytest.raises(hive.NoSuchObjectException):
             client.get_table("wire", "missing")
         with pytest.raises(TApplicationException) as e:
-            client.show_compact(hive.ShowCompactRequest())
+            client.compact(hive.CompactionRequest(dbname="wire", tablename="t", type=hive.CompactionType.MAJOR))
         assert e.value.type == UNKNOWN_METHOD
         assert client.get_all_tables("wire") == ["t"]
     finally:
