@@ -1,15 +1,15 @@
 """Turn a decoded Hive expression (``hive_expressions``) into the pruning's filter: the same sqlglot tree a
 filter string parses into, so both end in the same SQL (``to_sql``).
 
-What translates: comparisons (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``; ``<=>`` and ``IS DISTINCT FROM``,
-which hold or fail for NULL but are never NULL themselves)
-of a partition key with a constant of its kind (text for string keys; numbers, dates, timestamps for typed
-keys), ``IN`` lists, ``BETWEEN`` and ``NOT BETWEEN``, ``IS [NOT] NULL`` (the default partition, as Apache
-Hive Metastore rewrites it), ``LIKE`` (Hive's SQL wildcards, ``\\`` escaping, turned into the Java regular
-expression the pruning matches), and ``AND``, ``OR``, ``NOT`` over those. Anything else (a cast of a key, a
-function, a comparison with NULL) does not translate. A comparison with NULL is NULL, and Apache Hive
-Metastore answers a partition whose expression is NULL as one it cannot decide (``hasUnknownPartitions``)
-unless a key of it has the default value: Hive's client, falling back, decides it the same way.
+What translates: comparisons of a partition key with a constant of its kind (text for string keys; numbers,
+dates, timestamps for typed keys): ``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, and ``<=>`` and ``IS DISTINCT
+FROM``, which hold or fail for NULL but are never NULL themselves; ``IN`` lists, ``BETWEEN`` and ``NOT
+BETWEEN``; ``IS [NOT] NULL`` (the default partition, as Apache Hive Metastore rewrites it); ``LIKE`` (Hive's
+SQL wildcards, ``\\`` escaping, turned into the Java regular expression the pruning matches); and ``AND``,
+``OR``, ``NOT`` over those. Anything else (a cast of a key, a function, a comparison with NULL) does not
+translate. A comparison with NULL is NULL, and Apache Hive Metastore answers a partition whose expression is
+NULL as one it cannot decide (``hasUnknownPartitions``) unless a key of it has the default value: Hive's
+client, falling back, decides it the same way.
 
 The result says whether it is ``exact``. A part that does not translate is dropped from an ``AND`` (the
 filter then selects more partitions than the expression: a superset), and makes an ``OR`` or a ``NOT`` that
