@@ -1,14 +1,18 @@
 """What benchmark modules share that imports none of them: the versions of Apache Hive Metastore that
-``peer.py`` runs, a free local port, and the wait until a process they started is ready (``wait_until``,
-``accepts``; the tests wait for theirs with it too). (``bench_server`` re-exports the port and the 2.3
+``peer.py`` runs, a free local port, the wait until a process they started is ready (``wait_until``,
+``accepts``; the tests wait for theirs with it too), a Hadoop configuration file for the Java servers they
+start (``write_conf``) and their stop (``stop_process``). (``bench_server`` re-exports the port and the 2.3
 version.)"""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
+from xml.sax.saxutils import escape
 
 HIVE_2_3 = "2.3.10"
 HIVE_4 = "4.0.1"
@@ -90,3 +94,25 @@ def wait_for_listening(
     wait_until(
         lambda: accepts(port, host), process=process, what=f"{what} (to listen on {host}:{port})", seconds=seconds
     )
+
+
+def write_conf(conf_dir: Path, settings: dict[str, str], name: str = "hive-site.xml") -> Path:
+    """A Hadoop configuration file (``hive-site.xml``, ``core-site.xml``) of ``settings`` in ``conf_dir``."""
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    body = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in settings.items()
+    )
+    path = conf_dir / name
+    path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
+    return path
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, a minute to exit, then SIGKILL."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)

@@ -47,10 +47,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_base import JVM_READY_SECONDS, NotReady, free_port, wait_for_listening  # noqa: E402
+from bench_base import (  # noqa: E402
+    JVM_READY_SECONDS,
+    NotReady,
+    free_port,
+    stop_process,
+    wait_for_listening,
+    write_conf,
+)
 from maven_artifacts import (  # noqa: E402
     ENGINE_HOME,
     HADOOP_LOGGING_BINDINGS,
@@ -274,16 +280,6 @@ def hive_site(metastore_uri: str, port: int, work: Path, warehouse: str) -> dict
     return settings
 
 
-def write_conf(conf_dir: Path, settings: dict[str, str], name: str = "hive-site.xml") -> Path:
-    conf_dir.mkdir(parents=True, exist_ok=True)
-    body = "".join(
-        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in settings.items()
-    )
-    path = conf_dir / name
-    path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
-    return path
-
-
 @dataclass
 class HiveServer2:
     """A running HiveServer2."""
@@ -321,16 +317,6 @@ def rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
 
 
 @contextmanager
@@ -393,7 +379,7 @@ def running_hiveserver2(
         yield HiveServer2("127.0.0.1", port, process, log_dir, engine, time.monotonic() - started)
         clean = True
     finally:
-        _stop(process)
+        stop_process(process)
         if clean and work_dir is None:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -33,7 +33,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 import pymysql
 from sqlalchemy.engine import make_url
@@ -47,7 +46,9 @@ from bench_base import (  # noqa: E402
     PEER_VERSIONS,
     NotReady,
     free_port,
+    stop_process,
     wait_for_listening,
+    write_conf,
 )
 from java_client import JARS  # noqa: E402
 
@@ -214,27 +215,6 @@ def metastore_site(db_url: str, warehouse: str) -> dict[str, str]:
     }
 
 
-def write_conf(conf_dir: Path, settings: dict[str, str], name: str = "hive-site.xml") -> Path:
-    """A Hadoop configuration file (``hive-site.xml``, ``core-site.xml``) of ``settings`` in ``conf_dir``."""
-    conf_dir.mkdir(parents=True, exist_ok=True)
-    body = "".join(
-        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in settings.items()
-    )
-    path = conf_dir / name
-    path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
-    return path
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
-
-
 @contextmanager
 def running_peer(
     db_url: str = DEFAULT_URL,
@@ -309,7 +289,7 @@ def running_peer(
         yield Peer("127.0.0.1", port, process, log_dir, version)
         clean = True
     finally:
-        _stop(process)
+        stop_process(process)
         if clean and work_dir is None:
             shutil.rmtree(work, ignore_errors=True)
 
