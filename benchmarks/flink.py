@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +29,8 @@ from maven_artifacts import (
     HADOOP_VERSION,
     LOG,
     EngineUnavailable,
+    assembled,
     fetch,
-    locked,
-    publish,
     resolve_hadoop,
 )
 
@@ -81,24 +79,20 @@ class Flink:
 def install() -> Flink:
     """Flink under ``ENGINE_HOME``, assembled first if missing."""
     connector = [fetch(name) for name in HIVE_CONNECTOR]
-    home = ENGINE_HOME / f"flink-{VERSION}"
-    marker = home / ".installed"
-    stamp = f"{LIBRARIES}{' '.join(jar.name for jar in connector)} hadoop {HADOOP_VERSION}"
-    if marker.exists() and marker.read_text() == stamp:
-        return Flink(home)
-    with locked(NAME):
-        if marker.exists() and marker.read_text() == stamp:
-            return Flink(home)
+
+    def build(staging: Path) -> Path:
         LOG.info("assembling Flink %s with Hive 3.1.3's client and Hadoop %s into %s", VERSION, HADOOP_VERSION, home)
-        staging = Path(tempfile.mkdtemp(prefix=".flink-", dir=ENGINE_HOME))
         top = staging / "flink"
         _unpack_libraries(staging / "sdist", top / "lib")
         (top / "hive").mkdir()
         for jar in connector:
             shutil.copy(jar, top / "hive" / jar.name)
         resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
-        publish(top, staging, marker, stamp)
-    return Flink(home)
+        return top
+
+    home = ENGINE_HOME / f"flink-{VERSION}"
+    stamp = f"{LIBRARIES}{' '.join(jar.name for jar in connector)} hadoop {HADOOP_VERSION}"
+    return Flink(assembled(NAME, home, stamp, build))
 
 
 def _unpack_libraries(download: Path, into: Path) -> None:

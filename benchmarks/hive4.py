@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import shutil
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from maven_artifacts import ENGINE_HOME, HADOOP_VERSION, LOG, fetch, locked, publish, resolve_hadoop
+from maven_artifacts import ENGINE_HOME, HADOOP_VERSION, LOG, assembled, fetch, resolve_hadoop
 
 VERSION = "4.0.1"
 DISTRIBUTION = f"hive-standalone-metastore-server:{VERSION}"
@@ -57,21 +56,16 @@ class HiveMetastore4:
 def install() -> HiveMetastore4:
     """Hive Metastore 4.0.1 under ``ENGINE_HOME``, assembled first if missing."""
     tarball = fetch(DISTRIBUTION)
-    home = ENGINE_HOME / f"hive-metastore-{VERSION}"
-    marker = home / ".installed"
-    stamp = f"{tarball.name} hadoop {HADOOP_VERSION}"
-    if marker.exists() and marker.read_text() == stamp:
-        return HiveMetastore4(home)
-    hdfs = fetch(HADOOP_HDFS)
-    with locked(NAME):
-        if marker.exists() and marker.read_text() == stamp:
-            return HiveMetastore4(home)
+
+    def build(staging: Path) -> Path:
         LOG.info("assembling Hive Metastore %s with Hadoop %s into %s", VERSION, HADOOP_VERSION, home)
-        staging = Path(tempfile.mkdtemp(prefix=".hive-metastore-", dir=ENGINE_HOME))
+        hdfs = fetch(HADOOP_HDFS)
         with tarfile.open(tarball) as archive:
             archive.extractall(staging, filter="tar")
         (top,) = staging.iterdir()
         resolve_hadoop(staging / "hadoop-pom", top / "hadoop")
         shutil.copy(hdfs, top / "hadoop" / hdfs.name)
-        publish(top, staging, marker, stamp)
-    return HiveMetastore4(home)
+        return top
+
+    home = ENGINE_HOME / f"hive-metastore-{VERSION}"
+    return HiveMetastore4(assembled(NAME, home, f"{tarball.name} hadoop {HADOOP_VERSION}", build))

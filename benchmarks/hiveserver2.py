@@ -63,9 +63,8 @@ from maven_artifacts import (  # noqa: E402
     HADOOP_VERSION,
     LOG,
     EngineUnavailable,
+    assembled,
     fetch,
-    locked,
-    publish,
 )
 
 VERSION = "4.0.1"
@@ -190,24 +189,20 @@ def install() -> HiveServer2Install:
     """HiveServer2 4.0.1 under ``ENGINE_HOME``, assembled first if missing."""
     pinned = [fetch(name) for name in (HIVE_EXEC, HADOOP_HDFS)]
     jdbc = fetch(HIVE_JDBC)
-    home = ENGINE_HOME / f"hiveserver2-{VERSION}"
-    marker = home / ".installed"
-    stamp = f"{' '.join(jar.name for jar in [*pinned, jdbc])} {json.dumps(DEPENDENCIES)} keeps {LOG4J_BRIDGE}"
-    if marker.exists() and marker.read_text() == stamp:
-        return HiveServer2Install(home)
-    with locked(NAME):
-        if marker.exists() and marker.read_text() == stamp:
-            return HiveServer2Install(home)
+
+    def build(staging: Path) -> Path:
         LOG.info("assembling HiveServer2 %s with Hadoop %s into %s", VERSION, HADOOP_VERSION, home)
-        staging = Path(tempfile.mkdtemp(prefix=".hiveserver2-", dir=ENGINE_HOME))
         top = staging / "hiveserver2"
         _resolve(staging / "pom", top / "lib")
         for jar in pinned:
             shutil.copy(jar, top / "lib" / jar.name)
         (top / "jdbc").mkdir()
         shutil.copy(jdbc, top / "jdbc" / jdbc.name)
-        publish(top, staging, marker, stamp)
-    return HiveServer2Install(home)
+        return top
+
+    home = ENGINE_HOME / f"hiveserver2-{VERSION}"
+    stamp = f"{' '.join(jar.name for jar in [*pinned, jdbc])} {json.dumps(DEPENDENCIES)} keeps {LOG4J_BRIDGE}"
+    return HiveServer2Install(assembled(NAME, home, stamp, build))
 
 
 def _resolve(work: Path, into: Path) -> None:

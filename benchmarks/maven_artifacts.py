@@ -15,8 +15,9 @@ import logging
 import os
 import shutil
 import subprocess
+import tempfile
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,6 +182,20 @@ def publish(top: Path, staging: Path, marker: Path, stamp: str) -> None:
     top.rename(home)
     shutil.rmtree(staging)
     marker.write_text(stamp)
+
+
+def assembled(name: str, home: Path, stamp: str, build: Callable[[Path], Path]) -> Path:
+    """``home``, assembled first unless it holds ``stamp`` already: under the lock ``name`` (several processes
+    may ask at once), ``build(staging)`` assembles the engine in a staging folder under ``ENGINE_HOME`` and
+    returns its top folder, which ``publish`` makes the home."""
+    marker = home / ".installed"
+    if marker.exists() and marker.read_text() == stamp:
+        return home
+    with locked(name):
+        if not (marker.exists() and marker.read_text() == stamp):
+            staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=ENGINE_HOME))
+            publish(build(staging), staging, marker, stamp)
+    return home
 
 
 def resolve_hadoop(work: Path, into: Path) -> None:
