@@ -121,10 +121,12 @@ def test_serve_warns_when_it_listens_beyond_loopback_without_authentication(tmp_
         text=True,
     )
     try:
-        wait_for_port(port, process)
+        # The server's own line, not the port: another test's process may have taken the port meanwhile.
+        ready = process.stdout.readline()
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=60)
+    assert f"listening on thrift://{host}:{port}" in ready, stderr
     assert ("without authentication: anyone who can reach the port" in stderr) == warned, stderr
 
 
