@@ -30,6 +30,7 @@ from hudi_catalog.errors import (
     NoSuchObjectError,
     NoSuchTableError,
     NoSuchTxnError,
+    TransientStorageError,
     TxnAbortedError,
     TxnOpenError,
     UnknownColumnError,
@@ -79,6 +80,15 @@ ROUTINE_ERRORS: tuple[type[Exception], ...] = (
 losing to another writer. Logged at INFO, so that a WARNING means something needs looking at."""
 
 
+RETRY_ELSEWHERE = "JDODataStoreException"
+"""The head of the message of a call that failed on the catalog database and changed nothing (it stayed
+unreachable or busy through the server's retry budget). Hive's client (``RetryingMetaStoreClient``)
+reconnects, to the next of its ``hive.metastore.uris``, and tries the call again when a ``MetaException``'s
+message names a ``JDO...Exception``, which is what Apache Hive Metastore sends when its database fails. A
+call whose commit was cut off, and may have applied, is answered without it: tried again it could apply
+twice."""
+
+
 def log_level(error: Exception) -> int:
     """The level a failed call's ``error`` is logged at: INFO for a routine outcome (``ROUTINE_ERRORS``),
     WARNING for another catalog error or Hive exception, ERROR (with the traceback) for anything else."""
@@ -122,6 +132,8 @@ def client_message(error: Exception) -> str:
     if isinstance(error, CatalogError):
         if error.detail:
             log.log(log_level(error), "%s: %s (detail: %s)", type(error).__name__, error, error.detail)
+        if isinstance(error, TransientStorageError):
+            return f"{RETRY_ELSEWHERE}: {error}"
         return str(error)
     if isinstance(error, TException):
         return str(getattr(error, "message", None) or error)

@@ -33,10 +33,17 @@ SERVER_STORE_CONNECT_TIMEOUT_SECONDS = 5
 SERVER_STORE_IO_TIMEOUT_SECONDS = 30
 """A statement's answer (or sending it) may take this long before the connection counts as lost, so a server
 cut off from its database fails over to retrying instead of waiting for TCP to give up."""
-IDLE_WRITE_TRANSACTION_SECONDS = 30
+IDLE_TRANSACTION_SECONDS = 30
 """The database ends a transaction left idle this long (its client cut off mid-transaction), releasing the
-row locks other servers on the database wait for (MariaDB's ``idle_write_transaction_timeout``, PostgreSQL's
-``idle_in_transaction_session_timeout``); the catalog's transactions are never idle that long."""
+row locks other servers on the database wait for (MariaDB's ``idle_transaction_timeout``, PostgreSQL's
+``idle_in_transaction_session_timeout``); the catalog's transactions are never idle that long. It bounds a
+transaction that only read with a lock (``FOR UPDATE``, the lock mutex) too, which MariaDB's
+``idle_write_transaction_timeout`` would leave holding its lock until the connection's ``wait_timeout``."""
+
+GALERA_SYNC_WAIT = 7
+"""``wsrep_sync_wait`` of the store's sessions on a Galera node: reads (1), updates and deletes (2), inserts
+and replaces (4) first wait until the node applied every change the cluster committed before them. Without
+it a read through one node may miss a write another server just made through another node."""
 
 TXN_TIMEOUT_ENV = "HUDI_METASTORE_TXN_TIMEOUT"
 TXN_TIMEOUT_SECONDS_DEFAULT = 300.0

@@ -66,16 +66,31 @@ def _ping_when_idle(engine: Engine, idle_seconds: float, ping: Callable[[object]
                 raise DisconnectionError(str(error)) from error
 
 
-def _bound_idle_transactions(engine: Engine) -> None:
-    """On MariaDB, have the server end a write transaction left idle by a client that was cut off."""
+GALERA = "hudi_metastore_galera"
+"""The key of a pooled connection's ``info`` that is True when its server is a node of a Galera cluster."""
+
+
+def on_galera(conn: Connection) -> bool:
+    """Whether ``conn`` talks to a node of a MariaDB Galera cluster (``wsrep_on``)."""
+    return bool(conn.connection.info.get(GALERA))
+
+
+def _configure_mariadb_sessions(engine: Engine) -> None:
+    """On MariaDB, have the server end a transaction left idle by a client that was cut off; on a node
+    of a Galera cluster, also have each statement wait until the node applied what other nodes committed
+    before it (``wsrep_sync_wait``), so a server reads its own and other servers' writes through any node."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:
-        if "MariaDB" in dbapi_connection.get_server_info():
-            with dbapi_connection.cursor() as cursor:
-                cursor.execute(
-                    "SET SESSION idle_write_transaction_timeout = %s", (config.IDLE_WRITE_TRANSACTION_SECONDS,)
-                )
+    def _on_connect(dbapi_connection, record) -> None:
+        if "MariaDB" not in dbapi_connection.get_server_info():
+            return
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SET SESSION idle_transaction_timeout = %s", (config.IDLE_TRANSACTION_SECONDS,))
+            cursor.execute("SHOW VARIABLES LIKE 'wsrep_on'")
+            row = cursor.fetchone()
+            if row is not None and str(row[1]).upper() == "ON":
+                record.info[GALERA] = True
+                cursor.execute("SET SESSION wsrep_sync_wait = %s", (config.GALERA_SYNC_WAIT,))
 
 
 def _use_wal(cursor) -> None:
@@ -203,7 +218,7 @@ def make_engine(
                 "connect_timeout": config.SERVER_STORE_CONNECT_TIMEOUT_SECONDS,
                 # a server cut off mid-transaction holds no row locks for long; a send unacknowledged for
                 # the I/O timeout breaks the connection
-                "options": f"-c idle_in_transaction_session_timeout={config.IDLE_WRITE_TRANSACTION_SECONDS * 1000}",
+                "options": f"-c idle_in_transaction_session_timeout={config.IDLE_TRANSACTION_SECONDS * 1000}",
                 "tcp_user_timeout": config.SERVER_STORE_IO_TIMEOUT_SECONDS * 1000,
                 "keepalives_idle": config.SERVER_STORE_IO_TIMEOUT_SECONDS,
             },
@@ -226,7 +241,7 @@ def make_engine(
                 "write_timeout": config.SERVER_STORE_IO_TIMEOUT_SECONDS,
             },
         )
-        _bound_idle_transactions(engine)
+        _configure_mariadb_sessions(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -236,7 +251,8 @@ class _Attempt:
     """One transaction's progress, as its errors are classified."""
 
     committing: bool = False
-    """The commit was sent: a failure may or may not have left the change applied."""
+    """The commit was sent: a failure may or may not have left the change applied, unless the database
+    refused it (``refused_commit``)."""
 
 
 _TRANSACTION = "hudi_metastore_transaction"
@@ -268,6 +284,7 @@ def is_duplicate_key(error: IntegrityError) -> bool:
 
 
 _MYSQL_TRANSIENT = {
+    1047,  # a Galera node not ready for clients (joining, or cut off from the cluster's primary component)
     1053,  # server shutdown in progress
     1205,  # lock wait timeout exceeded
     1213,  # deadlock found when trying to get lock
@@ -311,6 +328,27 @@ def is_transient(error: OperationalError | InternalError | DisconnectionError) -
     if isinstance(state, str):  # PostgreSQL (psycopg)
         return state in _POSTGRESQL_TRANSIENT or state.startswith("08")
     return str(original).startswith(_TRANSIENT_MESSAGES)
+
+
+_MYSQL_SCHEMA_RACE = {1050, 1060, 1061}
+"""MySQL/MariaDB errors of DDL that another server ran first (a table, column or index that exists)."""
+_MYSQL_COMMIT_REFUSED = {1213}
+"""MySQL/MariaDB errors of a ``COMMIT`` that rolled the transaction back: a Galera node answers a
+transaction that failed certification (another node committed a conflicting change first) with a deadlock."""
+_POSTGRESQL_COMMIT_REFUSED = {"40001", "40P01"}
+"""PostgreSQL SQLSTATEs of a ``COMMIT`` that rolled the transaction back (serialization failure, deadlock)."""
+
+
+def refused_commit(error: OperationalError | InternalError | DisconnectionError) -> bool:
+    """Whether a failed ``COMMIT`` is known to have applied nothing: the database answered, refusing it (a
+    lost connection leaves the outcome unknown)."""
+    if isinstance(error, DisconnectionError) or getattr(error, "connection_invalidated", False):
+        return False
+    original = getattr(error, "orig", None)
+    code = original.args[0] if original is not None and original.args else None
+    if isinstance(code, int):
+        return code in _MYSQL_COMMIT_REFUSED
+    return getattr(original, "sqlstate", None) in _POSTGRESQL_COMMIT_REFUSED
 
 
 def _layout_version(conn: Connection) -> int | None:
@@ -418,7 +456,7 @@ class Store:
             ) from e
         except (OperationalError, InternalError, DisconnectionError) as e:  # PostgreSQL's class 25: internal
             detail = str(getattr(e, "orig", None) or e)
-            if attempt.committing:  # the server may have committed before the connection broke
+            if attempt.committing and not refused_commit(e):  # it may have committed before the connection broke
                 raise StorageError(
                     "The catalog database failed while committing: the change may or may not have been applied",
                     detail=detail,
@@ -452,11 +490,26 @@ class Store:
         layout found (None: empty) and the migrations applied.
 
         Safe to run on every start and from several processes at once: concurrent initialisations take turns
-        (a named lock on MySQL, the write lock on SQLite) and each reads the version once it has its turn.
+        (a named lock on MySQL, the write lock on SQLite) and each reads the version once it has its turn. On
+        a Galera cluster the named lock holds on one node only: a server that finds a table or column made
+        meanwhile through another node reads the version again.
 
         Raises:
             SchemaVersionError: the layout is newer than this build's, or older and ``upgrade`` is off.
         """
+        deadline = time.monotonic() + INIT_LOCK_SECONDS
+        while True:
+            try:
+                return self._init_schema_once(upgrade)
+            except StorageError as error:
+                cause = getattr(error.__cause__, "orig", None)
+                code = cause.args[0] if cause is not None and cause.args else None
+                if code not in _MYSQL_SCHEMA_RACE or time.monotonic() > deadline:
+                    raise
+                log.info("catalog schema: another server changed it meanwhile (%s); reading it again", cause)
+                time.sleep(0.5)
+
+    def _init_schema_once(self, upgrade: bool) -> tuple[int | None, list[Migration]]:
         with self._init_lock(), self._schema_transaction() as conn:
             found = _layout_version(conn)
             if found is not None and found > schema.SCHEMA_VERSION:

@@ -2,7 +2,8 @@
 
 A counter is advanced in the caller's transaction, whose row lock it then holds until the transaction ends,
 so ids are unique and increasing across processes; the ``lock`` row doubles as the mutex that serialises
-lock grants.
+lock grants. On a Galera cluster a row lock holds on its own node only (other nodes learn of a transaction
+when it commits, and refuse it then only if it wrote a row they wrote too), so there the mutex writes its row.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from sqlalchemy import Connection, bindparam, func, select, update
 
 from . import schema
 from .driver_sql import DriverStatement
+from .engine import on_galera
 
 _s = schema.id_sequence.c
 
@@ -49,9 +51,21 @@ def take(conn: Connection, name: str, count: int = 1) -> int:
 _LOCK_ROW = DriverStatement(select(_s.next_value).where(_s.name == bindparam("counter")).with_for_update())
 
 
+_TOUCH_ROW = DriverStatement(
+    update(schema.id_sequence)
+    .where(_s.name == bindparam("counter"))
+    .values(next_value=_s.next_value + bindparam("step"))
+)
+
+
 def lock_counter(conn: Connection, name: str) -> int:
     """Lock counter ``name``'s row for the rest of the transaction (a mutex across servers); returns the next
-    value it would hand out."""
+    value it would hand out. On Galera the row is written (moved up and back: an update that changes
+    nothing writes nothing), so that two nodes' holders of the mutex conflict and one of them is refused at
+    its commit, then tried again."""
+    if on_galera(conn):
+        _TOUCH_ROW.execute(conn, {"counter": name, "step": 1})
+        _TOUCH_ROW.execute(conn, {"counter": name, "step": -1})
     ((next_value,),) = _LOCK_ROW.execute(conn, {"counter": name}).rows
     return next_value
 
