@@ -261,6 +261,9 @@ class Ledger:
         except NothingApplied as error:
             self._failed(started, error)
             raise
+        except hive.NoSuchObjectException:  # an answer (a read-back finding nothing), not a failure
+            self.calls.append((started, time.monotonic(), True))
+            raise
         except Exception as error:
             self._failed(started, error)
             raise
@@ -484,6 +487,9 @@ class LockWorker(Worker):
         with suppress(hive.AlreadyExistsException):
             client.call("create_table", _table(self.table))
         self.committed: list[int] = []
+        self.held: list[tuple[float, float]] = []
+        """From the answer ``ACQUIRED`` to the ``commit_txn`` that released the lock, for each acknowledged
+        step: inside the time the server held the lock for it."""
 
     def agent(self, i: int) -> str:
         return f"ha-{self.ledger.name}-{i}"
@@ -515,8 +521,12 @@ class LockWorker(Worker):
             )
         if state.state != hive.LockState.ACQUIRED:
             raise hive.MetaException(message=f"lock {state.lockid} is {state.state}")
+        acquired = time.monotonic()
+        time.sleep(0.005)  # the work under the lock
+        releasing = time.monotonic()
         until_done(self.ledger, self.client, "commit_txn", hive.CommitTxnRequest(txnid=txn), stop=stop)
         self.committed.append(txn)
+        self.held.append((acquired, releasing))
 
     def verify(self, client: FailoverClient) -> None:
         """A committed transaction listed as open or aborted is lost; an acknowledged step's agent on an aborted
@@ -656,6 +666,8 @@ class Report:
     duplicated: int
     locks_left: int
     txns_left: int
+    exclusive_overlaps: int
+    """Times two clients held one table's EXCLUSIVE lock at once."""
     longest_error_window_s: float
     longest_error_window_of: str
     serving_again_s: float | None
@@ -664,15 +676,19 @@ class Report:
     """Failed calls by error."""
     failed_steps: dict[str, int]
     """Steps given up (the next went on), by the error that ended them."""
+    notes: dict[str, object] = field(default_factory=dict)
+    """What the scenario measured of its database (Galera's commits per node, its certification failures)."""
 
     def line(self) -> str:
         serving = "never" if self.serving_again_s is None else f"{self.serving_again_s:.1f} s"
         return (
             f"{self.scenario}: {self.steps} steps acknowledged, {self.calls} calls, {self.failed_calls} failed "
             f"({self.cut_off} cut off, read back); lost {self.lost}, duplicated {self.duplicated}, "
-            f"locks left {self.locks_left}, transactions left {self.txns_left}; longest error window "
+            f"locks left {self.locks_left}, transactions left {self.txns_left}, exclusive locks held twice "
+            f"{self.exclusive_overlaps}; longest error window "
             f"{self.longest_error_window_s:.1f} s ({self.longest_error_window_of}); fault took {self.fault_s:.1f} s, "
             f"every server serving {serving} after it; failed calls {self.errors}, steps given up {self.failed_steps}"
+            + "".join(f"; {name} {value}" for name, value in self.notes.items())
         )
 
 
@@ -758,6 +774,7 @@ def run_load(
         duplicated=sum(ledger.duplicated for ledger in ledgers) + _duplicated_adds(setup, workers),
         locks_left=locks_left,
         txns_left=txns_left,
+        exclusive_overlaps=_exclusive_overlaps(workers),
         longest_error_window_s=windows[worst],
         longest_error_window_of=worst,
         serving_again_s=None if None in serving else max(s for s in serving if s is not None),
@@ -797,6 +814,20 @@ def _left_behind(client: FailoverClient) -> tuple[int, int]:
         time.sleep(0.5)
         left = count()
     return left
+
+
+def _exclusive_overlaps(workers: Sequence[Worker]) -> int:
+    """Pairs of times two lock workers of one table both held its EXCLUSIVE lock (must be none)."""
+    by_table: dict[str, list[tuple[float, float, str]]] = {}
+    for worker in workers:
+        if isinstance(worker, LockWorker):
+            by_table.setdefault(worker.table, []).extend((a, b, worker.ledger.name) for a, b in worker.held)
+    overlaps = 0
+    for spans in by_table.values():
+        spans.sort()
+        for (_, end, holder), (start, _, other) in zip(spans, spans[1:]):
+            overlaps += holder != other and start < end
+    return overlaps
 
 
 def _duplicated_adds(client: FailoverClient, workers: Sequence[Worker]) -> int:
@@ -872,7 +903,14 @@ def galera_node_loss(home: Path) -> Report:
                 progress.wait("the load on two Galera nodes")
                 cluster.start_node(1)
 
-            return run_load("Galera node killed, then rejoining", [s.address for s in servers], fault)
+            report = run_load("Galera node killed, then rejoining", [s.address for s in servers], fault)
+        statuses = [node.status() for node in cluster.nodes]
+        report.notes["commits by node"] = [int(status.get("wsrep_local_commits", 0)) for status in statuses]
+        report.notes["refused at certification or aborted by a replicated write"] = sum(
+            int(status.get("wsrep_local_cert_failures", 0)) + int(status.get("wsrep_local_bf_aborts", 0))
+            for status in statuses
+        )
+        return report
     finally:
         proxy.stop()
         cluster.stop()

@@ -46,7 +46,7 @@ POSTGRESQL_URL = os.environ.get("HUDI_METASTORE_TEST_POSTGRESQL_URL", "postgresq
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # the folders whose tests start JVMs (Spark, Hive Metastore 2.3.10, Java clients), a KDC or fault scenarios:
 # all marked ``slow``, as are Spark tests elsewhere and modules that mark themselves (the real engines)
-SLOW_FOLDERS = {"faults", "java", "kerberos", "locks", "object_stores", "spark"}
+SLOW_FOLDERS = {"availability", "faults", "java", "kerberos", "locks", "object_stores", "spark"}
 
 collect_ignore = ["spark/statements.py"]  # a script run by the Spark tests in a process of its own
 

@@ -473,7 +473,6 @@ def trino_statements(i: int) -> list[Statement]:
     ]
 
 
-@pytest.mark.slow  # it starts a real engine (as tests/engines)
 def test_trino_goes_on_through_the_other_server(trino_on_two_servers):
     """Trino calls both servers; one killed during a write call, Trino retries that call on the other."""
     trino, servers = trino_on_two_servers.execute, trino_on_two_servers.servers

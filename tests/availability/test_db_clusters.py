@@ -11,15 +11,21 @@ import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
 import pymysql
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from benchmarks.db_clusters import GaleraCluster, HAProxy, PostgreSQLPair, ensure_packages
+from hudi_catalog import config
+from hudi_catalog.errors import TransientStorageError
+from hudi_catalog.store import schema, sequences
+from hudi_catalog.store.engine import Store, on_galera
 from tests.conftest import skip_or_fail
 from tests.support.servers import wait_until
 
@@ -131,6 +137,56 @@ def test_get_lock_is_local_to_a_galera_node(galera):
         with second.cursor() as cursor:
             cursor.execute("SELECT GET_LOCK('hms_lock', 1)")
             assert cursor.fetchone() == (1,)
+
+
+_LOCK_ROW_ONLY = select(schema.id_sequence.c.next_value).where(schema.id_sequence.c.name == "lock").with_for_update()
+
+
+@pytest.fixture
+def galera_stores(galera) -> Iterator[tuple[Store, Store]]:
+    """Catalog stores of one new catalog database, on node 0 and on node 2, the schema made through both at
+    once (each node's named lock is its own: one of them finds the other's tables and reads again)."""
+    name = f"hms_{uuid.uuid4().hex[:8]}"
+    galera.create_database(name)
+    stores = (Store(galera.node_url(0, name)), Store(galera.node_url(2, name)))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            found = list(pool.map(lambda store: store.init_schema()[0], stores))
+        assert None in found, found  # one of them created it
+        yield stores
+    finally:
+        for store in stores:
+            store.dispose()
+
+
+def test_a_catalog_store_on_galera_reads_what_another_node_just_committed(galera_stores):
+    first, second = galera_stores
+    with first.read() as conn:
+        assert on_galera(conn)
+        assert conn.exec_driver_sql("SELECT @@SESSION.wsrep_sync_wait").scalar() == config.GALERA_SYNC_WAIT
+    for _ in range(100):
+        with first.write() as conn:
+            taken = sequences.take(conn, "lock")
+        with second.read() as conn:
+            assert sequences.current(conn, "lock") == taken + 1
+
+
+def test_the_lock_mutex_holds_across_galera_nodes(galera_stores):
+    """Two nodes' holders of the lock mutex: a row lock alone holds on its own node (both commit), so the
+    mutex writes its row, and the second to commit is refused, as transient (it applied nothing)."""
+    first, second = galera_stores
+    with first.read() as conn:
+        before = sequences.current(conn, "lock")
+    with first.write() as one, second.write() as other:
+        for conn in (one, other):  # the row lock alone: no conflict across nodes
+            conn.execute(_LOCK_ROW_ONLY)
+    with pytest.raises(TransientStorageError):
+        with first.write() as one:
+            sequences.lock_counter(one, "lock")
+            with second.write() as other:
+                sequences.lock_counter(other, "lock")
+    with first.read() as conn:
+        assert sequences.current(conn, "lock") == before  # the mutex moves its counter up and back
 
 
 def _proxied_port(proxy: HAProxy) -> int | None:

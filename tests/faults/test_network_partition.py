@@ -2,7 +2,7 @@
 private MariaDB serves both) under load; one host's link is cut for a few seconds mid-load. The other keeps
 serving: its reads are answered during the cut, and its writes succeed, at worst once the row locks the cut
 server's open transaction held are released (the link back, or MariaDB ending that idle transaction after
-``IDLE_WRITE_TRANSACTION_SECONDS``). Nothing is half-written, and once the link is back the cut
+``IDLE_TRANSACTION_SECONDS``). Nothing is half-written, and once the link is back the cut
 server serves again without a restart."""
 
 from __future__ import annotations
