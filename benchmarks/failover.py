@@ -10,6 +10,8 @@ The load (``Load``) is a mix of worker threads, each with its own connection and
   one waits and polls ``check_lock``), ``commit_txn``;
 - **iceberg**: a lock-free compare-and-set commit as Iceberg's Hive catalog makes it: ``alter_table`` with the
   new ``metadata_location`` and the expected old one in the environment context;
+- **coherence**: a table parameter set through one server and read at once through another (a stale read
+  is counted: a read cache, or a Galera node that had not applied the write yet);
 - **reads**: ``get_table``, ``get_partition_names``, ``get_partitions_by_filter``.
 
 A client (``FailoverClient``) moves to the next address when its connection breaks, as Hive's client moves
@@ -202,20 +204,21 @@ class FailoverClient:
             try:
                 self._client = make_client(hive.ThriftHiveMetastore, host, port, timeout=int(CLIENT_TIMEOUT_S * 1000))
             except (TTransportException, OSError) as error:
-                self._move()
+                self.move()
                 raise NothingApplied(f"cannot connect to {host}:{port}: {error}") from error
         try:
             return getattr(self._client, method)(*args)
         except (TTransportException, OSError, EOFError) as error:
-            self._move()
+            self.move()
             raise CallCutOff(f"{method}: {type(error).__name__}: {error}") from error
         except (hive.MetaException, TApplicationException) as error:  # the latter where none is declared
             if (error.message or "").startswith(RETRY_ELSEWHERE):
-                self._move()
+                self.move()
                 raise NothingApplied(f"{method}: {error.message}") from error
             raise
 
-    def _move(self) -> None:
+    def move(self) -> None:
+        """Leave the current server for the next address."""
         if self._client is not None:
             with suppress(Exception):
                 self._client.close()
@@ -594,6 +597,37 @@ class IcebergWorker(Worker):
             self.ledger.lost += 1
 
 
+class CoherenceWorker(Worker):
+    """Writes through one server and reads at once through another (read caches, a Galera node behind): a
+    table parameter set through the first must be what the second answers. The reader starts on the next
+    address; after a fault both may end on one server."""
+
+    kind = "coherence"
+
+    def __init__(self, number: int, addresses: Sequence[tuple[str, int]]) -> None:
+        super().__init__(number, addresses)
+        self.reader = FailoverClient(addresses, first=number + 1)
+
+    @property
+    def table(self) -> str:
+        return f"seen_{self.number}"
+
+    def setup(self, client: FailoverClient) -> None:
+        client.call("create_table", _table(self.table))
+        self.stale = 0
+
+    def step(self, i: int, stop: threading.Event) -> None:
+        table = until_done(self.ledger, self.client, "get_table", DATABASE, self.table, stop=stop)
+        table.parameters["written"] = str(i)
+        until_done(self.ledger, self.client, "alter_table", DATABASE, self.table, table, stop=stop)
+        read = until_done(self.ledger, self.reader, "get_table", DATABASE, self.table, stop=stop)
+        self.stale += read.parameters.get("written") != str(i)
+
+    def run(self, stop: threading.Event) -> None:
+        super().run(stop)
+        self.reader.close()
+
+
 class ReadWorker(Worker):
     kind = "reads"
 
@@ -610,6 +644,7 @@ WORKLOAD: tuple[tuple[type[Worker], int], ...] = (
     (PartitionWorker, 2),
     (LockWorker, 2),
     (IcebergWorker, 2),
+    (CoherenceWorker, 1),
     (ReadWorker, 2),
 )
 
@@ -668,6 +703,8 @@ class Report:
     txns_left: int
     exclusive_overlaps: int
     """Times two clients held one table's EXCLUSIVE lock at once."""
+    stale_reads: int
+    """Reads through one server that missed a write just acknowledged through another."""
     longest_error_window_s: float
     longest_error_window_of: str
     serving_again_s: float | None
@@ -685,7 +722,7 @@ class Report:
             f"{self.scenario}: {self.steps} steps acknowledged, {self.calls} calls, {self.failed_calls} failed "
             f"({self.cut_off} cut off, read back); lost {self.lost}, duplicated {self.duplicated}, "
             f"locks left {self.locks_left}, transactions left {self.txns_left}, exclusive locks held twice "
-            f"{self.exclusive_overlaps}; longest error window "
+            f"{self.exclusive_overlaps}, stale reads {self.stale_reads}; longest error window "
             f"{self.longest_error_window_s:.1f} s ({self.longest_error_window_of}); fault took {self.fault_s:.1f} s, "
             f"every server serving {serving} after it; failed calls {self.errors}, steps given up {self.failed_steps}"
             + "".join(f"; {name} {value}" for name, value in self.notes.items())
@@ -722,7 +759,7 @@ def run_load(
     fault: Callable[[Progress], None],
     *,
     probes: Sequence[tuple[str, int]] | None = None,
-    recovery_seconds: float = 120.0,
+    recovery_seconds: float = 600.0,
 ) -> Report:
     """Run the load on ``addresses``, ``fault()`` once every worker had steps acknowledged, the load until
     every worker had steps acknowledged that began after it, then count (``Report``)."""
@@ -775,6 +812,7 @@ def run_load(
         locks_left=locks_left,
         txns_left=txns_left,
         exclusive_overlaps=_exclusive_overlaps(workers),
+        stale_reads=sum(w.stale for w in workers if isinstance(w, CoherenceWorker)),
         longest_error_window_s=windows[worst],
         longest_error_window_of=worst,
         serving_again_s=None if None in serving else max(s for s in serving if s is not None),

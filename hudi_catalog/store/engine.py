@@ -271,11 +271,17 @@ def before_commit(conn: Connection, hook: Callable[[Connection], None]) -> None:
     transaction_state(conn).setdefault(_BEFORE_COMMIT, []).append(hook)
 
 
+def _mysql_code(original: BaseException | None) -> int | None:
+    """The MySQL/MariaDB server's error number of a driver error (either driver); None for another store's."""
+    code = original.args[0] if original is not None and original.args else None
+    return code if isinstance(code, int) else None
+
+
 def is_duplicate_key(error: IntegrityError) -> bool:
     """Whether a unique or primary key refused the row (not a foreign key, a NOT NULL or a CHECK)."""
     original = error.orig
-    code = original.args[0] if original is not None and original.args else None
-    if isinstance(code, int):  # MySQL/MariaDB (either driver): the server's error number
+    code = _mysql_code(original)
+    if code is not None:  # MySQL/MariaDB (either driver): the server's error number
         return code in _MYSQL_DUPLICATE_KEY
     state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
     if isinstance(state, str):  # PostgreSQL drivers
@@ -321,8 +327,8 @@ def is_transient(error: OperationalError | InternalError | DisconnectionError) -
     if isinstance(error, DisconnectionError) or getattr(error, "connection_invalidated", False):
         return True
     original = getattr(error, "orig", None)
-    code = original.args[0] if original is not None and original.args else None
-    if isinstance(code, int):
+    code = _mysql_code(original)
+    if code is not None:
         return code in _MYSQL_TRANSIENT
     state = getattr(original, "sqlstate", None)
     if isinstance(state, str):  # PostgreSQL (psycopg)
@@ -345,8 +351,8 @@ def refused_commit(error: OperationalError | InternalError | DisconnectionError)
     if isinstance(error, DisconnectionError) or getattr(error, "connection_invalidated", False):
         return False
     original = getattr(error, "orig", None)
-    code = original.args[0] if original is not None and original.args else None
-    if isinstance(code, int):
+    code = _mysql_code(original)
+    if code is not None:
         return code in _MYSQL_COMMIT_REFUSED
     return getattr(original, "sqlstate", None) in _POSTGRESQL_COMMIT_REFUSED
 
@@ -503,8 +509,7 @@ class Store:
                 return self._init_schema_once(upgrade)
             except StorageError as error:
                 cause = getattr(error.__cause__, "orig", None)
-                code = cause.args[0] if cause is not None and cause.args else None
-                if code not in _MYSQL_SCHEMA_RACE or time.monotonic() > deadline:
+                if _mysql_code(cause) not in _MYSQL_SCHEMA_RACE or time.monotonic() > deadline:
                     raise
                 log.info("catalog schema: another server changed it meanwhile (%s); reading it again", cause)
                 time.sleep(0.5)

@@ -51,7 +51,7 @@ def _checked(report: failover.Report) -> failover.Report:
     assert report.lost == 0, report.line()
     assert report.duplicated == 0, report.line()
     assert (report.locks_left, report.txns_left) == (0, 0), report.line()
-    assert report.exclusive_overlaps == 0, report.line()
+    assert (report.exclusive_overlaps, report.stale_reads) == (0, 0), report.line()
     assert report.serving_again_s is not None, report.line()
     return report
 
