@@ -6,6 +6,7 @@ version.)"""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -116,3 +117,31 @@ def stop_process(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(30)
+
+
+def apt_install(packages: list[str]) -> str | None:
+    """Install Debian ``packages`` (as root, through ``sudo -n`` when not root), refreshing the package lists
+    once only when the first attempt fails; returns why they cannot be had, or None once installed."""
+    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
+
+    def run(command: list[str]) -> None:
+        subprocess.run(
+            prefix + command,
+            check=True,
+            capture_output=True,
+            timeout=900,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
+
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]
+    try:
+        try:
+            run(install)
+        except subprocess.CalledProcessError:
+            run(["apt-get", "update", "-qq"])
+            run(install)
+    except subprocess.CalledProcessError as error:
+        return f"cannot install {' '.join(packages)}: {error.stderr.decode(errors='replace')[-500:]}"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"cannot install {' '.join(packages)}: {error}"
+    return None

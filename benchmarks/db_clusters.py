@@ -49,7 +49,7 @@ import pymysql
 if str(Path(__file__).resolve().parent) not in sys.path:  # the benchmarks import each other by bare name
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_base import NotReady, accepts, free_port, wait_until  # noqa: E402
+from bench_base import NotReady, accepts, apt_install, free_port, wait_until  # noqa: E402
 
 LOG = logging.getLogger("db_clusters")
 
@@ -543,17 +543,6 @@ class PostgreSQLPair:
 # ----------------------------------------------------------------------------------------------- packages
 
 
-def _as_root(command: list[str]) -> None:
-    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    subprocess.run(
-        prefix + command,
-        check=True,
-        capture_output=True,
-        timeout=900,
-        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-    )
-
-
 def ensure_packages() -> str | None:
     """Install the Debian packages the clusters need that are missing (``DEBIAN_PACKAGES``, and
     ``postgresql`` when no PostgreSQL server is there), refreshing the package lists once only when the
@@ -564,18 +553,7 @@ def ensure_packages() -> str | None:
     if not missing:
         return None
     LOG.info("installing %s", " ".join(missing))
-    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing]
-    try:
-        try:
-            _as_root(install)
-        except subprocess.CalledProcessError:
-            _as_root(["apt-get", "update", "-qq"])
-            _as_root(install)
-    except subprocess.CalledProcessError as error:
-        return f"cannot install {' '.join(missing)}: {error.stderr.decode(errors='replace')[-500:]}"
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"cannot install {' '.join(missing)}: {error}"
-    return None
+    return apt_install(missing)
 
 
 # ------------------------------------------------------------------------------------------ command line

@@ -19,37 +19,20 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.bench_base import NotReady, wait_for_listening
+from benchmarks.bench_base import NotReady, apt_install, wait_for_listening
 
 REALM = "HMS.TEST"
 DEBIAN_PACKAGES = ("krb5-kdc", "krb5-admin-server", "krb5-user", "libkrb5-dev")
 PYTHON_PACKAGES = {"gssapi": "gssapi>=1.8", "kerberos": "kerberos>=1.3", "cryptography": "cryptography>=43"}
 
 
-def _run_as_root(command: list[str]) -> None:
-    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    subprocess.run(
-        prefix + command,
-        check=True,
-        capture_output=True,
-        timeout=900,
-        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-    )
-
-
 def ensure_kerberos() -> str | None:
     """Installs the KDC tools and the Python GSSAPI bindings when missing; returns why they cannot be had,
     or None when everything is there."""
     if not all(shutil.which(tool) for tool in ("krb5kdc", "kdb5_util", "kadmin.local", "kinit", "krb5-config")):
-        install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *DEBIAN_PACKAGES]
-        try:
-            try:
-                _run_as_root(install)
-            except subprocess.CalledProcessError:
-                _run_as_root(["apt-get", "update", "-qq"])
-                _run_as_root(install)
-        except (subprocess.CalledProcessError, OSError, subprocess.TimeoutExpired) as error:
-            return f"cannot install the Kerberos packages {' '.join(DEBIAN_PACKAGES)}: {error}"
+        problem = apt_install(list(DEBIAN_PACKAGES))
+        if problem:
+            return f"the Kerberos packages: {problem}"
     missing = [spec for module, spec in PYTHON_PACKAGES.items() if importlib.util.find_spec(module) is None]
     if missing:
         done = subprocess.run(

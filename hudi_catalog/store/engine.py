@@ -497,8 +497,8 @@ class Store:
 
         Safe to run on every start and from several processes at once: concurrent initialisations take turns
         (a named lock on MySQL, the write lock on SQLite) and each reads the version once it has its turn. On
-        a Galera cluster the named lock holds on one node only: a server that finds a table or column made
-        meanwhile through another node reads the version again.
+        a Galera cluster the named lock holds on one node only: a server that finds a table, a column or the
+        version's row made meanwhile through another node reads the version again.
 
         Raises:
             SchemaVersionError: the layout is newer than this build's, or older and ``upgrade`` is off.
@@ -507,9 +507,13 @@ class Store:
         while True:
             try:
                 return self._init_schema_once(upgrade)
-            except StorageError as error:
+            except (StorageError, AlreadyExistsError) as error:
                 cause = getattr(error.__cause__, "orig", None)
-                if _mysql_code(cause) not in _MYSQL_SCHEMA_RACE or time.monotonic() > deadline:
+                raced = (
+                    isinstance(error, (AlreadyExistsError, TransientStorageError))  # a row, a conflict at commit
+                    or _mysql_code(cause) in _MYSQL_SCHEMA_RACE
+                )
+                if not raced or time.monotonic() > deadline:
                     raise
                 log.info("catalog schema: another server changed it meanwhile (%s); reading it again", cause)
                 time.sleep(0.5)
