@@ -53,6 +53,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy import make_url
 from thriftpy2.rpc import make_client
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
@@ -1078,20 +1079,30 @@ def database_cut_off(home: Path, mysql_database: str, mysql_port: int = 3306) ->
 
 # ------------------------------------------------------------------------------------------------------- CLI
 
+
+def _partition_by_hand(home: Path) -> Report:
+    url = make_url(os.environ["FAILOVER_DB_URL"])
+    return database_cut_off(home, url.database or "", url.port or 3306)
+
+
 SCENARIOS: dict[str, Callable[[Path], Report]] = {
     "postgresql": postgresql_failover,
     "galera": galera_node_loss,
-    "rolling": lambda home: rolling_upgrade(home, os.environ.get("FAILOVER_DB_URL", "")),
+    "rolling": lambda home: rolling_upgrade(home, os.environ["FAILOVER_DB_URL"]),
+    "partition": _partition_by_hand,
 }
+NEEDS_DATABASE = {"rolling", "partition"}
+"""The scenarios run on the empty database named by ``FAILOVER_DB_URL`` (``partition``: a local MariaDB's)."""
 
 
 def main() -> None:
     """``python benchmarks/failover.py SCENARIO``: run one scenario by hand and print its figures (the tests of
-    ``tests/availability`` print the same lines). ``rolling`` upgrades the empty database named by the
-    environment variable ``FAILOVER_DB_URL``."""
+    ``tests/availability`` print the same lines)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     args = parser.parse_args()
+    if args.scenario in NEEDS_DATABASE and not os.environ.get("FAILOVER_DB_URL"):
+        parser.error(f"{args.scenario} runs on the empty database named by FAILOVER_DB_URL (mysql://...)")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     problem = db_clusters.ensure_packages()
     if problem:
