@@ -343,7 +343,6 @@ class Worker:
         self.number = number
         self.ledger = Ledger(f"{self.kind}-{number}")
         self.client = FailoverClient(addresses, first=number)
-        self.thread: threading.Thread | None = None
 
     def setup(self, client: FailoverClient) -> None:
         """Make what the worker needs (through ``client``, before the load)."""

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .errors import TransientStorageError
+from .errors import StorageError, TransientStorageError
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,9 @@ def note_commit() -> None:
 
 def run_retrying(action: Callable[[], T], policy: RetryPolicy, name: str = "call") -> T:
     """``action()``, run again after a ``TransientStorageError`` while nothing it did committed and the
-    budget lasts; then the last error."""
+    budget lasts; then the last error. A transient error after one of its transactions committed is raised
+    as a plain ``StorageError``: the call was partly applied, and a client must not take it for one that
+    changed nothing (front ends word a ``TransientStorageError`` as Hive's client retries)."""
     holder = [0]
     token = _commits.set(holder)
     try:
@@ -53,8 +55,14 @@ def run_retrying(action: Callable[[], T], policy: RetryPolicy, name: str = "call
             try:
                 return action()
             except TransientStorageError as error:
+                if holder[0]:  # a transaction of the call committed: its error must not invite a retry
+                    raise StorageError(
+                        "The catalog database failed after part of the call was applied; read back what it "
+                        "changed before sending it again",
+                        detail=error.detail,
+                    ) from error
                 pause = delay * random.uniform(0.5, 1.0)
-                if holder[0] or time.monotonic() + pause > deadline:
+                if time.monotonic() + pause > deadline:
                     raise
                 log.warning("%s: %s; attempt %d again in %.2f s", name, error, attempt + 1, pause)
                 time.sleep(pause)
