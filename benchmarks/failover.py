@@ -25,7 +25,10 @@ over; then the locks and transactions the fault cut off are given their timeout,
 
 - **lost**: acknowledged writes that are not there (a partition added, a drop, a commit, a sync time);
 - **duplicated**: writes applied twice (the notification log's ``ADD_PARTITION`` events against the adds
-  that applied, a compare-and-set that finds its own value already there, a transaction opened twice);
+  that applied, a transaction opened twice);
+- **exclusive locks held twice**, **stale reads** (across servers);
+- **answered as not applied, yet applied**: a write a server answered ``NothingApplied`` for that the next
+  send found done (reported, not a failure of the scenario: see ``Ledger.misreported``);
 - **left behind**: locks and open transactions of the load past their timeout;
 - **longest error window**: per worker, from the start of a failed call to the end of the next call that
   succeeded;
@@ -75,6 +78,9 @@ TXN_TIMEOUT_S = 5
 """The servers' ``--txn-timeout``: locks and transactions of a client cut off are gone after it."""
 RETRY_BUDGET_S = 30
 """The servers' ``--db-retry-budget``: longer than a failover takes on a loaded machine."""
+PACE_S = 0.02
+"""A worker's pause between steps: engines' clients do work between their calls, and the load is to leave the
+machine (two cores in CI) to the servers and databases, not to spin."""
 RECOVERED_STEPS = 2
 """Steps each worker must have acknowledged, begun after the fault, before the load stops."""
 ROOT = Path(__file__).resolve().parents[1]
@@ -250,6 +256,9 @@ class Ledger:
     """Calls whose outcome was unknown (read back before going on)."""
     duplicated: int = 0
     lost: int = 0
+    misreported: int = 0
+    """Writes a server answered as having changed nothing (``NothingApplied``) that had applied: the next send
+    found them done (applied once all the same: the notification log counts the adds)."""
     last_error: str = ""
     failed_steps: Counter = field(default_factory=Counter)
     """Steps given up, by the error that ended them."""
@@ -365,6 +374,7 @@ class Worker:
                 self.ledger.failed_steps[type(error).__name__] += 1
                 time.sleep(0.05)
             i += 1
+            stop.wait(PACE_S)
         self.client.close()
 
 
@@ -468,8 +478,8 @@ class PartitionWorker(Worker):
                         break
                     except CallCutOff:
                         continue
-            except repeated:
-                self.ledger.duplicated += 1
+            except repeated:  # a first send answered as if it had applied before: an earlier send did apply
+                self.ledger.misreported += 1
                 return
 
     def verify(self, client: FailoverClient) -> None:
@@ -705,6 +715,8 @@ class Report:
     """Times two clients held one table's EXCLUSIVE lock at once."""
     stale_reads: int
     """Reads through one server that missed a write just acknowledged through another."""
+    misreported: int
+    """Writes answered as having changed nothing that had applied (``Ledger.misreported``)."""
     longest_error_window_s: float
     longest_error_window_of: str
     serving_again_s: float | None
@@ -722,7 +734,8 @@ class Report:
             f"{self.scenario}: {self.steps} steps acknowledged, {self.calls} calls, {self.failed_calls} failed "
             f"({self.cut_off} cut off, read back); lost {self.lost}, duplicated {self.duplicated}, "
             f"locks left {self.locks_left}, transactions left {self.txns_left}, exclusive locks held twice "
-            f"{self.exclusive_overlaps}, stale reads {self.stale_reads}; longest error window "
+            f"{self.exclusive_overlaps}, stale reads {self.stale_reads}, answered as not applied yet applied "
+            f"{self.misreported}; longest error window "
             f"{self.longest_error_window_s:.1f} s ({self.longest_error_window_of}); fault took {self.fault_s:.1f} s, "
             f"every server serving {serving} after it; failed calls {self.errors}, steps given up {self.failed_steps}"
             + "".join(f"; {name} {value}" for name, value in self.notes.items())
@@ -813,6 +826,7 @@ def run_load(
         txns_left=txns_left,
         exclusive_overlaps=_exclusive_overlaps(workers),
         stale_reads=sum(w.stale for w in workers if isinstance(w, CoherenceWorker)),
+        misreported=sum(ledger.misreported for ledger in ledgers),
         longest_error_window_s=windows[worst],
         longest_error_window_of=worst,
         serving_again_s=None if None in serving else max(s for s in serving if s is not None),

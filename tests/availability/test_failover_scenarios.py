@@ -26,7 +26,8 @@ from benchmarks import failover
 from benchmarks.db_clusters import ensure_packages
 from tests.conftest import skip_or_fail
 
-pytestmark = pytest.mark.mysql
+# a scenario on a CI machine under the suite's load takes minutes: past the default 600 s only on a hung one
+pytestmark = [pytest.mark.mysql, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
