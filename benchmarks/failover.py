@@ -464,13 +464,14 @@ class PartitionWorker(Worker):
                 self.dropped.add(old)
 
     def _write_once(self, write: Callable[[], object], applied: Callable[[], bool], repeated: type) -> None:
-        """``write``; when cut off, ``applied()`` tells whether it applied, and it is sent again only if it did
-        not. ``repeated`` (the answer to a write already applied) on a first send counts as applied twice."""
+        """``write``; when cut off, or failed (a ``MetaException``: a commit whose outcome the server cannot
+        know), ``applied()`` tells whether it applied, and it is sent again only if it did not. ``repeated``
+        (the answer to a write already applied) on a first send counts as misreported."""
         while True:
             try:
                 write()
                 return
-            except CallCutOff:
+            except (CallCutOff, hive.MetaException):
                 while True:
                     try:
                         if applied():
