@@ -271,9 +271,6 @@ class Ledger:
             self.cut_off += 1
             self._failed(started, error)
             raise
-        except NothingApplied as error:
-            self._failed(started, error)
-            raise
         except hive.NoSuchObjectException:  # an answer (a read-back finding nothing), not a failure
             self.calls.append((started, time.monotonic(), True))
             raise
