@@ -18,6 +18,7 @@ from hudi_catalog.config import (
     AUTH_ENV,
     AUTHORIZATION_ENV,
     CACHE_MAX_BYTES_ENV,
+    CONSOLE_PORT_ENV,
     DATA_ROOTS_ENV,
     DB_RETRY_BUDGET_ENV,
     EVENT_TTL_ENV,
@@ -192,6 +193,15 @@ SERVE_OPTIONS = (
         "serve the Iceberg REST catalog protocol over HTTP on this port (0: any free port), over the same "
         "catalog database (needs the rest extra: pip install 'hudi-metastore[rest]')",
         env=ICEBERG_REST_PORT_ENV,
+        type=int,
+        default_text="off",
+    ),
+    ServeOption(
+        "--console-port",
+        "serve the read-only web console on this port (0: any free port), with the Thrift ports' --auth, "
+        "--authorization, TLS and audit log (needs the console extra: pip install 'hudi-metastore[console]'; "
+        "docs/console.md)",
+        env=CONSOLE_PORT_ENV,
         type=int,
         default_text="off",
     ),

@@ -129,29 +129,40 @@ def serve_command(args: argparse.Namespace) -> int:
         os.environ[STORAGE_CONFIG_ENV] = args.storage_config
     if args.iceberg_rest_port is not None:
         _check_rest_extra()
+    if args.console_port is not None:
+        _check_console_extra()
     if not args.create_catalog:
         refuse_missing_catalog(args, "or create one there with `hudi-metastore init-db` (or serve --create-catalog)")
     warning = exposure_warning(args)
     if warning:
         log.warning(warning)
-    # before prometheus_client is imported, by this process or the workers it forks
-    with fresh_metrics_directory() if args.metrics_port is not None else nullcontext() as directory:
+    # before prometheus_client is imported, by this process or the workers it forks; the console charts them
+    with fresh_metrics_directory() if _records_metrics(args) else nullcontext() as directory:
         if args.workers == 1:
             return _serve_process(args, metrics_directory=directory)
         return _serve_workers(args, directory)
 
 
-def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: Path) -> OpsServer:
+def _records_metrics(args: argparse.Namespace) -> bool:
+    """Whether the serving processes record metrics: for the operations port, or for the console's charts."""
+    return args.metrics_port is not None or args.console_port is not None
+
+
+def _ops_server(args: argparse.Namespace, catalog: Catalog, metrics_directory: Path | None) -> OpsServer | None:
+    """The operations port of ``--metrics-port`` (None when off)."""
+    if args.metrics_port is None or metrics_directory is None:
+        return None
     return OpsServer(args.metrics_host or args.host, args.metrics_port, catalog, metrics_directory)
 
 
 def _port_error(args: argparse.Namespace, error: OSError) -> int:
     metrics = "" if args.metrics_port is None else f", metrics {args.metrics_host or args.host}:{args.metrics_port}"
     rest = "" if args.iceberg_rest_port is None else f", Iceberg REST {args.iceberg_rest_port}"
+    console = "" if args.console_port is None else f", console {args.console_port}"
     print(
-        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}{rest}): "
-        f"{error}; choose others with --port / --metaserver-port / --metrics-port / --iceberg-rest-port, or "
-        "--no-metaserver",
+        f"hudi-metastore: cannot listen on {args.host} (ports {args.port}, {args.metaserver_port}{metrics}{rest}"
+        f"{console}): {error}; choose others with --port / --metaserver-port / --metrics-port / --iceberg-rest-port "
+        "/ --console-port, or --no-metaserver",
         file=sys.stderr,
     )
     return 1
@@ -169,10 +180,10 @@ def _serve_process(
     args: argparse.Namespace, worker: int | None = None, ready=None, metrics_directory: Path | None = None
 ) -> int:
     """Serves in this process until SIGTERM/SIGINT; as worker ``worker`` of ``--workers`` when given.
-    With ``--metrics-port``, records metrics (in ``metrics_directory``, which a single process also serves
-    over HTTP; a worker's supervisor serves it otherwise)."""
+    With ``--metrics-port`` or ``--console-port``, records metrics (in ``metrics_directory``, which a single
+    process also serves over HTTP; a worker's supervisor serves it otherwise)."""
     tls = _tls(args)
-    recording = args.metrics_port is not None
+    recording = _records_metrics(args)
     if recording:
         from . import metrics  # only now: prometheus_client reads the metrics directory when first imported
     # a worker's supervisor has made the schema ready already
@@ -245,9 +256,10 @@ def _serve_process(
                 metrics.record_metaserver_commit if recording else lambda: None,
             )
         )
-        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+        ops = _ops_server(args, catalog, metrics_directory)
         on_request = metrics.record_rest_request if recording else None
         rest = _rest_server(args, catalog, reuse_port, tls, audit, passwords, on_request)
+        console = _console_server(args, catalog, reuse_port, tls, audit, passwords)
     except OSError as error:  # a port in use: say which, without a traceback
         catalog.close()
         return _port_error(args, error)
@@ -262,6 +274,8 @@ def _serve_process(
             hudi_server.stop()
         if rest is not None:
             rest.request_stop()
+        if console is not None:
+            console.request_stop()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
@@ -280,6 +294,8 @@ def _serve_process(
         ops.start()
     if rest is not None:
         rest.start()
+    if console is not None:
+        console.start()
     if ready is not None:
         ready.set()
     else:
@@ -288,6 +304,8 @@ def _serve_process(
             server.port,
             None if hudi_server is None else hudi_server.port,
             rest_port=None if rest is None else rest.port,
+            console_port=None if console is None else console.port,
+            secure=tls is not None,
         )
     server.serve_forever()
     drained = server.drained
@@ -296,6 +314,8 @@ def _serve_process(
         drained = drained and hudi_server.drained and not metaserver.is_alive()
     if rest is not None:
         drained = rest.stop() and drained
+    if console is not None:
+        drained = console.stop() and drained
     if ops is not None:
         ops.stop()
     for task in background:
@@ -343,6 +363,55 @@ def _rest_server(
     )
 
 
+def _console_server(
+    args: argparse.Namespace,
+    catalog: Catalog,
+    reuse_port: bool,
+    tls: ServerTls | None,
+    audit: AuditLog | None,
+    passwords: PasswordFile | None,
+):
+    """The web console of ``--console-port`` (None when off), with the Thrift ports' TLS, authentication
+    and audit log; its health page charts the metrics this server's processes record."""
+    if args.console_port is None:
+        return None
+    _check_console_extra()
+    from console.security import ConsoleSecurity
+    from console.server import ConsoleServer
+
+    from .ops_http import MULTIPROCESS_DIR_ENV
+
+    security = ConsoleSecurity(
+        args.auth,
+        check_password=passwords.check if passwords is not None else None,
+        groups_of=passwords.groups_of if passwords is not None else lambda user: (),
+        ssl_context=tls.context() if tls is not None else None,
+        audit=audit,
+    )
+    directory = os.environ.get(MULTIPROCESS_DIR_ENV)
+    return ConsoleServer(
+        catalog,
+        args.host,
+        args.console_port,
+        reuse_port,
+        security,
+        Path(directory) if directory else None,
+        args.threads,
+        args.graceful_timeout,
+    )
+
+
+def _check_console_extra() -> None:
+    """``SystemExit`` naming the extra to install when the console's packages are missing."""
+    try:
+        import console.server  # noqa: F401  (starlette, uvicorn and jinja2 with it)
+    except ImportError as error:
+        raise SystemExit(
+            f"hudi-metastore: --console-port needs the console extra ({error.name} is missing): "
+            "pip install 'hudi-metastore[console]'"
+        ) from None
+
+
 def _check_rest_extra() -> None:
     """``SystemExit`` naming the extra to install when the REST port's packages are missing."""
     try:
@@ -357,8 +426,17 @@ def _check_rest_extra() -> None:
 
 
 def _print_listening(
-    host: str, port: int, metaserver_port: int | None, workers: int = 1, rest_port: int | None = None
+    host: str,
+    port: int,
+    metaserver_port: int | None,
+    workers: int = 1,
+    rest_port: int | None = None,
+    console_port: int | None = None,
+    secure: bool = False,
 ) -> None:
+    if console_port is not None:
+        scheme = "https" if secure else "http"
+        print(f"hudi-metastore serving the web console on {scheme}://{host}:{console_port}", flush=True)
     if rest_port is not None:
         print(f"hudi-metastore serving the Iceberg REST catalog on http://{host}:{rest_port}", flush=True)
     if metaserver_port is not None:
@@ -370,24 +448,23 @@ def _print_listening(
 def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> int:
     """``--workers N``: reserve the ports, create or migrate the schema once, then run N server processes;
     with ``--metrics-port`` this process serves the workers' metrics and the health probes."""
+    ports = ["port"] + ([] if args.no_metaserver else ["metaserver_port"])
+    ports += [name for name in ("iceberg_rest_port", "console_port") if getattr(args, name) is not None]
+    reserved = []
     try:
-        reserved = [reserve_port(args.host, args.port)]
-        if not args.no_metaserver:
-            reserved.append(reserve_port(args.host, args.metaserver_port))
-        if args.iceberg_rest_port is not None:
-            reserved.append(reserve_port(args.host, args.iceberg_rest_port))
+        for name in ports:
+            reserved.append(reserve_port(args.host, getattr(args, name)))
     except OSError as error:
+        for sock in reserved:
+            sock.close()
         return _port_error(args, error)
-    args.port = reserved[0].getsockname()[1]
-    if not args.no_metaserver:
-        args.metaserver_port = reserved[1].getsockname()[1]
-    if args.iceberg_rest_port is not None:
-        args.iceberg_rest_port = reserved[-1].getsockname()[1]
+    for name, sock in zip(ports, reserved):  # a port given as 0 is the one reserved
+        setattr(args, name, sock.getsockname()[1])
     # schema ready, and statements compiled (the workers inherit them), before the workers start
     catalog = Catalog.open(args.db_url, args.warehouse, upgrade_schema=args.upgrade_schema)
     catalog.compile_statements()
     try:
-        ops = _ops_server(args, catalog, metrics_directory) if metrics_directory is not None else None
+        ops = _ops_server(args, catalog, metrics_directory)
     except OSError as error:
         catalog.close()
         return _port_error(args, error)
@@ -416,6 +493,8 @@ def _serve_workers(args: argparse.Namespace, metrics_directory: Path | None) -> 
         None if args.no_metaserver else args.metaserver_port,
         args.workers,
         args.iceberg_rest_port,
+        args.console_port,
+        secure=bool(args.tls_cert),
     )
     code = pool.supervise()
     if ops is not None:

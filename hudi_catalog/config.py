@@ -126,5 +126,8 @@ SASL_QOP_DEFAULT = "auth,auth-int,auth-conf"
 METRICS_PORT_ENV = "HUDI_METASTORE_METRICS_PORT"
 ICEBERG_REST_PORT_ENV = "HUDI_METASTORE_ICEBERG_REST_PORT"
 
+CONSOLE_PORT_ENV = "HUDI_METASTORE_CONSOLE_PORT"
+"""The web console's port (``serve --console-port``); unset: no console."""
+
 ICEBERG_VIEWS_ENV = "HUDI_METASTORE_ICEBERG_VIEWS"
 """``true``: ``serve`` keeps an Iceberg view of every Hudi table (``--iceberg-views``)."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+VIEW_PARAM = "hudi.iceberg.view"
+"""On a Hudi table: the name of its Iceberg view (in the same database); the view is kept while it is set."""
 DEFAULT_SUFFIX = "_iceberg"
 """A new view's name is its table's name and this suffix, unless given another."""
 
@@ -78,3 +80,25 @@ class ExpiryResult:
     manifests: tuple[str, ...] = ()
     metadata_files: tuple[str, ...] = ()
     dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class ViewSnapshot:
+    """One snapshot of a view, as its metadata lists it: ``summary`` is Iceberg's snapshot summary (its
+    ``operation`` and counts such as ``added-records``)."""
+
+    snapshot_id: int
+    timestamp_ms: int
+    parent_id: int | None
+    summary: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """A table's Iceberg view as its current metadata file gives it: the view table's name, that file, the
+    current snapshot and every snapshot kept, oldest first."""
+
+    view: str
+    metadata_location: str
+    current_snapshot_id: int | None
+    snapshots: tuple[ViewSnapshot, ...]

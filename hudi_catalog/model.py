@@ -282,6 +282,34 @@ class Instant:
     last_heartbeat: int = 0
 
 
+@dataclass(frozen=True)
+class InstantSummary:
+    """What one instant did, read from its completed metadata (``TimelineService.summaries``): for a write,
+    the files and records it wrote; for a clean or a rollback, the files it deleted; for a rollback or a
+    restore, the instants it undid. ``None`` where the instant's metadata does not say (a pending instant);
+    ``problem`` when the metadata could not be decoded."""
+
+    instant: Instant
+    operation: str | None = None
+    files_written: int | None = None
+    records_written: int | None = None
+    records_deleted: int | None = None
+    bytes_written: int | None = None
+    files_deleted: int | None = None
+    undid: tuple[str, ...] = ()
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingInstant:
+    """A requested or inflight instant of some table (``TimelineService.pending_table_services``)."""
+
+    catalog: str
+    database: str
+    table: str
+    instant: Instant
+
+
 class ConstraintKind(str, Enum):
     PRIMARY_KEY = "PRIMARY_KEY"
     FOREIGN_KEY = "FOREIGN_KEY"

@@ -62,7 +62,7 @@ from ..iceberg import (
     uri_file_system,
     with_create_schema,
 )
-from ..iceberg_views import ExpiryResult, ViewResult, ViewSettings
+from ..iceberg_views import ExpiryResult, ViewResult, ViewSettings, ViewSnapshot, ViewState
 from ..model import (
     EXPECTED_KEY,
     EXPECTED_VALUE,
@@ -285,6 +285,35 @@ class IcebergViewService:
             return database, table
         shown_database, _, shown_table = shown.partition(".")
         return shown_database, shown_table
+
+    def state(self, database: str, table: str) -> ViewState | None:
+        """The table's view as its current metadata file lists it; ``None`` when the table has no view or
+        the view has no version yet.
+
+        Raises:
+            NoSuchObjectError: no such table.
+            StorageError: the metadata file cannot be read.
+        """
+        name = self.tables.get(database, table).parameters.get(VIEW_PARAM)
+        if name is None:
+            return None
+        source = self._source(database, table)
+        view = self._view_table(source, normalize(name))
+        location = None if view is None else view.parameters.get(METADATA_LOCATION)
+        if view is None or location is None:
+            return None
+        data = self._load(source, location).data
+        snapshots = tuple(
+            ViewSnapshot(
+                int(s["snapshot-id"]),
+                int(s.get("timestamp-ms", 0)),
+                None if s.get("parent-snapshot-id") is None else int(s["parent-snapshot-id"]),
+                {str(k): str(v) for k, v in (s.get("summary") or {}).items()},
+            )
+            for s in sorted(data.get("snapshots") or [], key=lambda s: s.get("timestamp-ms", 0))
+        )
+        current = data.get("current-snapshot-id")
+        return ViewState(view.name, location, None if current in (None, -1) else int(current), snapshots)
 
     def has_view(self, database: str, table: str) -> bool:
         """Whether the table keeps an Iceberg view."""

@@ -614,6 +614,7 @@ class PartitionService:
         names: Sequence[str] | None = None,
         filter_text: str | ExpressionFilter | None = None,
         max_parts: int = -1,
+        after: str | None = None,
     ) -> Select:
         """The selection of the table's partitions that the arguments describe."""
         self._check_partial(table, values)
@@ -624,7 +625,12 @@ class PartitionService:
             parsed = parse_partition_filter(filter_text, self.ctx.filter_limits, self._hive4_like())
             where = filter_to_clause(parsed, table.partition_keys, table.id, conn)
         return partition_store.selection(
-            table.id, names=None if names is None else list(names), values=values, where=where, max_parts=max_parts
+            table.id,
+            names=None if names is None else list(names),
+            values=values,
+            where=where,
+            max_parts=max_parts,
+            after=after,
         )
 
     @staticmethod
@@ -745,6 +751,18 @@ class PartitionService:
     ) -> builtins.list[Partition]:
         """Partitions matching a Hive metastore filter, evaluated in SQL (``max_parts`` too)."""
         return self.read(database, table_name, filter_text=filter_text or "", max_parts=max_parts)
+
+    def page(
+        self, database: str, table_name: str, filter_text: str | None, after: str | None, size: int
+    ) -> tuple[builtins.list[Partition], bool]:
+        """A page of the partitions matching a Hive filter: the first ``size`` whose names sort after
+        ``after`` (from the first: None), in name order, and whether more follow. Read by name from the
+        table's name index, so a page deep into a million partitions costs what the first one does."""
+        with self.ctx.store.read() as conn:
+            table = table_store.get_keys(conn, normalize(database), normalize(table_name))
+            chosen = self._select(conn, table, filter_text=filter_text, max_parts=size + 1, after=after)
+            found = partition_store.read(conn, table, table.id, chosen)
+        return found[:size], len(found) > size
 
     def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
         """How many partitions match a Hive metastore filter, counted in SQL."""

@@ -17,12 +17,14 @@ from sqlalchemy import Connection
 
 from ..errors import AlreadyExistsError, InvalidOperationError, NoSuchObjectError
 from ..hudi.metadata import DecodedCompletion
+from ..hudi.properties import table_version
 from ..instant_times import is_instant_time, next_instant_time
-from ..model import Action, Instant, InstantState, TableKeys
+from ..model import Action, Instant, InstantState, InstantSummary, PendingInstant, TableKeys
 from ..names import normalize
 from ..store import instants as instant_store
 from ..store import tables as table_store
 from .context import ServiceContext
+from .instant_summaries import summarize
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +255,24 @@ class TimelineService:
         with self.ctx.store.read() as conn:
             keys = self._table(conn, database, table)
             return instant_store.states_since(conn, keys.id, since)
+
+    def summaries(self, database: str, table: str, before: str | None = None, limit: int = 100) -> list[InstantSummary]:
+        """What the table's ``limit`` latest instants requested before ``before`` (all: None) did, newest
+        first (``InstantSummary``), read in one transaction."""
+        with self.ctx.store.read() as conn:
+            keys = self._table(conn, database, table)
+            instants = instant_store.page(conn, keys.id, before, limit)
+            completed = instant_store.completed_metadata(
+                conn, keys.id, [i.requested_time for i in instants if i.state is InstantState.COMPLETED]
+            )
+        return summarize(instants, completed, table_version(keys.hudi_version))
+
+    def pending_table_services(self) -> list[PendingInstant]:
+        """The compactions, log compactions and clusterings requested or under way in every table of every
+        catalog, oldest first (a pending replacecommit too: tables before version 8 plan clustering as one)."""
+        actions = (Action.COMPACTION, Action.LOGCOMPACTION, Action.CLUSTERING, Action.REPLACECOMMIT)
+        with self.ctx.store.read() as conn:
+            return [PendingInstant(*found) for found in instant_store.pending_of_actions(conn, actions)]
 
     def metadata(self, database: str, table: str, requested_time: str, action: Action, state: InstantState) -> bytes:
         """The metadata bytes stored with one state of an instant (empty when it had none)."""

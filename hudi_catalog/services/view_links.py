@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
+from ..iceberg_views import VIEW_PARAM
 from ..model import Table
 from ..store import params, schema
 from ..store import tables as table_store
 from ..store.tables import TableRecord
 
-VIEW_PARAM = "hudi.iceberg.view"
-"""On a Hudi table: the name of its Iceberg view (in the same database); the view is kept while it is set."""
 SOURCE_PARAM = "hudi.iceberg.source"
 """On a view table: the Hudi table it shows (``database.table``)."""
 

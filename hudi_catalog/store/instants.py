@@ -250,3 +250,28 @@ def completed_metadata(conn: Connection, tbl_id: int, times: Collection[str]) ->
         )
         found.update({r.ts: r.data or b"" for r in rows})
     return found
+
+
+def page(conn: Connection, tbl_id: int, before: str | None, limit: int) -> list[Instant]:
+    """The table's ``limit`` latest instants requested before ``before`` (all when None), newest first."""
+    query = select(schema.instant).where(_i.tbl_id == tbl_id)
+    if before is not None:
+        query = query.where(_i.ts < before)
+    return [_instant(r) for r in conn.execute(query.order_by(_i.ts.desc()).limit(limit))]
+
+
+def pending_of_actions(conn: Connection, actions: Collection[Action]) -> list[tuple[str, str, str, Instant]]:
+    """``(catalog, database, table, instant)`` of every table's requested or inflight instants of
+    ``actions``, oldest first."""
+    db, tbl = schema.db.c, schema.tbl.c
+    rows = conn.execute(
+        select(db.cat_name, db.name.label("db_name"), tbl.name.label("tbl_name"), schema.instant)
+        .join(schema.tbl, tbl.tbl_id == _i.tbl_id)
+        .join(schema.db, db.db_id == tbl.db_id)
+        .where(
+            _i.state != STATE_CODES[InstantState.COMPLETED],
+            _i.action.in_([ACTION_CODES[a] for a in actions]),
+        )
+        .order_by(_i.ts)
+    )
+    return [(r.cat_name, r.db_name, r.tbl_name, _instant(r)) for r in rows]

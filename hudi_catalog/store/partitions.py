@@ -48,6 +48,7 @@ def selection(
     values: Sequence[str | None] | None = None,
     where: ColumnElement[bool] | None = None,
     max_parts: int = -1,
+    after: str | None = None,
 ) -> Select:
     """The ``part_id`` of a table's partitions, ordered by name.
 
@@ -56,8 +57,11 @@ def selection(
         values: partial values by key position; ``None`` or ``""`` matches any value (Hive's wildcard).
         where: any further condition over ``partitions`` and ``partition_key_val``.
         max_parts: the most partitions to select; negative for all.
+        after: only partitions whose names sort after this one (a page after the last one shown).
     """
     query = select(_p.part_id, _p.part_name).where(_p.tbl_id == tbl_id)
+    if after is not None:
+        query = query.where(_p.part_name > after)
     if names is not None:
         query = query.where(_p.part_name.in_(list(names)))
     for index, value in enumerate(values or []):
