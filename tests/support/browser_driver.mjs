@@ -9,7 +9,8 @@
 //
 // First line out: {"ready": true, "version": ...} once the browser runs (or {"error": ...} and exit 1).
 // Commands, {"command": NAME, ...arguments}, and their answers:
-//   goto {url, headers?}            -> {status, url, title}   (headers: extra request headers for this page)
+//   goto {url, headers?}            -> {status, url, title}   (headers: extra request headers, sent from this
+//                                                               page on until the next goto)
 //   text {selector}                 -> {texts: [innerText of each match]}
 //   click {selector}                -> {url, title, status?}  (status when the click navigated; after the load)
 //   fill {selector, value}          -> {}
@@ -19,7 +20,7 @@
 //   count {selector}                -> {count}
 //   screenshot {path, fullPage?}    -> {path}
 //   evaluate {expression}           -> {value}                (a JavaScript expression; JSON-serializable
-//                                                               values, undefined as null, a function as null)
+//                                                               values; undefined, a function: null)
 //   new_context {httpCredentials?, javaScriptEnabled?}  -> {}  (closes the current context and its page;
 //                                    httpCredentials {username, password}: answered to HTTP Basic challenges.
 //                                    A page that asks for them when the context has none is not shown: goto
@@ -179,12 +180,16 @@ async function main() {
       answer({ error: `not a JSON command: ${error.message}` });
       continue;
     }
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      answer({ error: `not a command: ${line}` });
+      continue;
+    }
     const echo = request.id === undefined ? {} : { id: request.id };
     if (request.command === "quit") {
       farewell = echo;
       break;
     }
-    const run = commands[request.command];
+    const run = Object.hasOwn(commands, request.command) ? commands[request.command] : undefined;
     if (!run) {
       answer({ ...echo, error: `unknown command ${JSON.stringify(request.command)}` });
       continue;
