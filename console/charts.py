@@ -132,10 +132,11 @@ def line_chart(series: Series, width: int = 300, height: int = 70) -> Markup:
     if len(points) < 2:
         return Markup(head + f'<text class="axis" x="4" y="{height // 2}">collecting samples</text></svg>')
     start, end = points[0][0], points[-1][0]
-    top = max(max(v for _, v in points), 1e-9)
+    top = max(v for _, v in points)
     span = max(end - start, 1e-9)
     plot = height - 14
-    coordinates = " ".join(f"{width * (t - start) / span:.1f},{plot - (plot - 4) * v / top:.1f}" for t, v in points)
+    scale = (plot - 4) / top if top > 0 else 0.0  # all zero: a line along the bottom
+    coordinates = " ".join(f"{width * (t - start) / span:.1f},{plot - scale * v:.1f}" for t, v in points)
     return Markup(
         head
         + f'<polyline class="series" fill="none" points="{coordinates}"/>'

@@ -147,11 +147,13 @@ class HudiPages:
 
 
 def _duration(requested: str, completed: str | None) -> float | None:
-    """Seconds from an instant's request to its completion, when both are moments."""
+    """Seconds from an instant's request to its completion, when both are moments in that order (a table
+    before version 8 names no completion time: it is its file's modification time, which a copy of the
+    table's files may have moved)."""
     start, end = instant_moment(requested), instant_moment(completed)
-    if start is None or end is None:
+    if start is None or end is None or end < start:
         return None
-    return max((end - start).total_seconds(), 0.0)
+    return (end - start).total_seconds()
 
 
 def _label(summary: InstantSummary, status: str, duration: float | None) -> str:

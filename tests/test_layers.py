@@ -37,15 +37,41 @@ def imports_of(package: str, with_names: bool = False) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(
     "forbidden",
-    ["hms_adapter", "iceberg_rest", "thriftpy2", "hudi_metastore_idl", "prometheus_client", "starlette", "uvicorn"],
+    [
+        "hms_adapter",
+        "iceberg_rest",
+        "console",
+        "http_port",
+        "thriftpy2",
+        "hudi_metastore_idl",
+        "prometheus_client",
+        "starlette",
+        "uvicorn",
+        "jinja2",
+    ],
 )
 def test_the_core_imports_no_front_end(forbidden):
     assert [(f, m) for f, m in imports_of("hudi_catalog") if m.split(".")[0] == forbidden] == []
 
 
-@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest"])
+@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest", "console", "http_port"])
 def test_front_ends_do_not_reach_into_the_store(front_end):
     assert [(f, m) for f, m in imports_of(front_end) if m.startswith("hudi_catalog.store")] == []
+
+
+@pytest.mark.parametrize(
+    ("front_end", "other"),
+    [
+        ("console", "hms_adapter"),
+        ("console", "iceberg_rest"),
+        ("iceberg_rest", "console"),
+        ("http_port", "hudi_catalog"),
+    ],
+)
+def test_front_ends_do_not_import_each_other(front_end, other):
+    """The console and the REST port share only ``http_port`` (serving an application on a thread), which knows
+    no catalog; ``hms_adapter/serving.py`` starts them all."""
+    assert [(f, m) for f, m in imports_of(front_end) if m.split(".")[0] == other] == []
 
 
 def test_pyiceberg_is_loaded_only_for_the_iceberg_rest_catalog():
@@ -142,7 +168,7 @@ def _module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
 
 
 def test_no_two_modules_import_each_other_directly_or_through_others():
-    graph = _module_graph(("hudi_catalog", "hms_adapter", "iceberg_rest", "benchmarks"))
+    graph = _module_graph(("hudi_catalog", "hms_adapter", "iceberg_rest", "console", "http_port", "benchmarks"))
     circles = []
     for start in graph:  # a module reaching itself again through the modules it imports
         seen, todo = set(), list(graph[start])
@@ -159,7 +185,7 @@ def test_no_two_modules_import_each_other_directly_or_through_others():
     assert "benchmarks.bench_base" in graph["benchmarks.peer"]
 
 
-@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest", "hudi_catalog/spark"])
+@pytest.mark.parametrize("front_end", ["hms_adapter", "iceberg_rest", "console", "hudi_catalog/spark"])
 def test_front_ends_reach_the_services_only_through_the_catalog(front_end):
     """The front ends (the Thrift server, the Spark reader and importer) call services as attributes of
     ``Catalog`` (``catalog.partitions.read``); what they need beyond them, the facade offers
