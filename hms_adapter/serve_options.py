@@ -199,8 +199,7 @@ SERVE_OPTIONS = (
     ServeOption(
         "--console-port",
         "serve the read-only web console on this port (0: any free port), with the Thrift ports' --auth, "
-        "--authorization, TLS and audit log (needs the console extra: pip install 'hudi-metastore[console]'; "
-        "docs/console.md)",
+        "--authorization, TLS and audit log (docs/console.md)",
         env=CONSOLE_PORT_ENV,
         type=int,
         default_text="off",

@@ -129,8 +129,6 @@ def serve_command(args: argparse.Namespace) -> int:
         os.environ[STORAGE_CONFIG_ENV] = args.storage_config
     if args.iceberg_rest_port is not None:
         _check_rest_extra()
-    if args.console_port is not None:
-        _check_console_extra()
     if not args.create_catalog:
         refuse_missing_catalog(args, "or create one there with `hudi-metastore init-db` (or serve --create-catalog)")
     warning = exposure_warning(args)
@@ -375,7 +373,6 @@ def _console_server(
     and audit log; its health page charts the metrics this server's processes record."""
     if args.console_port is None:
         return None
-    _check_console_extra()
     from console.security import ConsoleSecurity
     from console.server import ConsoleServer
 
@@ -399,17 +396,6 @@ def _console_server(
         args.threads,
         args.graceful_timeout,
     )
-
-
-def _check_console_extra() -> None:
-    """``SystemExit`` naming the extra to install when the console's packages are missing."""
-    try:
-        import console.server  # noqa: F401  (starlette, uvicorn and jinja2 with it)
-    except ImportError as error:
-        raise SystemExit(
-            f"hudi-metastore: --console-port needs the console extra ({error.name} is missing): "
-            "pip install 'hudi-metastore[console]'"
-        ) from None
 
 
 def _check_rest_extra() -> None:

@@ -49,7 +49,7 @@ def script(blocks: list[tuple[str, str]], table: Path) -> str:
 
 def test_the_first_ten_minutes_run_as_written(tmp_path):
     blocks = section_blocks()
-    assert [language for language, _ in blocks] == ["sh", "sh", "python", "python", "sh"]
+    assert [language for language, _ in blocks] == ["sh", "sh", "python", "python", "python", "sh"]
     assert sum(TABLE_PLACEHOLDER in text for _, text in blocks) == 1
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         skip_or_fail("the README's ports need a network namespace of its own: root and unshare")
@@ -79,5 +79,9 @@ def test_the_first_ten_minutes_run_as_written(tmp_path):
     assert re.search(r"^ok thrift://127\.0\.0\.1:9083: ", done.stdout, re.MULTILINE), done.stdout
     assert re.search(r"\|\s*lake\|\s*trips\|", done.stdout) and "trips_iceberg" in done.stdout, done.stdout
     assert f"spark read {expected} rows" in done.stdout, done.stdout
+    # the console's timeline page, read as the section reads it: the table's newest instant first
+    instants = [p.name for p in (table / ".hoodie" / "timeline").iterdir() if p.name[:1].isdigit()]
+    newest = max(name.split(".")[0].split("_")[0] for name in instants)
+    assert re.search(rf"^last instant {newest} \w+ completed$", done.stdout, re.MULTILINE), done.stdout
     assert f"pyiceberg read {expected} rows" in done.stdout, done.stdout
     assert (work / "metastore.db").exists()
