@@ -377,6 +377,9 @@ SLOW_MODULES = {
     "iceberg_rest/test_rest_security.py": "a TLS hudi-metastore serve process, password hashing per token",
     "iceberg_rest/test_generated_requests.py": "1,200 generated requests (hypothesis)",
     "test_docker.py": "the container image's build context and entry point",
+    "console/test_browser_harness.py": "a headless Chromium",
+    "console/test_console_in_a_browser.py": "a headless Chromium against a hudi-metastore serve process",
+    "console/test_console_serve.py": "a TLS hudi-metastore serve process",
 }
 """Modules outside ``SLOW_FOLDERS`` whose tests are slow, and why: most start ``hudi-metastore`` processes
 (about 2.5 s of CPU each before they do anything) or run thousands of generated cases."""

@@ -14,8 +14,6 @@ import pytest
 
 from tests.support.browser import BrowserError, browser_or_skip
 
-pytestmark = pytest.mark.slow
-
 INDEX = """<!doctype html>
 <html><head><title>Harness</title></head><body>
 <h1>Databases</h1>

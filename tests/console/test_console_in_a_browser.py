@@ -27,8 +27,6 @@ from tests.support.authorization import _connect, _password
 from tests.support.browser import browser_or_skip
 from tests.support.servers import free_port, serve_command, stop_servers, wait_for_port, write_passwords
 
-pytestmark = pytest.mark.slow
-
 TRIPS = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"  # deltacommits, a compaction, indexing
 ROLLBACK = "sample_table_mor_parquet_v6_nonpartitioned_rollback"
 SCREENSHOTS_ENV = "HUDI_METASTORE_CONSOLE_SCREENSHOTS"

@@ -15,8 +15,6 @@ import pytest
 from tests.support.authorization import _password
 from tests.support.servers import free_port, serve_command, stop_servers, wait_until, write_passwords
 
-pytestmark = pytest.mark.slow
-
 
 def test_serve_prints_the_console_it_serves_over_tls(certs, tmp_path):
     write_passwords(tmp_path / "passwords", {"alice": _password("alice")})
