@@ -81,6 +81,14 @@ _SUMMARY = re.compile(r'<p id="summary">([\d,]+) partition')
 _TABLE_COUNT = re.compile(r'<dd id="partition-count">([\d,]+)</dd>')
 
 
+_STARTED = time.perf_counter()
+
+
+def note(message: str) -> None:
+    """A line of progress on stderr, with the seconds since the start."""
+    print(f"[{time.perf_counter() - _STARTED:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+
 def day(i: int) -> str:
     return (START + dt.timedelta(days=i)).isoformat()
 
@@ -160,11 +168,9 @@ def load(catalog: Catalog, n: int, start: int, batch: int) -> dict:
         done += len(chunk)
         if now - last_print >= 10 or done == n:
             elapsed = now - began
-            print(
+            note(
                 f"  t{n}: {done:,} of {n:,} partitions, {elapsed:,.0f} s, {(done - start) / elapsed:,.0f}/s "
-                f"(last batch {len(chunk) / (now - called):,.0f}/s)",
-                file=sys.stderr,
-                flush=True,
+                f"(last batch {len(chunk) / (now - called):,.0f}/s)"
             )
             last_print = now
     seconds = time.perf_counter() - began
@@ -303,11 +309,7 @@ def measure(catalog: Catalog, n: int, iterations: int) -> tuple[dict[str, dict],
                 timed(lambda p=page: catalog.partitions.count_by_filter(DB, table, p.filter), iterations)
             )
             out[page.label] = result
-            print(
-                f"  {page.label}: p50 {result['p50_ms']} ms, max {result['max_ms']} ms, {len(body):,} bytes",
-                file=sys.stderr,
-                flush=True,
-            )
+            note(f"  {page.label}: p50 {result['p50_ms']} ms, max {result['max_ms']} ms, {len(body):,} bytes")
     finally:
         conn.close()
         server.stop()
@@ -383,9 +385,11 @@ def main() -> int:
             database_exists_or_made(db_url)
         else:
             fresh_database(db_url)
+        note(f"opening the catalog at {make_url(db_url).render_as_string(hide_password=True)} ...")
         catalog = Catalog.open(db_url, warehouse, max_batch_partitions=max(args.batch, 100_000))
         try:
             present = partitions_of(catalog, n)
+            note(f"{DB}.{table_name(n)}: {'no table' if present is None else f'{present:,} partitions'}")
             if present is not None and (not args.reuse or present > n):
                 raise SystemExit(f"{DB}.{table_name(n)} has {present:,} partitions, not {n:,}: run without --reuse")
             if present is None:
@@ -393,9 +397,9 @@ def main() -> int:
                 present = 0
             load_run: dict = {"partitions_added": 0}
             if present < n:
-                print(f"loading {n - present:,} partitions into {DB}.{table_name(n)} ...", file=sys.stderr, flush=True)
+                note(f"loading {n - present:,} partitions into {DB}.{table_name(n)} ...")
                 load_run = load(catalog, n, present, args.batch)
-            print(f"timing the pages of {n:,} partitions ...", file=sys.stderr, flush=True)
+            note(f"timing the pages of {n:,} partitions ...")
             measured, errors = measure(catalog, n, args.iterations)
         finally:
             catalog.close()
@@ -403,8 +407,9 @@ def main() -> int:
         raise SystemExit(f"{type(error).__name__}: {error}") from None
     finally:
         if args.warehouse is None:
-            print(f"removing the partition directories in {scratch} ...", file=sys.stderr, flush=True)
+            note(f"removing the partition directories in {scratch} ...")
         shutil.rmtree(scratch, True)  # holds only the defaults: the SQLite file, the warehouse
+        note("done")
     result = {
         "settings": {
             "partitions": n,

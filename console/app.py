@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from http_port.audit import audit_request
 from hudi_catalog import Catalog
 from hudi_catalog.errors import AccessDeniedError, CatalogError, DelegationTokenError, NoSuchObjectError
 
@@ -121,12 +122,9 @@ class _Page:
         audit = self.context.security.audit
         if audit is None:
             return
-        client = f"{request.client.host}:{request.client.port}" if request.client else "-"
-        outcome = "ok" if response.status_code < 400 else f"http-{response.status_code}"
         viewer = getattr(request.state, "viewer", None)
         principal = viewer.user if viewer is not None else getattr(request.state, "claimed", ANONYMOUS)
-        method = f"console.{self.operation}"
-        audit.write(principal, None, client, method, getattr(request.state, "object_name", "-"), outcome, elapsed_ms)
+        audit_request(audit, request, principal, f"console.{self.operation}", response.status_code, elapsed_ms)
 
 
 class _Sessions:

@@ -19,27 +19,12 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+
+from http_port.audit import AuditSink
 
 AUTH_MODES = ("none", "password", "kerberos")
 ANONYMOUS = "anonymous"
 SESSION_COOKIE = "hudi_metastore_console"
-
-
-class AuditSink(Protocol):
-    """Where the console writes one line per request (the server's ``--audit-log``)."""
-
-    def write(
-        self,
-        principal: str,
-        claimed: str | None,
-        client: str,
-        method: str,
-        object_name: str,
-        outcome: str,
-        elapsed_ms: float,
-        partition: str | None = None,
-    ) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -331,6 +331,20 @@ def _exit_now() -> NoReturn:
     os._exit(0)
 
 
+def _http_security(
+    args: argparse.Namespace, tls: ServerTls | None, audit: AuditLog | None, passwords: PasswordFile | None
+) -> dict:
+    """What an HTTP front end (the REST port, the console) takes of the Thrift ports' security: the
+    ``--auth`` mode, the password file's check and groups, the TLS context and the audit log."""
+    return {
+        "auth": args.auth,
+        "check_password": passwords.check if passwords is not None else None,
+        "groups_of": passwords.groups_of if passwords is not None else lambda user: (),
+        "ssl_context": tls.context() if tls is not None else None,
+        "audit": audit,
+    }
+
+
 def _rest_server(
     args: argparse.Namespace,
     catalog: Catalog,
@@ -348,14 +362,7 @@ def _rest_server(
     from iceberg_rest.security import RestSecurity
     from iceberg_rest.server import RestServer
 
-    security = RestSecurity(
-        args.auth,
-        check_password=passwords.check if passwords is not None else None,
-        groups_of=passwords.groups_of if passwords is not None else lambda user: (),
-        ssl_context=tls.context() if tls is not None else None,
-        audit=audit,
-        on_request=on_request,
-    )
+    security = RestSecurity(**_http_security(args, tls, audit, passwords), on_request=on_request)
     return RestServer(
         catalog, args.host, args.iceberg_rest_port, reuse_port, security, args.threads, args.graceful_timeout
     )
@@ -378,13 +385,7 @@ def _console_server(
 
     from .ops_http import MULTIPROCESS_DIR_ENV
 
-    security = ConsoleSecurity(
-        args.auth,
-        check_password=passwords.check if passwords is not None else None,
-        groups_of=passwords.groups_of if passwords is not None else lambda user: (),
-        ssl_context=tls.context() if tls is not None else None,
-        audit=audit,
-    )
+    security = ConsoleSecurity(**_http_security(args, tls, audit, passwords))
     directory = os.environ.get(MULTIPROCESS_DIR_ENV)
     return ConsoleServer(
         catalog,

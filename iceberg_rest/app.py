@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from http_port.audit import audit_request
 from hudi_catalog import Catalog
 from hudi_catalog.errors import CatalogError
 
@@ -128,20 +129,8 @@ class _Handled:
 
     def _audit(self, request: Request, response: Response, elapsed_ms: float) -> None:
         audit = self.context.security.audit
-        if audit is None:
-            return
-        client = f"{request.client.host}:{request.client.port}" if request.client else "-"
-        outcome = "ok" if response.status_code < 400 else f"http-{response.status_code}"
-        caller = caller_of(request)
-        audit.write(
-            caller.user,
-            None,
-            client,
-            self.operation,
-            getattr(request.state, "object_name", "-"),
-            outcome,
-            elapsed_ms,
-        )
+        if audit is not None:
+            audit_request(audit, request, caller_of(request).user, self.operation, response.status_code, elapsed_ms)
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
