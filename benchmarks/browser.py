@@ -13,7 +13,7 @@ marker once the install worked (as ``object_store_servers.py`` installs Azurite)
 ``NODE_PATH``.
 
 Chromium runs headless, as root here, and would reach Google's hosts unless told not to: it is launched with
-``CHROMIUM_ARGS`` (the driver has the same list) and a new empty profile folder each time (playwright-core
+``CHROMIUM_ARGS`` (handed to the driver) and a new empty profile folder each time (playwright-core
 makes one in the temporary folder).
 
 Usage: python benchmarks/browser.py fetch|check
@@ -54,7 +54,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-"""Chromium's flags (the same as ``tests/support/browser_driver.mjs``'s): headless, no sandbox (root), and
+"""Chromium's flags (``tests/support/browser.py`` hands them to its driver): headless, no sandbox (root), and
 none of the background traffic to Google's hosts (updates, sync, field trials, QUIC probes)."""
 
 

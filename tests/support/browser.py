@@ -40,6 +40,7 @@ class Browser:
         import browser as installer  # benchmarks/browser.py
 
         self.chromium = chromium or str(installer.CHROMIUM)
+        self.chromium_args = installer.CHROMIUM_ARGS
         self.node_path = installer.driver_path()
         self.timeout = timeout
         self._process: subprocess.Popen[str] | None = None
@@ -60,7 +61,7 @@ class Browser:
         self._stderr = (work / "driver.log").open("w")
         env = {**os.environ, "NODE_PATH": str(self.node_path), "TMPDIR": str(work)}
         self._process = subprocess.Popen(
-            [node, str(DRIVER), self.chromium],
+            [node, str(DRIVER), self.chromium, json.dumps(self.chromium_args)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,

@@ -2,7 +2,8 @@
 // context (viewport 1280x800) with one page at a time. It reads JSON commands on stdin, one per line, and writes
 // one JSON answer per line on stdout, in order; tests/support/browser.py is its client.
 //
-//   node browser_driver.mjs [CHROMIUM]      (CHROMIUM, else $HUDI_METASTORE_CHROMIUM, else /usr/bin/chromium)
+//   node browser_driver.mjs CHROMIUM ARGS    (the browser's path, and its flags as a JSON list: CHROMIUM_ARGS of
+//                                             benchmarks/browser.py)
 //
 // playwright-core is found through NODE_PATH (benchmarks/browser.py installs it; driver_path() is the folder):
 // an ES module's import ignores NODE_PATH, so it is loaded with require.
@@ -35,23 +36,12 @@ import { createInterface } from "node:readline";
 const require = createRequire(import.meta.url);
 const { chromium } = require("playwright-core");
 
-// the same flags as CHROMIUM_ARGS in benchmarks/browser.py: headless, no sandbox (the tests run as root), and none
-// of Chromium's background traffic to Google's hosts; playwright-core adds a new empty profile folder
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const VIEWPORT = { width: 1280, height: 800 };
 // how long one action or navigation may wait (for an element, a response): a ceiling, below the client's
 const TIMEOUT_MS = Number(process.env.HUDI_METASTORE_BROWSER_TIMEOUT_MS || 60000);
 
-const executablePath = process.argv[2] || process.env.HUDI_METASTORE_CHROMIUM || "/usr/bin/chromium";
+const executablePath = process.argv[2];
+const CHROMIUM_ARGS = JSON.parse(process.argv[3]);
 
 function answer(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
