@@ -22,9 +22,11 @@ partition count it shows. Each partitions page runs two catalog reads (``Partiti
 Without ``--reuse`` the catalog database is dropped and created first (a SQLite file is deleted); with
 ``--reuse`` a table ``t<N>`` already loaded with N partitions is kept (one with fewer, from an interrupted
 load, is loaded on from where it stopped: partitions are added in a fixed order, one transaction a batch).
-The partitions' directories are made under ``--warehouse`` (a temporary directory, removed at the end,
-unless given): the pages read none of them. Prints a markdown table and the JSON result (or writes it to
-``--json``).
+The partitions' directories are made in the table's location under ``--warehouse`` (a temporary directory,
+removed at the end, unless given; a table an earlier run created keeps that run's temporary location, which
+is removed too): the pages read none of them. On 2 cores a million partitions load in about 4 minutes on
+SQLite and 5 on MariaDB (10,000 a call), and their million directories take about 3 minutes to remove.
+Prints a markdown table and the JSON result (or writes it to ``--json``).
 
 Usage: python benchmarks/console_pages.py [--partitions 1000000] [--batch 10000] [--iterations 10]
        [--db-url sqlite:////root/.cache/hudi-metastore/console-bench.db --reuse] [--warehouse DIR]
@@ -46,7 +48,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -74,6 +76,7 @@ PAGES = [
     "filter 1 partition",
 ]
 TABLE_PAGE = "table page (count)"
+SCRATCH_PREFIX = "console-bench-"
 
 _PARTITIONS_TABLE = re.compile(r'<table id="partitions">(.*?)</table>', re.S)
 _BODY = re.compile(r"<tbody>(.*?)</tbody>", re.S)
@@ -145,6 +148,22 @@ def partitions_of(catalog: Catalog, n: int) -> int | None:
         return catalog.partitions.count_by_filter(DB, table_name(n), None)
     except NoSuchObjectError:
         return None
+
+
+def scratch_of(catalog: Catalog, n: int) -> Path | None:
+    """The temporary directory of this benchmark (``console-bench-*``) that ``t<n>``'s partition directories
+    are in: the database ``bench`` keeps the location it got in the run that created it, so a later run with
+    ``--reuse`` makes its partition directories in that run's (removed) temporary directory again."""
+    try:
+        location = catalog.tables.get(DB, table_name(n)).sd.location or ""
+    except CatalogError:
+        return None
+    path = Path(urlparse(location).path or location).resolve()
+    temp = Path(tempfile.gettempdir()).resolve()
+    for parent in path.parents:
+        if parent.parent == temp and parent.name.startswith(SCRATCH_PREFIX):
+            return parent
+    return None
 
 
 def create_table(catalog: Catalog, n: int) -> None:
@@ -377,7 +396,9 @@ def main() -> int:
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     n = args.partitions
-    scratch = Path(tempfile.mkdtemp(prefix="console-bench-"))
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    scratches: list[Path] = []  # those of earlier runs that this one made partition directories in
+    present = None
     db_url = args.db_url or f"sqlite:///{scratch}/catalog.db"
     warehouse = args.warehouse or str(scratch / "warehouse")
     try:
@@ -402,13 +423,17 @@ def main() -> int:
             note(f"timing the pages of {n:,} partitions ...")
             measured, errors = measure(catalog, n, args.iterations)
         finally:
+            if args.warehouse is None and present is not None:
+                made = scratch_of(catalog, n)
+                scratches = [made] if made is not None and made != scratch.resolve() and made.exists() else []
             catalog.close()
     except CatalogError as error:
         raise SystemExit(f"{type(error).__name__}: {error}") from None
     finally:
-        if args.warehouse is None:
-            note(f"removing the partition directories in {scratch} ...")
-        shutil.rmtree(scratch, True)  # holds only the defaults: the SQLite file, the warehouse
+        for directory in [scratch, *scratches]:  # only the defaults: the SQLite file, the warehouse
+            if args.warehouse is None:
+                note(f"removing the partition directories in {directory} ...")
+            shutil.rmtree(directory, True)
         note("done")
     result = {
         "settings": {

@@ -3,8 +3,9 @@ benchmarks, with catalog files pointing at metastores.
 
 The servers come from :mod:`engines` (Maven Central, pinned). :func:`running_engine` writes a node's
 configuration into a work folder, starts the server in the foreground of its own process group, waits until
-``/v1/info`` no longer says it is starting and a ``SELECT 1`` runs, and stops it on exit. Queries go over the
-engines' HTTP protocol with their Python clients (``trino``, ``presto-python-client``).
+``/v1/info`` no longer says it is starting, its node is active and the engine schedules scans of the catalogs on
+it (:func:`_wait_started`), and stops it on exit. Queries go over the engines' HTTP protocol with their Python
+clients (``trino``, ``presto-python-client``).
 
 The catalog files are built by the functions below, the same text docs/engines.md shows with
 ``metastore-host:9083`` (``tests/engines/test_engine_docs.py`` checks that they agree).
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -55,6 +57,12 @@ PRESTO_JVM_OPTIONS = (
     "-Djdk.attach.allowAttachSelf=true",
     *PRESTO_JVM_OPENS,
 )
+NODE_STATE_POLLS = {
+    "trino": "io.airlift.http.client:type=HttpClient,name=ForNodeManager",
+    "presto": "com.facebook.airlift.http.client:type=HttpClient,name=ForNodeManager",
+}
+"""The JMX bean (``/v1/jmx/mbean/<name>``) of the HTTP client with which the node manager polls each node's
+``/v1/info/state``, its only user with static catalogs: ``AllResponse.TotalCount`` counts the polls answered."""
 
 
 def _trino_catalog(connector: str, metastore_uri: str, extra: dict[str, str]) -> dict[str, str]:
@@ -224,13 +232,29 @@ def _engine_env() -> dict[str, str]:
 
 
 def _wait_started(engine: SqlEngine) -> None:
-    """Until ``/v1/info`` no longer says it is starting and a scan runs; an error at once when the server
-    exits first (with the end of its log)."""
+    """Until ``/v1/info`` no longer says it is starting, the node manager has taken in the catalogs (below) and
+    a query lists the node as active; an error at once when the server exits first (with the end of its log).
+
+    A scan of a catalog runs only on the nodes the node manager lists for that catalog, from the catalogs each
+    node announces. Its view is refreshed every 5 s (``DiscoveryNodeManager.pollWorkers``, fixed in both
+    engines), but the server announces its catalogs only once it has loaded them, just before it says it has
+    started: until the next refresh the node is active and queries of ``system`` tables run, while a scan of
+    any catalog fails with ``NO_NODES_AVAILABLE`` ("No nodes available to run query"), for up to 5 s on an
+    idle machine and longer on a loaded one. The refresh is seen through the polls that precede it: each one
+    asks the node for ``/v1/info/state`` (:data:`NODE_STATE_POLLS` counts the answers), sends a poll only once
+    the previous one was answered, and refreshes the view right after sending. Counted from when the server
+    said it started, the second answered poll was sent after the catalogs were announced and the third only
+    once the refresh that followed the second had finished."""
+    polls: list[int] = []  # answered polls when the server was first seen started
 
     def started() -> bool:
         try:
             with urllib.request.urlopen(f"{engine.url}/v1/info", timeout=10) as response:
-                return not json.load(response).get("starting", True) and _query_runs(engine)
+                if json.load(response).get("starting", True):
+                    return False
+            if not polls:
+                polls.append(_node_state_polls(engine))
+            return _node_state_polls(engine) >= polls[0] + 3 and _node_active(engine)
         except (OSError, urllib.error.URLError, ValueError):
             return False
 
@@ -240,13 +264,27 @@ def _wait_started(engine: SqlEngine) -> None:
         raise RuntimeError(f"{error} (log: {engine.log_path}):\n{engine.log_text()[-4000:]}") from None
 
 
-def _query_runs(engine: SqlEngine) -> bool:
-    """Whether a table scan runs: ``SELECT count(*) FROM system.runtime.nodes`` answers with at least one
-    node. A coordinator that no longer says it is starting may still have no node to schedule a scan on (its
-    own worker is known a moment later): ``SELECT 1`` then runs, needing no node, while the first scan fails
-    with ``NO_NODES_AVAILABLE``."""
-    header = {"X-Trino-User" if engine.package.name == "trino" else "X-Presto-User": "readiness"}
-    sql = b"SELECT count(*) FROM system.runtime.nodes"
+def _user_header(engine: SqlEngine) -> dict[str, str]:
+    return {"X-Trino-User" if engine.package is TRINO else "X-Presto-User": "readiness"}
+
+
+def _node_state_polls(engine: SqlEngine) -> int:
+    """How many of the node manager's polls of ``/v1/info/state`` were answered (:data:`NODE_STATE_POLLS`)."""
+    name = NODE_STATE_POLLS[engine.package.name]
+    url = f"{engine.url}/v1/jmx/mbean/{urllib.parse.quote(name)}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=_user_header(engine)), timeout=10) as response:
+            attributes = json.load(response)["attributes"]
+    except urllib.error.HTTPError as error:
+        raise RuntimeError(f"{engine.package.name} has no JMX bean {name}: {error}") from None
+    return next(int(a["value"]) for a in attributes if a["name"] == "AllResponse.TotalCount")
+
+
+def _node_active(engine: SqlEngine) -> bool:
+    """Whether a query runs and lists an active node: ``SELECT count(*) FROM system.runtime.nodes WHERE state =
+    'active'`` (a ``SELECT 1`` needs no node at all)."""
+    header = _user_header(engine)
+    sql = b"SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'"
     request = urllib.request.Request(f"{engine.url}/v1/statement", data=sql, headers=header, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         answer = json.load(response)

@@ -26,6 +26,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PAGE_SIZE = 100
 """Partitions on one page."""
 _MAX_PAGE_SIZE = 1000
+COUNTED = 10_000
+"""Partitions counted at most: beyond, a page says "more than 10,000" (counting a million takes a second)."""
 
 
 class CatalogPages:
@@ -83,7 +85,11 @@ class CatalogPages:
             table = self.catalog.tables.get(database, name)
             columns = [c.name for c in table.sd.columns]
             stats = self.catalog.column_stats.of_table(database, name, columns)
-            count = self.catalog.partitions.count_by_filter(database, name, None) if table.partition_keys else None
+            count = (
+                self.catalog.partitions.count_by_filter(database, name, None, COUNTED + 1)
+                if table.partition_keys
+                else None
+            )
             return table, stats, count
 
         table, stats, count = await self.context.run(read, "get_table", catalog)
@@ -98,6 +104,7 @@ class CatalogPages:
             storage_parameters=shown(table.sd.parameters),
             stats=stats,
             partition_count=count,
+            counted=COUNTED,
             hudi_type=table.parameters.get(TABLE_TYPE),
             hudi_version=table.parameters.get(TABLE_VERSION),
             view=table.parameters.get(VIEW_PARAM),
@@ -113,7 +120,7 @@ class CatalogPages:
         def read() -> tuple[Table, list[Partition], bool, int]:
             table = self.catalog.tables.get(database, name)
             found, more = self.catalog.partitions.page(database, name, filter_text or None, after, size)
-            count = self.catalog.partitions.count_by_filter(database, name, filter_text or None)
+            count = self.catalog.partitions.count_by_filter(database, name, filter_text or None, COUNTED + 1)
             return table, found, more, count
 
         try:
@@ -135,6 +142,7 @@ class CatalogPages:
             filter_text=filter_text,
             problem=problem,
             count=count,
+            counted=COUNTED,
             size=size,
             after=after,
             next_after=rows[-1][0] if more and rows else None,

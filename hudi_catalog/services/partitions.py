@@ -764,11 +764,12 @@ class PartitionService:
             found = partition_store.read(conn, table, table.id, chosen)
         return found[:size], len(found) > size
 
-    def count_by_filter(self, database: str, table_name: str, filter_text: str | None) -> int:
-        """How many partitions match a Hive metastore filter, counted in SQL."""
+    def count_by_filter(self, database: str, table_name: str, filter_text: str | None, most: int | None = None) -> int:
+        """How many partitions match a Hive metastore filter, counted in SQL (at most ``most``: a page that
+        says "more than N" need not count a million)."""
         with self.ctx.store.read() as conn:
             table = table_store.get_keys(conn, normalize(database), normalize(table_name))
-            return partition_store.count(conn, self._select(conn, table, filter_text=filter_text))
+            return partition_store.count(conn, self._select(conn, table, filter_text=filter_text), most)
 
     def by_where(self, database: str, table_name: str, where: str, max_parts: int = -1) -> builtins.list[Partition]:
         """Partitions that may hold rows matching an engine's WHERE clause (never fewer).

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
+from console import catalog_pages
 from hudi_catalog.locks.model import LockComponent, LockRequest, LockTarget, LockType
 from hudi_catalog.model import Action, Column, Database, Partition, StorageDescriptor, Table
 from tests.console.pages import get, links, rows
@@ -37,7 +38,7 @@ def _partitioned(catalog, days: int = 250, **parameters: str) -> None:
 
 
 @pytest.mark.parametrize("db_url", ["sqlite", "mysql", "postgresql"], indirect=True)
-def test_partitions_page_by_name_and_filter_through_every_partition_once(catalog, console):
+def test_partitions_page_by_name_and_filter_through_every_partition_once(catalog, console, monkeypatch):
     _partitioned(catalog)
     expected = catalog.partitions.names("shop", "sales")
     seen, path, pages = [], table_path("shop", "sales", "/partitions"), 0
@@ -60,6 +61,10 @@ def test_partitions_page_by_name_and_filter_through_every_partition_once(catalog
     ]
     assert f"{len(filtered)} partitions match" in answer.body and len(filtered) == 28
 
+    # counting stops past COUNTED (a million partitions take a second to count)
+    monkeypatch.setattr(catalog_pages, "COUNTED", 300)
+    assert "More than 300 partitions" in get(console.port, table_path("shop", "sales", "/partitions")).body
+    assert re.search(r'id="partition-count">more than 300<', get(console.port, table_path("shop", "sales")).body)
     answer = get(console.port, table_path("shop", "sales", f"/partitions?filter={quote('ds = ')}"))
     assert answer.status == 400 and "Error parsing partition filter" in answer.body
     assert "\x1b" not in answer.body
