@@ -25,6 +25,8 @@ from .redaction import shown
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PAGE_SIZE = 100
 """Partitions on one page."""
+TABLES_PAGE = 200
+"""Tables on one page of a database (their names are all read, to page and authorize; their models per page)."""
 _MAX_PAGE_SIZE = 1000
 COUNTED = 10_000
 """Partitions counted at most: beyond, a page says "more than 10,000" (counting a million takes a second)."""
@@ -61,20 +63,26 @@ class CatalogPages:
         name_object(request, database)
         await self.context.authorize(viewer, Operation.READ, SecuredObject.of_database(database), "get_database")
 
-        def read() -> tuple[object, list[Table]]:
-            described = self.catalog.databases.get(database)
-            return described, self.catalog.tables.get_many(database, self.catalog.tables.names(database))
-
-        described, tables = await self.context.run(read, "get_database", catalog)
-        visible = set(await self.context.visible_tables(viewer, database, [t.name for t in tables], catalog))
+        after = request.query_params.get("after") or ""
+        described, names = await self.context.run(
+            lambda: (self.catalog.databases.get(database), self.catalog.tables.names(database)), "get_database", catalog
+        )
+        visible = sorted(await self.context.visible_tables(viewer, database, names, catalog))
+        chosen = [n for n in visible if n > after][: TABLES_PAGE + 1]
+        tables = await self.context.run(
+            lambda: self.catalog.tables.get_many(database, chosen[:TABLES_PAGE]), "get_table_objects_by_name", catalog
+        )
         return self._page(
             request,
             "tables.html",
             title=f"Database {database}",
             catalog=catalog,
             database=described,
-            parameters=shown(described.parameters),  # type: ignore[attr-defined]
-            tables=[t for t in tables if t.name in visible],
+            parameters=shown(described.parameters),
+            tables=sorted(tables, key=lambda t: t.name),
+            table_count=len(visible),
+            next_after=chosen[TABLES_PAGE - 1] if len(chosen) > TABLES_PAGE else None,
+            after=after,
             hudi_type=lambda t: t.parameters.get(TABLE_TYPE),
         )
 

@@ -160,3 +160,19 @@ def test_a_real_hudi_tables_timeline_and_slices_are_what_its_readme_and_hudi_rs_
         path = table_path("h", "t", "/slices") + following[0] if following else ""
     oracle = {(file_id, base_file, logs) for _, file_id, base_file, logs in oracle_slices(_hudi_rs(str(base)))}
     assert shown == oracle
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_databases_tables_page_by_name(catalog, console, monkeypatch):
+    monkeypatch.setattr(catalog_pages, "TABLES_PAGE", 10)
+    catalog.databases.create(Database("many"))
+    for i in range(25):
+        catalog.tables.create(Table("many", f"t{i:02d}", sd=StorageDescriptor(columns=[Column("x", "int")])))
+    seen, path = [], "/catalogs/hive/databases/many"
+    while path:
+        answer = get(console.port, path)
+        assert answer.status == 200 and "25 tables" in answer.body
+        seen += [r[0] for r in rows(answer.body, "tables")]
+        following = [link for link in links(answer.body) if "after=" in link]
+        path = "/catalogs/hive/databases/many" + following[0] if following else ""
+    assert seen == [f"t{i:02d}" for i in range(25)]
