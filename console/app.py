@@ -17,9 +17,8 @@ from urllib.parse import parse_qs, quote
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
 
 from http_port.audit import audit_request
 from hudi_catalog import Catalog
@@ -75,7 +74,7 @@ def make_app(
         ("GET", "/events", "events", activity.events),
         ("GET", "/health", "health", activity.health),
     ]
-    routes: list[Route | Mount] = [
+    routes = [
         Route(path, _Page(context, operation, endpoint).handle, methods=[method])
         for method, path, operation, endpoint in served
     ]
@@ -83,7 +82,9 @@ def make_app(
         Route("/login", _Page(context, "login", sessions.form, signed_in=False).handle, methods=["GET"]),
         Route("/login", _Page(context, "login", sessions.sign_in, signed_in=False).handle, methods=["POST"]),
         Route("/logout", _Page(context, "logout", sessions.sign_out).handle, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static"),
+        Route(
+            "/static/console.css", _Page(context, "stylesheet", _stylesheet, signed_in=False).handle, methods=["GET"]
+        ),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _not_served(context)})
 
@@ -196,6 +197,14 @@ class _Sessions:
         response = RedirectResponse(target, status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
+
+
+STYLESHEET = Path(__file__).parent / "static" / "console.css"
+
+
+async def _stylesheet(request: Request) -> Response:
+    """The one stylesheet (served to anyone: the sign-in page has it too)."""
+    return FileResponse(STYLESHEET, media_type="text/css")
 
 
 def _sign_in_first(request: Request, reason: str) -> Response:

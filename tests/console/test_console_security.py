@@ -61,6 +61,8 @@ def test_a_password_session_is_a_delegation_token_every_server_accepts_until_sig
         security = ConsoleSecurity("password", passwords.check, passwords.groups_of, audit=audit)
         first, second = (serve_console(c, security) for c in catalogs)
 
+        stylesheet = get(first.port, "/static/console.css")  # the sign-in page's too: no session needed
+        assert stylesheet.status == 200 and stylesheet.header("content-type").startswith("text/css")
         answer = get(first.port, "/health?x=1")
         assert answer.status == 303 and answer.header("location") == "/login?next=" + quote("/health?x=1", safe="")
         assert get(first.port, "/login").status == 200
@@ -99,6 +101,7 @@ def test_a_password_session_is_a_delegation_token_every_server_accepts_until_sig
     assert "principal=alice\tugi=-\tclient=127.0.0.1:" in logged and "method=console.health" in logged
     assert "method=console.login\tobject=-\toutcome=http-401" in logged
     assert "principal=carol" in logged and "method=console.catalogs\tobject=-\toutcome=ok" in logged
+    assert "principal=anonymous\tugi=-\tclient=127.0.0.1:" in logged and "method=console.stylesheet" in logged
     cookie_value = cookie.split(";", 1)[0].split("=", 1)[1]
     for secret in (_password("alice"), _password("bob"), cookie_value, token):
         assert secret not in logged
