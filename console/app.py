@@ -22,7 +22,13 @@ from starlette.routing import Route
 
 from http_port.audit import audit_request
 from hudi_catalog import Catalog
-from hudi_catalog.errors import AccessDeniedError, CatalogError, DelegationTokenError, NoSuchObjectError
+from hudi_catalog.errors import (
+    AccessDeniedError,
+    CatalogError,
+    DelegationTokenError,
+    NoSuchObjectError,
+    StorageError,
+)
 
 from .activity_pages import ActivityPages
 from .catalog_pages import CatalogPages
@@ -110,6 +116,9 @@ class _Page:
             response = _error_page(self.context, request, 403, "Not allowed", str(error))
         except NoSuchObjectError as error:
             response = _error_page(self.context, request, 404, "Not found", str(error))
+        except StorageError:  # the catalog database away (its retries spent): try again later, no details
+            log.warning("console %s %s: the catalog database failed", request.method, request.url.path, exc_info=True)
+            response = _error_page(self.context, request, 503, "Unavailable", "The catalog database did not answer.")
         except CatalogError as error:
             response = _error_page(self.context, request, 400, "Cannot show this", str(error))
         except Exception:

@@ -5,6 +5,7 @@ never show, and bad requests get pages of their own with the status Hive's error
 from __future__ import annotations
 
 import re
+import sqlite3
 from urllib.parse import quote
 
 import pytest
@@ -176,3 +177,15 @@ def test_a_databases_tables_page_by_name(catalog, console, monkeypatch):
         following = [link for link in links(answer.body) if "after=" in link]
         path = "/catalogs/hive/databases/many" + following[0] if following else ""
     assert seen == [f"t{i:02d}" for i in range(25)]
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_catalog_database_that_fails_gets_a_503_page_without_details(catalog, console, db_url):
+    assert get(console.port, "/catalogs/hive").status == 200
+    path = db_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as database:  # the catalog's tables are gone from under the server
+        database.execute("ALTER TABLE db RENAME TO db_gone")
+        database.execute("ALTER TABLE catalogs RENAME TO catalogs_gone")
+    answer = get(console.port, "/catalogs/hive")
+    assert answer.status == 503 and "The catalog database did not answer." in answer.body
+    assert "sqlite" not in answer.body.lower() and path not in answer.body
