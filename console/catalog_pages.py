@@ -61,7 +61,8 @@ class CatalogPages:
         viewer = viewer_of(request)
         catalog, database = path_names(request, "catalog", "database")
         name_object(request, database)
-        await self.context.authorize(viewer, Operation.READ, SecuredObject.of_database(database), "get_database")
+        target = SecuredObject.of_database(database)
+        await self.context.authorize(viewer, Operation.READ, target, "get_database", catalog)
 
         after = request.query_params.get("after") or ""
         described, names = await self.context.run(
@@ -163,7 +164,7 @@ class CatalogPages:
         catalog, database, table = path_names(request, "catalog", "database", "table")
         name_object(request, f"{database}.{table}")
         target = SecuredObject.of_table(database, table)
-        await self.context.authorize(viewer_of(request), Operation.READ, target, operation)
+        await self.context.authorize(viewer_of(request), Operation.READ, target, operation, catalog)
         return catalog, database, table
 
     def _page(self, request: Request, template: str, status: int = 200, **values: object) -> HTMLResponse:

@@ -95,13 +95,21 @@ class ConsoleContext:
             return None
         return await run_in_threadpool(check, user, password)
 
-    async def authorize(self, viewer: Viewer, action: Operation, target: SecuredObject, operation: str) -> None:
-        """``AccessDeniedError`` unless ``--authorization`` lets the viewer do ``action`` to ``target``, decided
-        as for the Thrift call ``operation`` that reads the same."""
+    async def authorize(
+        self,
+        viewer: Viewer,
+        action: Operation,
+        target: SecuredObject,
+        operation: str,
+        catalog: str | None = None,
+    ) -> None:
+        """``AccessDeniedError`` unless ``--authorization`` lets the viewer do ``action`` to ``target`` (in
+        catalog ``catalog``), decided as for the Thrift call ``operation`` that reads the same."""
         if not self.catalog.authorization.policy.enforced:
             return
         user = viewer.user if viewer.authenticated else None
-        await run_in_threadpool(self.catalog.authorization.require, user, action, target, operation, viewer.groups)
+        require = self.catalog.authorization.require
+        await self.run(lambda: require(user, action, target, operation, viewer.groups), operation, catalog)
 
     async def visible_databases(self, viewer: Viewer, names: Sequence[str], catalog: str) -> list[str]:
         if not self.catalog.authorization.policy.enforced:

@@ -139,7 +139,7 @@ class HudiPages:
         catalog, database, table = path_names(request, "catalog", "database", "table")
         name_object(request, f"{database}.{table}")
         target = SecuredObject.of_table(database, table)
-        await self.context.authorize(viewer_of(request), Operation.READ, target, "get_table")
+        await self.context.authorize(viewer_of(request), Operation.READ, target, "get_table", catalog)
         return catalog, database, table
 
     def _page(self, request: Request, template: str, **values: object) -> HTMLResponse:

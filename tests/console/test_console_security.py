@@ -15,7 +15,8 @@ from hms_adapter.audit import AuditLog
 from hms_adapter.passwords import PasswordFile
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import AccessMode, AccessPolicy, Principal, PrivilegeGrant, SecuredObject
-from hudi_catalog.model import Column, Database, StorageDescriptor, Table
+from hudi_catalog.catalog_scope import catalog_scope
+from hudi_catalog.model import Column, Database, DatabaseCatalog, StorageDescriptor, Table
 from tests.console.pages import get, request, rows
 from tests.support.authorization import USERS, _password
 from tests.support.servers import write_passwords
@@ -152,5 +153,27 @@ def test_a_user_sees_only_what_thrift_would_show_them(db_url, warehouse, passwor
         # events are an admin's read, as get_next_notification is
         assert get(console.port, "/events", bob).status == 403
         assert get(console.port, "/events", root).status == 200
+    finally:
+        catalog.close()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_table_of_another_catalog_is_authorized_in_that_catalog(db_url, warehouse, passwords, serve_console):
+    policy = AccessPolicy(AccessMode("privileges"), frozenset({"root"}))
+    catalog = Catalog.open(db_url, str(warehouse), access_policy=policy)
+    try:
+        catalog.catalogs.create(DatabaseCatalog("lab", location=str(warehouse / "lab")))
+        with catalog_scope("lab"):
+            _tables(catalog)
+            grant = PrivilegeGrant(
+                SecuredObject.of_table("shop", "orders"), Principal("bob"), "SELECT", grantor=Principal("alice")
+            )
+            catalog.authorization.grant_privileges([grant], "alice")
+        _tables(catalog)  # the same names in hive, where bob holds nothing
+        console = serve_console(catalog, ConsoleSecurity("password", passwords.check, passwords.groups_of))
+        bob = session_of(sign_in(console.port, "bob", _password("bob"))[2])
+        assert get(console.port, "/catalogs/lab/databases/shop/tables/orders", bob).status == 200
+        assert get(console.port, "/catalogs/hive/databases/shop/tables/orders", bob).status == 403
+        assert [r[0] for r in rows(get(console.port, "/catalogs/lab/databases/shop", bob).body, "tables")] == ["orders"]
     finally:
         catalog.close()
