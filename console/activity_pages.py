@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse
 
 from hudi_catalog.authorization import GLOBAL, Operation
 from hudi_catalog.events import StoredEvent
-from hudi_catalog.locks.model import HeldLock, TxnInfo
+from hudi_catalog.locks.model import HeldLock, LockState, TxnInfo
 from hudi_catalog.model import PendingInstant
 from hudi_catalog.schema_layout import SchemaState
 
@@ -44,7 +44,7 @@ class ActivityPages:
 
         locks, (high_water_mark, txns), services = await self.context.run(read, "show_locks")
         refresh = request.query_params.get("refresh", "on") != "off"
-        return self._page(
+        return self.context.page(
             request,
             "activity.html",
             title="Locks, transactions and table services",
@@ -70,7 +70,7 @@ class ActivityPages:
 
         current, found = await self.context.run(read, "get_next_notification")
         found = list(reversed(found))
-        return self._page(
+        return self.context.page(
             request,
             "events.html",
             title="Notification events",
@@ -98,8 +98,8 @@ class ActivityPages:
             locks = self.catalog.locks.counts()
             _, txns = self.catalog.txns.infos()
             return {
-                "locks held": sum(c for s, c in locks.items() if s.name == "ACQUIRED"),
-                "locks waiting": sum(c for s, c in locks.items() if s.name == "WAITING"),
+                "locks held": locks.get(LockState.ACQUIRED, 0),
+                "locks waiting": locks.get(LockState.WAITING, 0),
                 "transactions open or aborted": len(txns),
                 "newest event id": self.catalog.events.current_id(),
             }
@@ -109,7 +109,7 @@ class ActivityPages:
         if history is not None:
             history.sample(at_least_seconds=1.0)
         charts = [(s, line_chart(s)) for s in history.series()] if history is not None else []
-        return self._page(
+        return self.context.page(
             request,
             "health.html",
             title="Health",
@@ -119,9 +119,6 @@ class ActivityPages:
             database=_described(self.catalog.store.engine.url),
             charts=charts,
         )
-
-    def _page(self, request: Request, template: str, **values: object) -> HTMLResponse:
-        return HTMLResponse(self.context.render(template, viewer=viewer_of(request), request=request, **values))
 
 
 def _described(url: URL) -> str:

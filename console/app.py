@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, quote
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from http_port.audit import audit_request
@@ -146,16 +146,16 @@ class _Sessions:
     async def form(self, request: Request, problem: str | None = None, status: int = 200) -> Response:
         if self.context.security.auth == "none":
             return RedirectResponse("/", status_code=303)
-        page = self.context.render(
+        return self.context.page(
+            request,
             "login.html",
+            status,
             viewer=Viewer(ANONYMOUS),
-            request=request,
             title="Sign in",
             takes_passwords=self.context.security.takes_passwords,
             next_path=_local_path(request.query_params.get("next")),
             problem=problem,
         )
-        return HTMLResponse(page, status_code=status)
 
     async def sign_in(self, request: Request) -> Response:
         if self.context.security.auth == "none":
@@ -233,10 +233,7 @@ def _local_path(target: str | None) -> str:
 
 
 def _error_page(context: ConsoleContext, request: Request, status: int, title: str, message: str) -> Response:
-    page = context.render(
-        "error.html", viewer=viewer_of(request), request=request, title=title, message=message, status=status
-    )
-    return HTMLResponse(page, status_code=status)
+    return context.page(request, "error.html", status, title=title, message=message)
 
 
 def _not_served(context: ConsoleContext) -> Callable[[Request, Exception], Awaitable[Response]]:

@@ -43,7 +43,7 @@ class CatalogPages:
         found = await self.context.run(
             lambda: [self.catalog.catalogs.get(n) for n in self.catalog.catalogs.names()], "get_catalogs"
         )
-        return self._page(request, "catalogs.html", title="Catalogs", catalogs=found)
+        return self.context.page(request, "catalogs.html", title="Catalogs", catalogs=found)
 
     async def databases(self, request: Request) -> HTMLResponse:
         viewer = viewer_of(request)
@@ -55,7 +55,9 @@ class CatalogPages:
         )
         described, names = found
         visible = await self.context.visible_databases(viewer, names, catalog)
-        return self._page(request, "databases.html", title=f"Catalog {catalog}", catalog=described, databases=visible)
+        return self.context.page(
+            request, "databases.html", title=f"Catalog {catalog}", catalog=described, databases=visible
+        )
 
     async def tables(self, request: Request) -> HTMLResponse:
         viewer = viewer_of(request)
@@ -73,7 +75,7 @@ class CatalogPages:
         tables = await self.context.run(
             lambda: self.catalog.tables.get_many(database, chosen[:TABLES_PAGE]), "get_table_objects_by_name", catalog
         )
-        return self._page(
+        return self.context.page(
             request,
             "tables.html",
             title=f"Database {database}",
@@ -102,7 +104,7 @@ class CatalogPages:
             return table, stats, count
 
         table, stats, count = await self.context.run(read, "get_table", catalog)
-        return self._page(
+        return self.context.page(
             request,
             "table.html",
             title=f"Table {table.qualified_name}",
@@ -140,7 +142,7 @@ class CatalogPages:
             found, more, count = [], False, 0
         keys = [k.name for k in table.partition_keys]
         rows = [(make_partition_name(keys, p.values), p) for p in found]
-        return self._page(
+        return self.context.page(
             request,
             "partitions.html",
             400 if problem else 200,
@@ -166,10 +168,6 @@ class CatalogPages:
         target = SecuredObject.of_table(database, table)
         await self.context.authorize(viewer_of(request), Operation.READ, target, operation, catalog)
         return catalog, database, table
-
-    def _page(self, request: Request, template: str, status: int = 200, **values: object) -> HTMLResponse:
-        page = self.context.render(template, viewer=viewer_of(request), request=request, **values)
-        return HTMLResponse(page, status_code=status)
 
 
 def _page_size(text: str | None) -> int:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import HTMLResponse
 
 from hudi_catalog import Catalog
 from hudi_catalog.authorization import Operation, SecuredObject
@@ -19,6 +20,7 @@ from hudi_catalog.catalog_scope import catalog_scope
 from hudi_catalog.errors import DelegationTokenError
 
 from .metrics_history import MetricsHistory
+from .page import viewer_of
 from .security import ANONYMOUS, SESSION_COOKIE, ConsoleSecurity, Viewer
 
 T = TypeVar("T")
@@ -129,5 +131,8 @@ class ConsoleContext:
             catalog,
         )
 
-    def render(self, template: str, **values: Any) -> str:
-        return self.templates.get_template(template).render(**values)
+    def page(self, request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        """``template`` rendered for the request's viewer, with ``values``."""
+        values.setdefault("viewer", viewer_of(request))
+        page = self.templates.get_template(template).render(request=request, **values)
+        return HTMLResponse(page, status_code=status)

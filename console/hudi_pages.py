@@ -77,7 +77,7 @@ class HudiPages:
             )
             for t, s in removed
         ]
-        return self._page(
+        return self.context.page(
             request,
             "timeline.html",
             title=f"Timeline of {table.qualified_name}",
@@ -106,7 +106,7 @@ class HudiPages:
             return table, found, len(later) > len(shown)
 
         table, by_partition, more = await self.context.run(read, "get_file_slices", catalog)
-        return self._page(
+        return self.context.page(
             request,
             "slices.html",
             title=f"Latest file slices of {table.qualified_name}",
@@ -124,7 +124,7 @@ class HudiPages:
             return self.catalog.tables.get(database, name), self.catalog.iceberg_views.state(database, name)
 
         table, view = await self.context.run(read, "get_iceberg_view", catalog)
-        return self._page(
+        return self.context.page(
             request,
             "snapshots.html",
             title=f"Iceberg view of {table.qualified_name}",
@@ -141,9 +141,6 @@ class HudiPages:
         target = SecuredObject.of_table(database, table)
         await self.context.authorize(viewer_of(request), Operation.READ, target, "get_table", catalog)
         return catalog, database, table
-
-    def _page(self, request: Request, template: str, **values: object) -> HTMLResponse:
-        return HTMLResponse(self.context.render(template, viewer=viewer_of(request), request=request, **values))
 
 
 def _duration(requested: str, completed: str | None) -> float | None:
