@@ -99,9 +99,12 @@ class LockService:
     def check(self, lock_id: int) -> LockStatus:
         """Grant a waiting lock if nothing is in the way now; also counts as its heartbeat.
 
-        An acquired lock, or one whose recorded blocker is still there, is answered without the mutex.
-        Otherwise a second transaction takes the mutex before it reads anything (on MySQL a transaction's
-        snapshot is taken at its first read: one taken before the mutex could miss a grant made since).
+        An acquired lock, or one whose recorded blocker is still there, is answered without the mutex, unless
+        this process's sweep of expired locks and timed-out transactions is due: a blocker in a transaction
+        lives until a sweep aborts that transaction, and waiters that only poll must sweep too (once a second
+        per process), or a lock whose holder died would keep them waiting for ever. Otherwise a second
+        transaction takes the mutex before it reads anything (on MySQL a transaction's snapshot is taken at
+        its first read: one taken before the mutex could miss a grant made since).
 
         Raises:
             NoSuchLockError: unknown, released or expired.
@@ -112,7 +115,7 @@ class LockService:
             mine = self._heartbeat_for_check(conn, lock_id, now)
             if all(r.state == LockState.ACQUIRED for r in mine):
                 return LockStatus(lock_id, LockState.ACQUIRED)
-            if any(r.blocker_alive is not None for r in mine):
+            if any(r.blocker_alive is not None for r in mine) and not self.txns.sweep_due(now):
                 return LockStatus(lock_id, LockState.WAITING)
         with self.ctx.store.write() as conn:
             sequences.lock_counter(conn, "lock")

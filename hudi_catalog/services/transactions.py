@@ -55,10 +55,14 @@ class TxnService:
         """Locks and transactions last heartbeated before this time are expired."""
         return now_ms - self.timeout_ms
 
+    def sweep_due(self, now_ms: int) -> bool:
+        """Whether ``expire_if_due`` would sweep now (its last sweep in this process a second ago or more)."""
+        return now_ms - self._last_sweep_ms >= SWEEP_EVERY_MS
+
     def expire_if_due(self, conn: Connection, now_ms: int) -> None:
         """At most once a second per process: take the lock mutex, delete the expired locks, abort the
         timed-out transactions and release their locks. Reads treat expired locks as gone before that."""
-        if now_ms - self._last_sweep_ms < SWEEP_EVERY_MS:
+        if not self.sweep_due(now_ms):
             return
         self._last_sweep_ms = now_ms
         sequences.lock_counter(conn, "lock")

@@ -421,3 +421,23 @@ def test_write_ids_go_with_a_database_dropped_with_its_tables(catalog):
     catalog.txns.commit(txn)
     catalog.databases.drop("cas", delete_data=False, cascade=True)
     assert catalog.txns.valid_write_ids(["cas.t"], None)[0].high_water_mark == 0
+
+
+def test_a_waiter_polling_check_lock_sees_a_dead_transactions_lock_expire(db_url, warehouse):
+    """A client that died holding a lock in a transaction (its commit cut off) leaves the lock until its
+    transaction times out; the waiter that polls ``check_lock`` all along is granted then, not kept waiting:
+    found by the rolling-upgrade scenario, where both lock clients waited 600 s."""
+    catalog = Catalog.open(db_url, str(warehouse), txn_timeout=5)
+    clock = Clock()
+    catalog.ctx.clock = clock
+    try:
+        dead, alive = catalog.txns.open(2, "u", "h")
+        catalog.locks.lock(request((EX, "d.t"), txn=dead))
+        waiting = catalog.locks.lock(request((EX, "d.t"), txn=alive))
+        for _ in range(10):  # 6 s of polls, every 0.6 s: the dead transaction's timeout passes on the way
+            clock.advance(0.6)
+            state = catalog.locks.check(waiting.lock_id).state
+        assert state == ACQUIRED
+        assert catalog.txns.snapshot().aborted == [dead]
+    finally:
+        catalog.close()
