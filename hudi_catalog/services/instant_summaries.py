@@ -9,7 +9,6 @@ the whole page.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from ..errors import HudiMetadataError
 from ..hudi.instant_files import InstantFile
@@ -50,4 +49,4 @@ def _summary(instant: Instant, data: bytes | None, table_version: int) -> Instan
 
 def _undoing(instant: Instant, undid: Sequence[str], rollbacks: Sequence[RollbackMetadata]) -> InstantSummary:
     deleted = sum(len(files) for r in rollbacks for files in r.deleted_files.values())
-    return replace(InstantSummary(instant), undid=tuple(undid), files_deleted=deleted)
+    return InstantSummary(instant, undid=tuple(undid), files_deleted=deleted)
