@@ -90,7 +90,7 @@ class CatalogPages:
         )
 
     async def table(self, request: Request) -> HTMLResponse:
-        catalog, database, name = await self._table_names(request, "get_table")
+        catalog, database, name = await self.context.readable_table(request, "get_table")
 
         def read() -> tuple[Table, ColumnStatsSet, int | None]:
             table = self.catalog.tables.get(database, name)
@@ -122,7 +122,7 @@ class CatalogPages:
         )
 
     async def partitions(self, request: Request) -> HTMLResponse:
-        catalog, database, name = await self._table_names(request, "get_partitions_by_filter")
+        catalog, database, name = await self.context.readable_table(request, "get_partitions_by_filter")
         filter_text = request.query_params.get("filter", "").strip()
         after = request.query_params.get("after") or None
         size = _page_size(request.query_params.get("size"))
@@ -159,15 +159,6 @@ class CatalogPages:
             next_after=rows[-1][0] if more and rows else None,
             shown=shown,
         )
-
-    async def _table_names(self, request: Request, operation: str) -> tuple[str, str, str]:
-        """The catalog, database and table the path names, the viewer authorized to read the table as the
-        Thrift call ``operation`` is."""
-        catalog, database, table = path_names(request, "catalog", "database", "table")
-        name_object(request, f"{database}.{table}")
-        target = SecuredObject.of_table(database, table)
-        await self.context.authorize(viewer_of(request), Operation.READ, target, operation, catalog)
-        return catalog, database, table
 
 
 def _page_size(text: str | None) -> int:

@@ -20,7 +20,7 @@ from hudi_catalog.catalog_scope import catalog_scope
 from hudi_catalog.errors import DelegationTokenError
 
 from .metrics_history import MetricsHistory
-from .page import viewer_of
+from .page import name_object, path_names, viewer_of
 from .security import ANONYMOUS, SESSION_COOKIE, ConsoleSecurity, Viewer
 
 T = TypeVar("T")
@@ -112,6 +112,15 @@ class ConsoleContext:
         user = viewer.user if viewer.authenticated else None
         require = self.catalog.authorization.require
         await self.run(lambda: require(user, action, target, operation, viewer.groups), operation, catalog)
+
+    async def readable_table(self, request: Request, operation: str = "get_table") -> tuple[str, str, str]:
+        """The catalog, database and table the request's path names (recorded for its audit line), the viewer
+        authorized to read the table as the Thrift call ``operation`` is."""
+        catalog, database, table = path_names(request, "catalog", "database", "table")
+        name_object(request, f"{database}.{table}")
+        target = SecuredObject.of_table(database, table)
+        await self.authorize(viewer_of(request), Operation.READ, target, operation, catalog)
+        return catalog, database, table
 
     async def visible_databases(self, viewer: Viewer, names: Sequence[str], catalog: str) -> list[str]:
         if not self.catalog.authorization.policy.enforced:

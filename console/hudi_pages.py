@@ -9,14 +9,12 @@ from datetime import datetime
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from hudi_catalog.authorization import Operation, SecuredObject
 from hudi_catalog.hudi.file_slices import FileSlice
 from hudi_catalog.iceberg_views import ViewState
 from hudi_catalog.model import InstantState, InstantSummary, Table
 
 from .charts import ROLLED_BACK_LANE, TimelineMark, instant_moment, status_of, timeline_chart
 from .context import ConsoleContext
-from .page import name_object, path_names, viewer_of
 
 TIMELINE_PAGE = 200
 """Instants on one timeline page, newest first."""
@@ -30,7 +28,7 @@ class HudiPages:
         self.catalog = context.catalog
 
     async def timeline(self, request: Request) -> HTMLResponse:
-        catalog, database, name = await self._table_names(request)
+        catalog, database, name = await self.context.readable_table(request)
         before = request.query_params.get("before") or None
 
         def read() -> tuple[Table, list[InstantSummary]]:
@@ -91,7 +89,7 @@ class HudiPages:
         )
 
     async def slices(self, request: Request) -> HTMLResponse:
-        catalog, database, name = await self._table_names(request)
+        catalog, database, name = await self.context.readable_table(request)
         after = request.query_params.get("after") or None
         chosen = request.query_params.get("partition")
 
@@ -118,7 +116,7 @@ class HudiPages:
         )
 
     async def snapshots(self, request: Request) -> HTMLResponse:
-        catalog, database, name = await self._table_names(request)
+        catalog, database, name = await self.context.readable_table(request)
 
         def read() -> tuple[Table, ViewState | None]:
             return self.catalog.tables.get(database, name), self.catalog.iceberg_views.state(database, name)
@@ -134,13 +132,6 @@ class HudiPages:
             snapshots=list(reversed(view.snapshots)) if view else [],
             moment=lambda ms: datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S"),
         )
-
-    async def _table_names(self, request: Request) -> tuple[str, str, str]:
-        catalog, database, table = path_names(request, "catalog", "database", "table")
-        name_object(request, f"{database}.{table}")
-        target = SecuredObject.of_table(database, table)
-        await self.context.authorize(viewer_of(request), Operation.READ, target, "get_table", catalog)
-        return catalog, database, table
 
 
 def _duration(requested: str, completed: str | None) -> float | None:
